@@ -1,0 +1,40 @@
+#ifndef RAILYARD_CMD_CMD_H
+#define RAILYARD_CMD_CMD_H
+
+#include <getopt.h>
+
+#include "topo/discover.h"
+
+/* Exit codes (railyard(1), EXIT STATUS) */
+#define RY_EXIT_OK    0 /* healthy / done */
+#define RY_EXIT_FAULT 1 /* the node or fabric is faulty */
+#define RY_EXIT_ERROR 2 /* usage error or the tool could not judge */
+
+/* Options every subcommand that reads a node accepts (one parser, railyard(1) OPTIONS). */
+struct cmd_common {
+    struct topo_inputs inputs;
+    int json;
+    int verbose;
+};
+
+struct cmd_entry {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *usage;   /* synopsis after "railyard " */
+    const char *summary; /* one line for `railyard help` */
+};
+
+extern const struct cmd_entry cmd_inventory;
+extern const struct cmd_entry cmd_gather;
+
+/* Parse argv with the common options plus extra (a getopt_long table ending with a zero
+ * entry, may be NULL) and extra_short. Calls on_extra for each extra option; it returns 0, or
+ * -1 for a usage error. Returns the index of the first operand, -1 on a usage error (already
+ * reported), or -2 when --help was given and printed. */
+int cmd_parse(const struct cmd_entry *cmd, int argc, char **argv, struct cmd_common *common,
+              const struct option *extra, const char *extra_short,
+              int (*on_extra)(int opt, const char *arg, void *ctx), void *ctx);
+
+void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,141 @@
+#include "config.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/cmd/cmd.h"
+
+static const struct cmd_entry *const commands[] = {
+    &cmd_inventory,
+    &cmd_gather,
+    NULL,
+};
+
+static const char common_help[] =
+    "Input (default: the live machine):\n"
+    "  --sysfs-root <dir>   read sysfs from <dir> (it stands for /sys)\n"
+    "  --hwloc-xml <file>   read the topology from hwloc XML (lstopo --of xml)\n"
+    "  --nccl-topo <file>   read the topology from an NCCL topology XML file\n"
+    "  --bundle <file>      read a bundle written by 'railyard gather'\n"
+    "Output:\n"
+    "  -j, --json           print JSON instead of text\n"
+    "  -v, --verbose        say more on stderr (repeatable)\n"
+    "  -h, --help           print this help\n";
+
+void cmd_error(const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs("railyard: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static void cmd_help(const struct cmd_entry *cmd, FILE *fp)
+{
+    fprintf(fp, "usage: railyard %s\n\n%s\n\n%s", cmd->usage, cmd->summary, common_help);
+}
+
+int cmd_parse(const struct cmd_entry *cmd, int argc, char **argv, struct cmd_common *common,
+              const struct option *extra, const char *extra_short,
+              int (*on_extra)(int opt, const char *arg, void *ctx), void *ctx)
+{
+    enum { OPT_SYSFS = 256, OPT_HWLOC, OPT_NCCL, OPT_BUNDLE };
+    static const struct option base[] = {
+        { "sysfs-root", required_argument, NULL, OPT_SYSFS },
+        { "hwloc-xml", required_argument, NULL, OPT_HWLOC },
+        { "nccl-topo", required_argument, NULL, OPT_NCCL },
+        { "bundle", required_argument, NULL, OPT_BUNDLE },
+        { "json", no_argument, NULL, 'j' },
+        { "verbose", no_argument, NULL, 'v' },
+        { "help", no_argument, NULL, 'h' },
+    };
+    struct option opts[64];
+    char shortopts[64];
+    size_t n = 0;
+    int c;
+
+    memset(common, 0, sizeof(*common));
+    for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)
+        opts[n++] = base[i];
+    for (size_t i = 0; extra && extra[i].name && n < 63; i++)
+        opts[n++] = extra[i];
+    memset(&opts[n], 0, sizeof(opts[n]));
+    snprintf(shortopts, sizeof(shortopts), "+jvh%s", extra_short ? extra_short : "");
+
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
+        switch (c) {
+        case OPT_SYSFS: common->inputs.sysfs_root = optarg; break;
+        case OPT_HWLOC: common->inputs.hwloc_xml = optarg; break;
+        case OPT_NCCL: common->inputs.nccl_topo = optarg; break;
+        case OPT_BUNDLE: common->inputs.bundle = optarg; break;
+        case 'j': common->json = 1; break;
+        case 'v': common->verbose++; break;
+        case 'h': cmd_help(cmd, stdout); return -2;
+        case '?':
+        case ':':
+            if (optopt)
+                cmd_error("%s: unknown option '-%c' or missing value, try 'railyard %s --help'",
+                          cmd->name, optopt, cmd->name);
+            else
+                cmd_error("%s: unknown option '%s' or missing value, try 'railyard %s --help'",
+                          cmd->name, argv[optind - 1], cmd->name);
+            return -1;
+        default:
+            if (!on_extra || on_extra(c, optarg, ctx) < 0)
+                return -1;
+        }
+    }
+    if (common->inputs.nccl_topo && common->inputs.hwloc_xml) {
+        cmd_error("%s: --nccl-topo and --hwloc-xml both describe the PCI tree: give one",
+                  cmd->name);
+        return -1;
+    }
+    return optind;
+}
+
+static void usage(FILE *fp)
+{
+    fprintf(fp, "usage: railyard <command> [<options>]\n\ncommands:\n");
+    for (size_t i = 0; commands[i]; i++)
+        fprintf(fp, "  %-12s %s\n", commands[i]->name, commands[i]->summary);
+    fprintf(fp, "\n'railyard <command> --help' shows a command's options; 'railyard --version' "
+                "the build.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return RY_EXIT_ERROR;
+    }
+    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+        if (argc > 2 && strcmp(argv[1], "help") == 0) {
+            for (size_t i = 0; commands[i]; i++)
+                if (!strcmp(commands[i]->name, argv[2])) {
+                    char *hargv[] = { argv[2], "--help", NULL };
+                    return commands[i]->run(2, hargv);
+                }
+            cmd_error("unknown command '%s', try 'railyard help'", argv[2]);
+            return RY_EXIT_ERROR;
+        }
+        usage(stdout);
+        return RY_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+        printf("railyard %s\nfeatures: %s\n", PACKAGE_VERSION, RY_FEATURES);
+        return RY_EXIT_OK;
+    }
+    for (size_t i = 0; commands[i]; i++)
+        if (!strcmp(commands[i]->name, argv[1]))
+            return commands[i]->run(argc - 1, argv + 1);
+    cmd_error("unknown command '%s', try 'railyard help'", argv[1]);
+    return RY_EXIT_ERROR;
+}

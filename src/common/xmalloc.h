@@ -1,0 +1,18 @@
+#ifndef RAILYARD_COMMON_XMALLOC_H
+#define RAILYARD_COMMON_XMALLOC_H
+
+#include <stddef.h>
+
+/* Allocation helpers that abort with a message on out-of-memory. A size of 0 is a bug and
+ * aborts too. xstrdup(NULL) returns NULL. */
+void *xmalloc(size_t size);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *ptr, size_t size);
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Grow *array (of *alloc elements of elsize bytes) so that it holds at least n elements.
+ * New elements are zeroed. */
+void xgrow(void *array, size_t *alloc, size_t n, size_t elsize);
+
+#endif

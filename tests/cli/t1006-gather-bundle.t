@@ -1,0 +1,33 @@
+#!/bin/sh
+# gather + --bundle: a bundle replays to the same inventory as the live machine.
+. "$RAILYARD_SRCDIR/tests/lib.sh"
+command -v tar >/dev/null || skip_all "tar is not installed"
+
+"$RAILYARD" gather -o "$TMP/node.tar.gz" 2>"$TMP/err"; is $? 0 "gather exits 0"
+[ -s "$TMP/node.tar.gz" ]; ok $? "bundle written"
+tar -tzf "$TMP/node.tar.gz" >"$TMP/list"; ok $? "bundle is a tar.gz"
+grep -q "^railyard-bundle-[^/]*/railyard-bundle$" "$TMP/list"; ok $? "bundle has its marker"
+grep -q "/hwloc.xml$" "$TMP/list"; ok $? "bundle has the hwloc topology"
+grep -q "/sys/class/net/lo/mtu$" "$TMP/list"; ok $? "bundle has class/net attributes"
+grep -q "/sys/bus/pci/devices/" "$TMP/list" || [ ! -d /sys/bus/pci/devices ]; ok $? "bundle has PCI attributes"
+
+"$RAILYARD" inventory --bundle "$TMP/node.tar.gz" >"$TMP/b.txt" 2>"$TMP/err"; is $? 0 "inventory --bundle exits 0"
+grep -q "sources  hwloc .*hwloc.xml, sysfs .*/sys, bundle $TMP/node.tar.gz" "$TMP/b.txt"; ok $? "sources name the bundle"
+grep -q "^railyard inventory: $(hostname)$" "$TMP/b.txt"; ok $? "host name kept in the bundle"
+left=$(ls "${TMPDIR:-/tmp}" | grep -c '^railyard\.' || true)
+"$RAILYARD" inventory --bundle "$TMP/node.tar.gz" >/dev/null
+is "$(ls "${TMPDIR:-/tmp}" | grep -c '^railyard\.' || true)" "$left" "the unpacked bundle is removed"
+
+if have_feature jansson && command -v jq >/dev/null; then
+    "$RAILYARD" inventory --json >"$TMP/live.json"
+    "$RAILYARD" inventory --json --bundle "$TMP/node.tar.gz" >"$TMP/bundle.json"
+    for k in gpus nics netdevs affinity '.node.numa' '.node.pus' '.node.cores'; do
+        case $k in .*) q=$k ;; *) q=".$k" ;; esac
+        is "$(jq -c "$q" "$TMP/bundle.json")" "$(jq -c "$q" "$TMP/live.json")" "bundle and live agree on $k"
+    done
+else
+    skip "built without jansson or jq missing"
+fi
+"$RAILYARD" gather -o "$TMP/no/such/dir/x.tar.gz" 2>"$TMP/err"; is $? 2 "gather into a missing directory: exit 2"
+[ "$(wc -l <"$TMP/err")" -eq 1 ]; ok $? "...with a one-line message"
+done_testing

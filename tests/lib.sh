@@ -1,0 +1,33 @@
+# TAP helpers for the shell tests (sourced). Each test sets its plan with `plan N` or calls
+# `done_testing` at the end; `skip_all REASON` skips the whole file with the reason shown.
+: "${RAILYARD:?run through make check (RAILYARD unset)}"
+: "${RAILYARD_SRCDIR:?run through make check}"
+SHARED_FIXTURES=${RAILYARD_SHARED_FIXTURES:-$RAILYARD_SRCDIR/../shared/fixtures}
+T_RUN=0
+T_FAIL=0
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/railyard-test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+plan() { echo "1..$1"; T_PLAN=$1; }
+skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+ok() { # ok COND-EXIT-STATUS DESCRIPTION
+    T_RUN=$((T_RUN + 1))
+    if [ "$1" -eq 0 ]; then echo "ok $T_RUN - $2"; else echo "not ok $T_RUN - $2"; T_FAIL=$((T_FAIL + 1)); fi
+}
+check() { # check DESCRIPTION COMMAND...: ok when the command succeeds
+    d=$1; shift
+    if "$@" >"$TMP/check.out" 2>&1; then ok 0 "$d"; else ok 1 "$d"; sed 's/^/# /' "$TMP/check.out" | head -20; fi
+}
+is() { # is GOT WANT DESCRIPTION
+    if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; echo "# got:  '$1'"; echo "# want: '$2'"; fi
+}
+skip() { T_RUN=$((T_RUN + 1)); echo "ok $T_RUN # SKIP $*"; }
+done_testing() {
+    [ -n "${T_PLAN:-}" ] || echo "1..$T_RUN"
+    [ "$T_FAIL" -eq 0 ]
+}
+have_feature() { "$RAILYARD" --version | grep -q "features:.* $1\( \|$\)"; }
+need_shared() { # need_shared RELPATH: skip the whole file when the shared fixtures are absent
+    [ -e "$SHARED_FIXTURES/$1" ] || skip_all "shared fixture $1 not found (set RAILYARD_SHARED_FIXTURES)"
+}
+jqget() { jq -r "$1" "$2"; }

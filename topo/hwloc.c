@@ -1,0 +1,266 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hwloc.h>
+
+#include "src/common/xmalloc.h"
+#include "topo/hwloc.h"
+#include "topo/nccl.h"
+#include "topo/pci.h"
+
+static const char *info(hwloc_obj_t obj, const char *name)
+{
+    return obj ? hwloc_obj_get_info_by_name(obj, name) : NULL;
+}
+
+static void pci_busid(hwloc_obj_t obj, char out[TOPO_BUSID_LEN])
+{
+    snprintf(out, TOPO_BUSID_LEN, "%04x:%02x:%02x.%x", obj->attr->pcidev.domain & 0xffffu,
+             obj->attr->pcidev.bus, obj->attr->pcidev.dev, obj->attr->pcidev.func);
+}
+
+static int obj_numa(hwloc_topology_t topo, hwloc_obj_t obj)
+{
+    hwloc_obj_t anc = hwloc_get_non_io_ancestor_obj(topo, obj);
+
+    if (anc && anc->nodeset && hwloc_bitmap_weight(anc->nodeset) == 1)
+        return hwloc_bitmap_first(anc->nodeset);
+    if (hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE) == 1)
+        return (int)hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, 0)->os_index;
+    return -1;
+}
+
+/* The PCI location of obj: host bridge, and the PCIe switches between obj and its root port.
+ * hwloc shows a switch as an upstream-port bridge with one downstream-port bridge per slot,
+ * below the root port (itself a bridge under the host bridge). Counting bridges two at a time
+ * above the device gives one entry per switch, as NCCL and nvidia-smi count them. */
+static void pci_location(struct topo_node *node, hwloc_topology_t topo, hwloc_obj_t obj,
+                         struct topo_pciloc *loc)
+{
+    hwloc_obj_t chain[2 * TOPO_MAX_SWITCH_DEPTH + 1];
+    int n = 0, rooted = 0;
+    char busid[TOPO_BUSID_LEN];
+
+    topo_pciloc_init(loc);
+    pci_busid(obj, loc->busid);
+    loc->numa = obj_numa(topo, obj);
+    for (hwloc_obj_t p = obj->parent; p && p->type == HWLOC_OBJ_BRIDGE; p = p->parent) {
+        if (p->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_HOST) {
+            loc->hostbridge = (int)p->gp_index;
+            rooted = 1;
+            break;
+        }
+        if (n < (int)(sizeof(chain) / sizeof(chain[0])))
+            chain[n++] = p;
+    }
+    if (rooted && n > 0)
+        n--; /* the root port is not a switch */
+    for (int k = 0; k < n && loc->nswitch < TOPO_MAX_SWITCH_DEPTH; k += 2) {
+        hwloc_obj_t up = chain[k + 1 < n ? k + 1 : k];
+        if (up->attr->bridge.upstream_type == HWLOC_OBJ_BRIDGE_PCI)
+            pci_busid(up, busid);
+        else
+            snprintf(busid, sizeof(busid), "gp%llu", (unsigned long long)up->gp_index);
+        loc->switches[loc->nswitch++] = topo_node_switch_id(node, busid);
+    }
+}
+
+static const char *const port_states[] = {
+    "NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER"
+};
+
+static void add_hwloc_ports(struct topo_nic *nic, hwloc_obj_t os)
+{
+    char key[32];
+    const char *v;
+
+    for (int p = 1; p <= 16; p++) {
+        struct topo_port *port;
+        snprintf(key, sizeof(key), "Port%dState", p);
+        if (!(v = info(os, key)))
+            continue;
+        port = topo_nic_add_port(nic);
+        port->num = p;
+        port->state = atoi(v);
+        if (port->state >= 0 && port->state <= 5)
+            port->state_str = xstrdup(port_states[port->state]);
+        snprintf(key, sizeof(key), "Port%dLID", p);
+        if ((v = info(os, key)))
+            port->lid = (int)strtol(v, NULL, 0);
+        snprintf(key, sizeof(key), "Port%dGID0", p);
+        if ((v = info(os, key)) && strspn(v, "0:") != strlen(v)) {
+            port->gids = xcalloc(1, sizeof(char *));
+            port->gid_types = xcalloc(1, sizeof(char *));
+            port->gid_index = xcalloc(1, sizeof(int));
+            port->gids[0] = xstrdup(v);
+            port->ngids = 1;
+        }
+    }
+}
+
+static void add_device(struct topo_node *node, hwloc_topology_t topo, hwloc_obj_t obj,
+                       struct topo_pci_names *names)
+{
+    unsigned vendor = obj->attr->pcidev.vendor_id, device = obj->attr->pcidev.device_id;
+    enum topo_pci_kind kind = topo_pci_classify_device(obj->attr->pcidev.class_id, vendor, device);
+    hwloc_obj_t ofed = NULL, gpuos = NULL, net = NULL, cuda = NULL;
+
+    for (hwloc_obj_t c = obj->io_first_child; c; c = c->next_sibling) {
+        if (c->type != HWLOC_OBJ_OS_DEVICE)
+            continue;
+        switch (c->attr->osdev.type) {
+        case HWLOC_OBJ_OSDEV_OPENFABRICS:
+            if (!ofed)
+                ofed = c;
+            break;
+        case HWLOC_OBJ_OSDEV_NETWORK:
+            if (!net)
+                net = c;
+            break;
+        case HWLOC_OBJ_OSDEV_GPU:
+        case HWLOC_OBJ_OSDEV_COPROC:
+            if (info(c, "GPUModel") && !gpuos)
+                gpuos = c;
+            if (info(c, "CUDAGlobalMemorySize") && !cuda)
+                cuda = c;
+            break;
+        default: break;
+        }
+    }
+    if (gpuos && kind != TOPO_PCI_GPU)
+        kind = TOPO_PCI_GPU;
+    if (ofed)
+        kind = TOPO_PCI_NIC_IB; /* any RDMA device: IB, RoCE, EFA */
+
+    if (kind == TOPO_PCI_GPU) {
+        struct topo_gpu *g = topo_node_add_gpu(node);
+        const char *v;
+        g->pci_vendor = vendor;
+        g->pci_device = device;
+        /* the short PCI vendor name first: backends spell vendors differently */
+        g->vendor = xstrdup(topo_pci_vendor_name(vendor) ? topo_pci_vendor_name(vendor)
+                                                         : info(gpuos, "GPUVendor"));
+        g->model = xstrdup(info(gpuos, "GPUModel"));
+        if (!g->model)
+            g->model = xstrdup(info(obj, "PCIDevice"));
+        if (!g->model)
+            g->model = topo_pci_lookup_name(names, vendor, device);
+        if ((v = info(cuda, "CUDAGlobalMemorySize")))
+            g->memory_bytes = strtoull(v, NULL, 10) * 1024;
+        g->uuid = xstrdup(info(gpuos, "NVIDIAUUID"));
+        pci_location(node, topo, obj, &g->loc);
+        if (obj->attr->pcidev.linkspeed > 0)
+            g->link.cur_gbytes = obj->attr->pcidev.linkspeed;
+    } else if (kind == TOPO_PCI_NIC_IB) {
+        struct topo_nic *n = topo_node_add_nic(node);
+        n->pci_vendor = vendor;
+        n->pci_device = device;
+        n->pci_class = obj->attr->pcidev.class_id;
+        n->rdma = ofed != NULL;
+        n->name = xstrdup(ofed ? ofed->name : net ? net->name : NULL);
+        if (!n->name)
+            n->name = xasprintf("nic%zu", node->nnics - 1);
+        n->netdev = xstrdup(net ? net->name : NULL);
+        n->node_guid = xstrdup(info(ofed, "NodeGUID"));
+        n->model = xstrdup(info(obj, "PCIDevice"));
+        if (!n->model)
+            n->model = topo_pci_lookup_name(names, vendor, device);
+        pci_location(node, topo, obj, &n->loc);
+        if (obj->attr->pcidev.linkspeed > 0)
+            n->link.cur_gbytes = obj->attr->pcidev.linkspeed;
+        if (ofed)
+            add_hwloc_ports(n, ofed);
+    }
+    /* plain netdevs (Ethernet without RDMA) come from sysfs, where it is read */
+}
+
+static int load(hwloc_topology_t topo, const char *xml, ry_error_t *err)
+{
+    char *buf = NULL;
+    int len = 0, prep, rc;
+    FILE *f;
+
+    if (hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL) < 0)
+        return ry_errorf(err, "hwloc: cannot keep I/O objects: %s", strerror(errno));
+    if (xml) {
+        if (!(f = fopen(xml, "r")))
+            return ry_errorf(err, "cannot open %s: %s", xml, strerror(errno));
+        fclose(f);
+        /* hwloc's own parser says little about where a file is broken: check it first */
+        if ((prep = topo_hwloc_xml_prepare(xml, &buf, &len, err)) < 0)
+            return -1;
+        rc =
+            prep ? hwloc_topology_set_xmlbuffer(topo, buf, len) : hwloc_topology_set_xml(topo, xml);
+        if (rc < 0) {
+            topo_xml_buffer_free(buf);
+            return ry_errorf(err, "%s: not an hwloc XML topology: %s", xml, strerror(errno));
+        }
+    }
+    rc = hwloc_topology_load(topo);
+    topo_xml_buffer_free(buf);
+    if (rc < 0)
+        return ry_errorf(err, "%s: hwloc cannot load the topology: %s", xml ? xml : "live machine",
+                         strerror(errno));
+    return 0;
+}
+
+int topo_hwloc_discover(struct topo_node *node, const char *xml, ry_error_t *err)
+{
+    struct topo_pci_names *names;
+    hwloc_topology_t topo;
+    hwloc_obj_t obj, root;
+    const char *v;
+    int rc = -1;
+
+    if (hwloc_topology_init(&topo) < 0)
+        return ry_errorf(err, "hwloc: cannot initialise: %s", strerror(errno));
+    if (load(topo, xml, err) < 0)
+        goto out;
+
+    root = hwloc_get_root_obj(topo);
+    if (!node->hostname && (v = info(root, "HostName")))
+        node->hostname = xstrdup(v);
+    node->npackages = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
+    node->ncores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+    node->npus = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+    obj = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, 0);
+    if (obj && (v = info(obj, "CPUModel")) && !node->cpu_model)
+        node->cpu_model = xstrdup(v);
+    for (obj = NULL; (obj = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE, obj));) {
+        struct topo_numa *m = topo_node_add_numa(node, (int)obj->os_index);
+        m->memory_bytes = obj->attr->numanode.local_memory;
+        m->npus = hwloc_get_nbobjs_inside_cpuset_by_type(topo, obj->cpuset, HWLOC_OBJ_PU);
+    }
+    names = topo_pci_names_open();
+    for (obj = NULL; (obj = hwloc_get_next_pcidev(topo, obj));)
+        add_device(node, topo, obj, names);
+    topo_pci_names_close(names);
+    topo_node_add_source(node, "hwloc %s", xml ? xml : "live");
+    rc = 0;
+out:
+    hwloc_topology_destroy(topo);
+    return rc;
+}
+
+int topo_hwloc_export_live(const char *path, ry_error_t *err)
+{
+    hwloc_topology_t topo;
+    int rc = -1;
+
+    if (hwloc_topology_init(&topo) < 0)
+        return ry_errorf(err, "hwloc: cannot initialise: %s", strerror(errno));
+    if (load(topo, NULL, err) < 0)
+        goto out;
+    if (hwloc_topology_export_xml(topo, path, 0) < 0) {
+        ry_errorf(err, "cannot write %s: %s", path, strerror(errno));
+        goto out;
+    }
+    rc = 0;
+out:
+    hwloc_topology_destroy(topo);
+    return rc;
+}

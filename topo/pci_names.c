@@ -1,0 +1,48 @@
+#include "config.h"
+
+#include <stdlib.h>
+
+#include <pci/pci.h>
+
+#include "src/common/xmalloc.h"
+#include "topo/pci.h"
+
+/* PCI names through libpci (built when configure found it; pci_names_none.c otherwise). */
+
+struct topo_pci_names {
+    struct pci_access *pacc;
+};
+
+struct topo_pci_names *topo_pci_names_open(void)
+{
+    struct topo_pci_names *n;
+    struct pci_access *pacc;
+
+    /* Names only: pci_init() is not called, so the bus is never touched and the ID database
+     * is read lazily by the first lookup. */
+    if (!(pacc = pci_alloc()))
+        return NULL;
+    n = xmalloc(sizeof(*n));
+    n->pacc = pacc;
+    return n;
+}
+
+void topo_pci_names_close(struct topo_pci_names *names)
+{
+    if (!names)
+        return;
+    pci_cleanup(names->pacc);
+    free(names);
+}
+
+char *topo_pci_lookup_name(struct topo_pci_names *names, unsigned vendor, unsigned device)
+{
+    char buf[256];
+    char *r;
+
+    if (!names || !vendor || vendor == 0xffff)
+        return NULL;
+    r = pci_lookup_name(names->pacc, buf, sizeof(buf), PCI_LOOKUP_DEVICE | PCI_LOOKUP_NO_NUMBERS,
+                        vendor, device);
+    return r && *r ? xstrdup(r) : NULL;
+}
