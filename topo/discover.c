@@ -18,6 +18,7 @@
 #include "topo/discover.h"
 #include "topo/hwloc.h"
 #include "topo/ib.h"
+#include "topo/ibstat.h"
 #include "topo/nccl.h"
 #include "topo/nvml.h"
 #include "topo/sysfs.h"
@@ -149,7 +150,8 @@ struct topo_node *topo_discover(const struct topo_inputs *inputs, ry_error_t *er
         if (topo_sysfs_read(top, host, sizeof(host), NULL, "hostname") == 0 && host[0])
             node->hostname = xstrdup(host);
     }
-    captured = in.sysfs_root || in.hwloc_xml || in.nccl_topo || in.bundle ||
+    captured = in.sysfs_root || in.hwloc_xml || in.nccl_topo || in.bundle || in.ibstat ||
+               in.nvlink_status ||
                (getenv("RAILYARD_SYSFS_ROOT") && *getenv("RAILYARD_SYSFS_ROOT"));
 
     if (in.nccl_topo) {
@@ -165,6 +167,10 @@ struct topo_node *topo_discover(const struct topo_inputs *inputs, ry_error_t *er
             goto fail;
     }
     if (!captured && topo_nvml_discover(node, err) < 0)
+        goto fail;
+    if (in.ibstat && topo_ibstat_read(node, in.ibstat, err) < 0)
+        goto fail;
+    if (in.nvlink_status && topo_nvlink_status_read(node, in.nvlink_status, err) < 0)
         goto fail;
     if (!node->hostname && !captured && gethostname(host, sizeof(host)) == 0) {
         host[sizeof(host) - 1] = '\0';

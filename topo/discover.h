@@ -8,10 +8,12 @@
  * input given: only the captured inputs, so that nothing of the machine running railyard is
  * mixed into another machine's data. */
 struct topo_inputs {
-    const char *sysfs_root; /* directory standing for /sys */
-    const char *hwloc_xml;  /* lstopo --of xml output */
-    const char *nccl_topo;  /* NCCL topology XML */
-    const char *bundle;     /* railyard gather output (tar.gz) */
+    const char *sysfs_root;    /* directory standing for /sys */
+    const char *hwloc_xml;     /* lstopo --of xml output */
+    const char *nccl_topo;     /* NCCL topology XML */
+    const char *bundle;        /* railyard gather output (tar.gz) */
+    const char *ibstat;        /* `ibstat` or `ibstatus` output */
+    const char *nvlink_status; /* `nvidia-smi nvlink --status` output */
 };
 
 /* Discover a node. Returns a node owned by the caller (topo_node_destroy()), or NULL with err

@@ -244,6 +244,7 @@ int topo_hwloc_discover(struct topo_node *node, const char *xml, ry_error_t *err
     for (obj = NULL; (obj = hwloc_get_next_pcidev(topo, obj));)
         add_device(node, topo, obj, names);
     topo_pci_names_close(names);
+    node->gpus_listed = node->nics_listed = 1;
     topo_node_add_source(node, "hwloc %s", xml ? xml : "live");
     rc = 0;
 out:

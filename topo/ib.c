@@ -332,6 +332,7 @@ static int scan_pci_gpus(struct topo_node *node, const char *root, ry_error_t *e
 
     if (topo_sysfs_list(root, &devs, &n, err, "bus/pci/devices") < 0)
         return errno == ENOENT ? 0 : -1;
+    node->gpus_listed = 1;
     names = topo_pci_names_open();
     for (size_t i = 0; i < n; i++) {
         uint64_t cls, vendor, device;
@@ -381,6 +382,9 @@ int topo_sysfs_discover(struct topo_node *node, const char *root, int scan_pci, 
     }
     if (topo_sysfs_list(root, &devs, &n, err, "class/infiniband") < 0 && errno != ENOENT)
         return -1;
+    /* /sys/class/infiniband lists every RDMA device (it is absent when there is none) */
+    if (n > 0 || topo_sysfs_exists(root, "class"))
+        node->nics_listed = 1;
     for (size_t i = 0; i < n; i++)
         if (read_device(node, root, devs[i], err) < 0) {
             topo_sysfs_list_free(devs, n);

@@ -74,6 +74,9 @@ void topo_node_destroy(struct topo_node *node)
     free(node->hostname);
     free(node->sources);
     free(node->cpu_model);
+    for (size_t i = 0; i < node->nmissing_nics; i++)
+        free(node->missing_nics[i]);
+    free(node->missing_nics);
     free(node->gpu_driver_note);
     free(node->rdma_note);
     free(node);
@@ -239,8 +242,10 @@ struct topo_netdev *topo_node_netdev_by_name(struct topo_node *node, const char 
 static int gpu_cmp(const void *a, const void *b)
 {
     const struct topo_gpu *x = a, *y = b;
+    int c = strcmp(x->loc.busid, y->loc.busid);
 
-    return strcmp(x->loc.busid, y->loc.busid);
+    /* GPUs without an address (nvidia-smi text) keep the order they were read in */
+    return c ? c : (x->index > y->index) - (x->index < y->index);
 }
 
 static int nic_cmp(const void *a, const void *b)
@@ -262,9 +267,15 @@ static int netdev_cmp(const void *a, const void *b)
 
 void topo_node_sort(struct topo_node *node)
 {
-    if (node->ngpus > 1)
-        qsort(node->gpus, node->ngpus, sizeof(*node->gpus), gpu_cmp);
+    int addressed = 1;
+
+    /* GPUs are numbered in PCI order; GPUs read from nvidia-smi text have no address and keep
+     * the numbers nvidia-smi gave them */
     for (size_t i = 0; i < node->ngpus; i++)
+        addressed &= node->gpus[i].loc.busid[0] != '\0';
+    if (node->ngpus > 1 && addressed)
+        qsort(node->gpus, node->ngpus, sizeof(*node->gpus), gpu_cmp);
+    for (size_t i = 0; i < node->ngpus && addressed; i++)
         node->gpus[i].index = (int)i;
     if (node->nnics > 1)
         qsort(node->nics, node->nnics, sizeof(*node->nics), nic_cmp);

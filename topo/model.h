@@ -130,6 +130,12 @@ struct topo_node {
     /* Facts about absence, stated as such (NULL when the thing is present or unknown). */
     char *gpu_driver_note; /* "no NVIDIA driver (libnvidia-ml.so.1 not found)" */
     char *rdma_note;       /* "no RDMA devices" */
+    /* RDMA devices a source says are gone (ibstat: "stat of IB device 'mlx5_8' failed") */
+    /* whether a source that lists all GPUs / all RDMA devices was read: checks do not count
+     * what the input could not show (an ibstat capture says nothing about GPUs) */
+    int gpus_listed, nics_listed;
+    char **missing_nics;
+    size_t nmissing_nics;
 
     /* bookkeeping */
     size_t gpus_alloc, nics_alloc, netdevs_alloc, numa_alloc, switches_alloc, nvlinks_alloc;
@@ -164,7 +170,8 @@ struct topo_nic *topo_node_nic_by_busid(struct topo_node *node, const char *busi
 struct topo_nic *topo_node_nic_by_name(struct topo_node *node, const char *name);
 struct topo_netdev *topo_node_netdev_by_name(struct topo_node *node, const char *name);
 
-/* Sort GPUs by PCI address and renumber them; sort NICs by name (natural order). */
+/* Sort GPUs by PCI address and renumber them (when every GPU has an address); sort NICs by
+ * name (natural order). */
 void topo_node_sort(struct topo_node *node);
 
 /* Path classification between two PCI locations (never TOPO_PATH_NV or SELF). */

@@ -401,9 +401,18 @@ int topo_nccl_discover(struct topo_node *node, const char *path, ry_error_t *err
         for (size_t j = i + 1; j < w.nnvs; j++)
             topo_node_add_nvlink(node, w.nvs_gpu[i], w.nvs_gpu[j],
                                  w.nvs_count[i] < w.nvs_count[j] ? w.nvs_count[i] : w.nvs_count[j]);
-    for (size_t i = 0; i < node->nnics; i++)
-        if (!node->nics[i].name)
-            node->nics[i].name = xasprintf("nic%zu", i);
+    /* NICs NCCL did not name get nic0, nic1... in PCI address order, as GPUs are numbered */
+    for (size_t k = 0;; k++) {
+        struct topo_nic *next = NULL;
+        for (size_t i = 0; i < node->nnics; i++)
+            if (!node->nics[i].name &&
+                (!next || strcmp(node->nics[i].loc.busid, next->loc.busid) < 0))
+                next = &node->nics[i];
+        if (!next)
+            break;
+        next->name = xasprintf("nic%zu", k);
+    }
+    node->gpus_listed = node->nics_listed = 1;
     topo_node_add_source(node, "nccl-topo %s", path);
     rc = 0;
 out:

@@ -190,6 +190,7 @@ int topo_nvml_discover(struct topo_node *node, ry_error_t *err)
         dlclose(api.dl);
         return 0;
     }
+    node->gpus_listed = 1;
     if ((r = api.count(&n)) != NVML_OK) {
         ry_errorf(err, "nvml: nvmlDeviceGetCount: %s", nvml_err(&api, r));
         goto out;

@@ -22,10 +22,13 @@ struct cmd_entry {
     int (*run)(int argc, char **argv);
     const char *usage;   /* synopsis after "railyard " */
     const char *summary; /* one line for `railyard help` */
+    const char *options; /* the command's own options for --help, NULL if none */
 };
 
 extern const struct cmd_entry cmd_inventory;
 extern const struct cmd_entry cmd_gather;
+extern const struct cmd_entry cmd_check;
+extern const struct cmd_entry cmd_map;
 
 /* Parse argv with the common options plus extra (a getopt_long table ending with a zero
  * entry, may be NULL) and extra_short. Calls on_extra for each extra option; it returns 0, or

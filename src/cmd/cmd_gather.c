@@ -38,7 +38,7 @@ static int run(int argc, char **argv)
         return RY_EXIT_ERROR;
     }
     if (common.inputs.sysfs_root || common.inputs.hwloc_xml || common.inputs.nccl_topo ||
-        common.inputs.bundle) {
+        common.inputs.bundle || common.inputs.ibstat || common.inputs.nvlink_status) {
         cmd_error("gather: captures the live machine; it takes no input options");
         return RY_EXIT_ERROR;
     }
@@ -60,4 +60,5 @@ const struct cmd_entry cmd_gather = {
     .run = run,
     .usage = "gather -o <file.tar.gz> [-v]",
     .summary = "capture what discovery reads on this node into a bundle for --bundle",
+    .options = "  -o, --output <file>  the bundle to write (required)\n",
 };

@@ -9,9 +9,7 @@
 #include "src/cmd/cmd.h"
 
 static const struct cmd_entry *const commands[] = {
-    &cmd_inventory,
-    &cmd_gather,
-    NULL,
+    &cmd_inventory, &cmd_check, &cmd_map, &cmd_gather, NULL,
 };
 
 static const char common_help[] =
@@ -20,6 +18,8 @@ static const char common_help[] =
     "  --hwloc-xml <file>   read the topology from hwloc XML (lstopo --of xml)\n"
     "  --nccl-topo <file>   read the topology from an NCCL topology XML file\n"
     "  --bundle <file>      read a bundle written by 'railyard gather'\n"
+    "  --ibstat <file>      read RDMA ports from saved ibstat or ibstatus output\n"
+    "  --nvlink-status <file>  read NVLink states from saved 'nvidia-smi nvlink --status'\n"
     "Output:\n"
     "  -j, --json           print JSON instead of text\n"
     "  -v, --verbose        say more on stderr (repeatable)\n"
@@ -38,19 +38,22 @@ void cmd_error(const char *fmt, ...)
 
 static void cmd_help(const struct cmd_entry *cmd, FILE *fp)
 {
-    fprintf(fp, "usage: railyard %s\n\n%s\n\n%s", cmd->usage, cmd->summary, common_help);
+    fprintf(fp, "usage: railyard %s\n\n%s\n\n%s%s%s", cmd->usage, cmd->summary,
+            cmd->options ? "Options:\n" : "", cmd->options ? cmd->options : "", common_help);
 }
 
 int cmd_parse(const struct cmd_entry *cmd, int argc, char **argv, struct cmd_common *common,
               const struct option *extra, const char *extra_short,
               int (*on_extra)(int opt, const char *arg, void *ctx), void *ctx)
 {
-    enum { OPT_SYSFS = 256, OPT_HWLOC, OPT_NCCL, OPT_BUNDLE };
+    enum { OPT_SYSFS = 256, OPT_HWLOC, OPT_NCCL, OPT_BUNDLE, OPT_IBSTAT, OPT_NVLINK };
     static const struct option base[] = {
         { "sysfs-root", required_argument, NULL, OPT_SYSFS },
         { "hwloc-xml", required_argument, NULL, OPT_HWLOC },
         { "nccl-topo", required_argument, NULL, OPT_NCCL },
         { "bundle", required_argument, NULL, OPT_BUNDLE },
+        { "ibstat", required_argument, NULL, OPT_IBSTAT },
+        { "nvlink-status", required_argument, NULL, OPT_NVLINK },
         { "json", no_argument, NULL, 'j' },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
@@ -76,6 +79,8 @@ int cmd_parse(const struct cmd_entry *cmd, int argc, char **argv, struct cmd_com
         case OPT_HWLOC: common->inputs.hwloc_xml = optarg; break;
         case OPT_NCCL: common->inputs.nccl_topo = optarg; break;
         case OPT_BUNDLE: common->inputs.bundle = optarg; break;
+        case OPT_IBSTAT: common->inputs.ibstat = optarg; break;
+        case OPT_NVLINK: common->inputs.nvlink_status = optarg; break;
         case 'j': common->json = 1; break;
         case 'v': common->verbose++; break;
         case 'h': cmd_help(cmd, stdout); return -2;

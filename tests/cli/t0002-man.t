@@ -3,17 +3,29 @@
 . "$RAILYARD_SRCDIR/tests/lib.sh"
 command -v man >/dev/null || skip_all "man is not installed"
 MANDIR=$(dirname "$RAILYARD")/man/man1
-for p in railyard railyard-inventory railyard-gather; do
+for p in railyard railyard-inventory railyard-gather railyard-check railyard-map; do
     f=$MANDIR/$p.1
     [ -f "$f" ] || { ok 1 "$p.1 exists"; continue; }
     w=$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=100 man --warnings --encoding=UTF-8 --local-file \
         --troff-device=utf8 --ditroff "$f" 2>&1 >/dev/null)
     is "$w" "" "$p.1 renders without warnings"
 done
-for cmd in inventory gather; do
-    for opt in $("$RAILYARD" $cmd --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+# the options --help lists (lines that start with an option), each in the command's page or in
+# railyard(1) for the shared ones
+for cmd in inventory gather check map; do
+    for opt in $("$RAILYARD" $cmd --help | grep -E '^ +-' | grep -o -- '--[a-z][a-z-]*' | sort -u); do
         cat "$MANDIR/railyard.1" "$MANDIR/railyard-$cmd.1" | sed 's/\\-/-/g' | grep -q -- "$opt"
         ok $? "railyard $cmd $opt is documented"
     done
+done
+f=$(dirname "$RAILYARD")/man/man5/railyard-map.5
+w=$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=100 man --warnings --encoding=UTF-8 --local-file \
+    --troff-device=utf8 --ditroff "$f" 2>&1 >/dev/null)
+[ -f "$f" ] && [ -z "$w" ]; ok $? "railyard-map.5 renders without warnings"
+# every check id the code knows is documented in railyard-check(1)
+ids=$("$RAILYARD" check --list-checks)
+[ "$(echo "$ids" | wc -l)" -ge 13 ]; ok $? "check --list-checks lists the check ids"
+for id in $ids; do
+    grep -q "^\.B $id\$" "$MANDIR/railyard-check.1"; ok $? "check id $id is documented"
 done
 done_testing

@@ -1,0 +1,215 @@
+#include "config.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "reports/out.h"
+#include "src/cmd/cmd.h"
+#include "topo/compare.h"
+#include "topo/map.h"
+
+/* Version of `railyard check --json` (railyard-check(1), JSON OUTPUT). */
+#define CHECK_SCHEMA_VERSION 1
+
+struct check_opts {
+    const char *map;
+    const char *node;
+    const char *type;
+    const char *tier;
+    double timeout;
+    int list;
+};
+
+static int on_opt(int opt, const char *arg, void *ctx)
+{
+    struct check_opts *c = ctx;
+    char *end;
+
+    switch (opt) {
+    case 'm': c->map = arg; return 0;
+    case 'n': c->node = arg; return 0;
+    case 'T': c->type = arg; return 0;
+    case 'L': c->list = 1; return 0;
+    case 't':
+        if (strcmp(arg, "inventory") && strcmp(arg, "quick")) {
+            cmd_error("check: --tier must be inventory or quick, not '%s'", arg);
+            return -1;
+        }
+        c->tier = arg;
+        return 0;
+    case 'D':
+        c->timeout = strtod(arg, &end);
+        if (end == arg || *end || c->timeout <= 0 || c->timeout > 86400) {
+            cmd_error("check: --timeout takes seconds (0 < s <= 86400), not '%s'", arg);
+            return -1;
+        }
+        return 0;
+    }
+    return -1;
+}
+
+/* The deadline: a check that cannot finish in time says so and exits 2 ("could not judge"),
+ * so a health check never runs into Slurm's own kill and never drains a node for it. */
+static void deadline(int sig)
+{
+    static const char msg[] = "railyard: check: deadline reached before the check finished\n";
+    (void)sig;
+    if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
+        /* nothing more can be done */
+    }
+    _exit(RY_EXIT_ERROR);
+}
+
+static void print_finding(struct out *o, const struct topo_finding *f, int verbose)
+{
+    static const char *const label[] = { "ok", "WARN", "FAIL" };
+    int show = f->sev != TOPO_SEV_OK || verbose;
+
+    out_obj_open(o, NULL);
+    out_str(o, "severity", NULL, topo_sev_name(f->sev));
+    if (show)
+        out_text(o, "%-4s  ", label[f->sev]);
+    out_str(o, "check", show ? "%-20s" : NULL, f->check);
+    out_str(o, "subject", show ? " %-22s" : NULL, f->subject);
+    out_str(o, "expected", show ? " expected %s" : NULL, f->expected);
+    out_str(o, "observed", show ? ", observed %s\n" : NULL, f->observed);
+    out_str(o, "hint", show && f->hint ? "      hint: %s\n" : NULL, f->hint);
+    out_obj_close(o);
+}
+
+static int error_out(struct out *o, const char *host, const char *msg)
+{
+    ry_error_t err;
+
+    cmd_error("check: %s", msg);
+    if (o && out_is_json(o)) {
+        out_int(o, "schema_version", NULL, CHECK_SCHEMA_VERSION);
+        out_str(o, "node", NULL, host);
+        out_str(o, "verdict", NULL, "error");
+        out_str(o, "error", NULL, msg);
+        out_finish(o, &err);
+    }
+    return RY_EXIT_ERROR;
+}
+
+static int run(int argc, char **argv)
+{
+    static const struct option extra[] = {
+        { "map", required_argument, NULL, 'm' },
+        { "node", required_argument, NULL, 'n' },
+        { "node-type", required_argument, NULL, 'T' },
+        { "tier", required_argument, NULL, 't' },
+        { "timeout", required_argument, NULL, 'D' },
+        { "list-checks", no_argument, NULL, 'L' },
+        { NULL, 0, NULL, 0 },
+    };
+    struct check_opts c = { .tier = "inventory", .timeout = 55 };
+    struct topo_findings f = { 0 };
+    const struct map_node_type *type = NULL;
+    struct topo_map *map = NULL;
+    struct topo_node *node = NULL;
+    struct cmd_common common;
+    struct out *o = NULL;
+    ry_error_t err = { "" };
+    const char *host;
+    char msg[700];
+    int idx, rc = RY_EXIT_ERROR;
+
+    if ((idx = cmd_parse(&cmd_check, argc, argv, &common, extra, "m:n:t:", on_opt, &c)) < 0)
+        return idx == -2 ? RY_EXIT_OK : RY_EXIT_ERROR;
+    if (idx < argc) {
+        cmd_error("check: unexpected argument '%s'", argv[idx]);
+        return RY_EXIT_ERROR;
+    }
+    if (c.list) {
+        for (size_t i = 0; topo_check_ids[i]; i++)
+            printf("%s\n", topo_check_ids[i]);
+        return RY_EXIT_OK;
+    }
+    signal(SIGALRM, deadline);
+    alarm((unsigned)(c.timeout + 0.999));
+
+    if (!(o = out_create(stdout, common.json ? OUT_JSON : OUT_TEXT, &err)))
+        return error_out(NULL, c.node, err.text);
+    if (c.map && !(map = topo_map_load(c.map, &err))) {
+        rc = error_out(o, c.node, err.text);
+        goto out;
+    }
+    if (!(node = topo_discover(&common.inputs, &err))) {
+        rc = error_out(o, c.node, err.text);
+        goto out;
+    }
+    host = c.node ? c.node : node->hostname ? node->hostname : "node";
+    if (map) {
+        type = c.type ? topo_map_type_by_name(map, c.type) : topo_map_type_for_host(map, host);
+        if (!type && !c.type && map->ntypes == 1 && map->nnodes == 0)
+            type = &map->types[0];
+        if (!type) {
+            if (c.type)
+                snprintf(msg, sizeof(msg), "%s: no node type '%s' in the map", c.map, c.type);
+            else
+                snprintf(msg, sizeof(msg),
+                         "%s: node '%s' is in no host list of the map (use --node or "
+                         "--node-type)",
+                         c.map, host);
+            rc = error_out(o, host, msg);
+            goto out;
+        }
+    }
+    topo_compare(node, host, map, type, &f);
+    topo_findings_sort(&f);
+
+    out_int(o, "schema_version", NULL, CHECK_SCHEMA_VERSION);
+    out_str(o, "tool", NULL, "railyard");
+    out_str(o, "version", NULL, PACKAGE_VERSION);
+    out_str(o, "node", "railyard check: %s", host);
+    out_str(o, "node_type", " (type %s", type ? type->name : "none: built-in references");
+    out_str(o, "map", ", map %s", c.map);
+    out_str(o, "tier", ", tier %s)\n", c.tier);
+    out_str(o, "sources", "  sources  %s\n", node->sources);
+    if (!strcmp(c.tier, "quick"))
+        out_text(o, "  tier quick: this build has no local active probes yet; the checks are "
+                    "those of tier inventory\n");
+    out_arr_open(o, "findings");
+    for (size_t i = 0; i < f.n; i++)
+        print_finding(o, &f.v[i], common.verbose);
+    out_arr_close(o);
+    out_obj_open(o, "summary");
+    out_u64(o, "fail", "%s failed", f.nfail);
+    out_u64(o, "warn", ", %s warnings", f.nwarn);
+    out_u64(o, "ok", ", %s passed", f.nok);
+    out_obj_close(o);
+    out_str(o, "verdict", " -> %s\n", f.nfail ? "fail" : "pass");
+    if (f.n == 0)
+        out_text(o,
+                 "  nothing could be judged: the input gives no value a map or reference covers\n");
+    if (out_finish(o, &err) < 0) {
+        cmd_error("check: %s", err.text);
+        goto out;
+    }
+    rc = f.nfail ? RY_EXIT_FAULT : RY_EXIT_OK;
+out:
+    alarm(0);
+    topo_findings_free(&f);
+    topo_node_destroy(node);
+    topo_map_destroy(map);
+    out_destroy(o);
+    return rc;
+}
+
+const struct cmd_entry cmd_check = {
+    .name = "check",
+    .run = run,
+    .usage = "check [--map <file>] [--node <name>] [--node-type <type>] "
+             "[--tier (inventory | quick)] [--timeout <seconds>] [--json] [<input options>]",
+    .summary = "compare the node with its expected topology map (or built-in references)",
+    .options = "  -m, --map <file>     the expected topology map (default: built-in references)\n"
+               "  -n, --node <name>    the node's name in the map (default: its host name)\n"
+               "  --node-type <type>   check against this node type of the map\n"
+               "  -t, --tier <tier>    inventory (no traffic, default) or quick\n"
+               "  --timeout <seconds>  give up (exit 2) after this long (default 55)\n"
+               "  --list-checks        print the check ids and exit\n",
+};

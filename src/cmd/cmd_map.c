@@ -1,0 +1,202 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "reports/out.h"
+#include "src/cmd/cmd.h"
+#include "topo/hostlist.h"
+#include "topo/map.h"
+
+struct map_opts {
+    const char *output;
+    const char *type;
+    const char *nodes;
+    const char *cluster;
+};
+
+static int on_opt(int opt, const char *arg, void *ctx)
+{
+    struct map_opts *m = ctx;
+
+    switch (opt) {
+    case 'o': m->output = arg; return 0;
+    case 'T': m->type = arg; return 0;
+    case 'N': m->nodes = arg; return 0;
+    case 'C': m->cluster = arg; return 0;
+    }
+    return -1;
+}
+
+static const struct option capture_opts[] = {
+    { "output", required_argument, NULL, 'o' },
+    { "node-type", required_argument, NULL, 'T' },
+    { "nodes", required_argument, NULL, 'N' },
+    { "cluster", required_argument, NULL, 'C' },
+    { NULL, 0, NULL, 0 },
+};
+
+static int capture(int argc, char **argv)
+{
+    struct map_opts m = { .type = "golden" };
+    struct cmd_common common;
+    struct topo_node *node;
+    ry_error_t err = { "" };
+    char tmp[4200];
+    FILE *fp = stdout;
+    int idx, rc = RY_EXIT_ERROR;
+
+    if ((idx = cmd_parse(&cmd_map, argc, argv, &common, capture_opts, "o:", on_opt, &m)) < 0)
+        return idx == -2 ? RY_EXIT_OK : RY_EXIT_ERROR;
+    if (idx < argc) {
+        cmd_error("map capture: unexpected argument '%s'", argv[idx]);
+        return RY_EXIT_ERROR;
+    }
+    if (m.nodes && topo_hostlist_validate(m.nodes, &err) < 0) {
+        cmd_error("map capture: --nodes: %s", err.text);
+        return RY_EXIT_ERROR;
+    }
+    if (!(node = topo_discover(&common.inputs, &err))) {
+        cmd_error("map capture: %s", err.text);
+        return RY_EXIT_ERROR;
+    }
+    for (size_t n = 0; n < node->nnics; n++)
+        for (size_t p = 0; p < node->nics[n].nports; p++)
+            if (node->nics[n].ports[p].state >= 0 && node->nics[n].ports[p].state != 4)
+                fprintf(stderr,
+                        "railyard: map capture: %s:%d is not active on this node; the "
+                        "map lists it under ignore\n",
+                        node->nics[n].name, node->nics[n].ports[p].num);
+    /* written next to the target and renamed, so a failed capture leaves no half map */
+    if (m.output) {
+        snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", m.output, (long)getpid());
+        if (!(fp = fopen(tmp, "w"))) {
+            cmd_error("map capture: cannot write %s: %s", tmp, strerror(errno));
+            goto out;
+        }
+    }
+    if (topo_map_capture(node, m.type, m.nodes, m.cluster, fp, &err) < 0) {
+        cmd_error("map capture: %s", err.text);
+        if (m.output) {
+            fclose(fp);
+            unlink(tmp);
+        }
+        goto out;
+    }
+    if (m.output) {
+        if (fclose(fp) != 0 || rename(tmp, m.output) < 0) {
+            cmd_error("map capture: cannot write %s: %s", m.output, strerror(errno));
+            unlink(tmp);
+            goto out;
+        }
+    } else if (fflush(stdout) != 0) {
+        cmd_error("map capture: cannot write the map: %s", strerror(errno));
+        goto out;
+    }
+    rc = RY_EXIT_OK;
+out:
+    topo_node_destroy(node);
+    return rc;
+}
+
+static void print_map(struct out *o, const struct topo_map *map)
+{
+    out_str(o, "path", "%s:", map->path);
+    out_str(o, "cluster", " cluster %s", map->cluster);
+    out_u64(o, NULL, ", %s node types", map->ntypes);
+    out_u64(o, NULL, ", %s rails\n", map->nrails);
+    out_arr_open(o, "node_types");
+    for (size_t i = 0; i < map->ntypes; i++) {
+        const struct map_node_type *t = &map->types[i];
+        out_obj_open(o, NULL);
+        out_str(o, "name", "  type %s:", t->name);
+        out_int_opt(o, "gpu_count", " %s GPUs", t->gpu_count, t->gpu_count >= 0);
+        out_str(o, "gpu_model", " (%s)", t->gpu_model);
+        out_u64(o, "nic_count", ", %s NIC ports", t->nnics);
+        out_u64(o, "ignored", ", %s ignored\n", t->nignore);
+        out_obj_close(o);
+    }
+    out_arr_close(o);
+    out_arr_open(o, "nodes");
+    for (size_t i = 0; i < map->nnodes; i++) {
+        out_obj_open(o, NULL);
+        out_str(o, "hosts", "  nodes %s", map->nodes[i].hostlist);
+        out_u64(o, "count", " (%s)", topo_hostlist_count(map->nodes[i].hostlist));
+        out_str(o, "type", " -> %s\n", map->nodes[i].type);
+        out_obj_close(o);
+    }
+    out_arr_close(o);
+}
+
+static int validate_or_show(int argc, char **argv, int show)
+{
+    struct cmd_common common;
+    ry_error_t err = { "" };
+    int idx, rc = RY_EXIT_OK;
+
+    if ((idx = cmd_parse(&cmd_map, argc, argv, &common, NULL, NULL, NULL, NULL)) < 0)
+        return idx == -2 ? RY_EXIT_OK : RY_EXIT_ERROR;
+    if (idx >= argc) {
+        cmd_error("map %s: give the map file(s)", show ? "show" : "validate");
+        return RY_EXIT_ERROR;
+    }
+    for (; idx < argc; idx++) {
+        struct topo_map *map = topo_map_load(argv[idx], &err);
+        struct out *o;
+        if (!map) {
+            cmd_error("map %s: %s", show ? "show" : "validate", err.text);
+            rc = RY_EXIT_ERROR;
+            continue;
+        }
+        if (!show) {
+            if (!common.json)
+                printf("%s: ok\n", argv[idx]);
+        } else if ((o = out_create(stdout, common.json ? OUT_JSON : OUT_TEXT, &err))) {
+            print_map(o, map);
+            out_finish(o, &err);
+            out_destroy(o);
+        } else {
+            cmd_error("map show: %s", err.text);
+            rc = RY_EXIT_ERROR;
+        }
+        topo_map_destroy(map);
+    }
+    return rc;
+}
+
+static int run(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        printf("usage: railyard %s\n\n%s\n\n"
+               "  capture [-o <file>] [--node-type <name>] [--nodes <hostlist>] "
+               "[--cluster <name>] [<input options>]\n"
+               "                write a map from this (golden) node or a captured input\n"
+               "  validate <file>...   check maps: exit 0, or 2 with file:line:col\n"
+               "  show [--json] <file>...  summarise maps\n\n"
+               "Options of capture:\n"
+               "  -o, --output <file>      write the map there (atomically) instead of stdout\n"
+               "  --node-type <name>       the node type's name (default golden)\n"
+               "  --nodes <hostlist>       the nodes of that type (default: the host name)\n"
+               "  --cluster <name>         the cluster name\n"
+               "and the input options of railyard(1).\n",
+               cmd_map.usage, cmd_map.summary);
+        return argc < 2 ? RY_EXIT_ERROR : RY_EXIT_OK;
+    }
+    if (!strcmp(argv[1], "capture"))
+        return capture(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "validate"))
+        return validate_or_show(argc - 1, argv + 1, 0);
+    if (!strcmp(argv[1], "show"))
+        return validate_or_show(argc - 1, argv + 1, 1);
+    cmd_error("map: unknown subcommand '%s' (capture, validate, show)", argv[1]);
+    return RY_EXIT_ERROR;
+}
+
+const struct cmd_entry cmd_map = {
+    .name = "map",
+    .run = run,
+    .usage = "map (capture | validate | show) [<options>]",
+    .summary = "write, check and show expected topology maps",
+};

@@ -1,0 +1,59 @@
+#!/bin/sh
+# Maps: capture, validate, show, and malformed maps (exit 2, file:line:col).
+. "$RAILYARD_SRCDIR/tests/lib.sh"
+have_feature yaml || skip_all "built without libyaml: maps are not available"
+M=$RAILYARD_SRCDIR/tests/fixtures/maps
+
+"$RAILYARD" map validate "$M/h100-ib-12hca.map" "$M/azure-a100-9hca.map" >"$TMP/out"
+is $? 0 "the shipped maps validate"
+"$RAILYARD" map show "$M/h100-ib-12hca.map" >"$TMP/out"; is $? 0 "map show"
+grep -q "nodes gpu\[001-064\] (64) -> hgx-h100-ib" "$TMP/out"; ok $? "show counts the hosts of a host list"
+
+bad() { # NAME EXPECTED-MESSAGE-REGEX CONTENT: a map with CONTENT (printf escapes) is refused
+    printf -- "$3" >"$TMP/$1.map"
+    "$RAILYARD" map validate "$TMP/$1.map" >/dev/null 2>"$TMP/err"; rc=$?
+    is "$rc" 2 "$1: exit 2"
+    [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -qE -- "$2" "$TMP/err"
+    ok $? "$1: one line, $2"
+    sed 's/^/# /' "$TMP/err"
+}
+
+bad unclosed "$TMP/unclosed.map:[0-9]+:[0-9]+: malformed YAML" 'cluster: x\nnode_types:\n  a: {gpus: {count: 8}\n'
+bad wrong-type "$TMP/wrong-type.map:4:19: count must be an integer, not 'eight'" 'cluster: x\nnode_types:\n  a:\n    gpus: {count: eight}\n'
+bad unknown-key "$TMP/unknown-key.map:4:5: unknown key 'gpu' in a node type \(did you mean 'gpus'\?\)" 'cluster: x\nnode_types:\n  a:\n    gpu: {count: 8}\n'
+bad unknown-top "$TMP/unknown-top.map:2:1: unknown key 'node_typs' in the map \(did you mean 'node_types'\?\)" 'cluster: x\nnode_typs:\n  a: {}\n'
+bad bad-hostlist "$TMP/bad-hostlist.map:5:3: bad host list .*unexpected 'a'" 'cluster: x\nnode_types:\n  a: {}\nnodes:\n  gpu[001-00a]: a\n'
+bad backwards "range 9-3 goes backwards" 'cluster: x\nnode_types:\n  a: {}\nnodes:\n  gpu[9-3]: a\n'
+bad empty-rail "$TMP/empty-rail.map:8:3: rail 1 has no NIC" 'cluster: x\nnode_types:\n  a:\n    nics:\n      - {name: mlx5_0, rail: 0}\nrails:\n  0:\n  1: {switches: [leaf1]}\n'
+bad undeclared-rail "NIC mlx5_1 is on rail 2, which rails: does not declare" 'cluster: x\nnode_types:\n  a:\n    nics:\n      - {name: mlx5_0, rail: 0}\n      - {name: mlx5_1, rail: 2}\nrails:\n  0:\n'
+bad unknown-type "$TMP/unknown-type.map:5:9: node type 'b' is not defined" 'cluster: x\nnode_types:\n  a: {}\nnodes:\n  gpu1: b\n'
+bad bad-path "path must be one of PIX" 'cluster: x\nnode_types:\n  a:\n    nics:\n      - {name: mlx5_0, path: FAR}\n'
+bad nameless-nic "a NIC entry needs a name" 'cluster: x\nnode_types:\n  a:\n    nics:\n      - {rail: 0}\n'
+bad bad-check-id "unknown check id 'nic.port.speed'" 'cluster: x\nnode_types:\n  a:\n    severity: {nic.port.speed: warn}\n'
+bad bad-severity "must be warn, fail or ignore, not 'loud'" 'cluster: x\nnode_types:\n  a:\n    severity: {nic.port.rate: loud}\n'
+bad near-gpu "near_gpu 5 but the type has 2 GPUs" 'cluster: x\nnode_types:\n  a:\n    gpus: {count: 2}\n    nics:\n      - {name: m, near_gpu: 5}\n'
+bad not-a-mapping "the map must be a mapping, not a list" '- just\n- a list\n'
+bad empty "empty map" ''
+bad no-types "no node_types" 'cluster: x\n'
+"$RAILYARD" map validate "$TMP/none.map" 2>"$TMP/err"; is $? 2 "missing map file: exit 2"
+grep -q "cannot open $TMP/none.map" "$TMP/err"; ok $? "...naming the file"
+
+# capture of this machine, then check it against its own map
+"$RAILYARD" map capture --node-type here --nodes "$(hostname)" -o "$TMP/here.map" 2>"$TMP/err"
+is $? 0 "capture of this machine"
+"$RAILYARD" map validate "$TMP/here.map" >/dev/null; is $? 0 "the captured map validates"
+"$RAILYARD" check --map "$TMP/here.map" >"$TMP/out" 2>&1; is $? 0 "this machine passes its own map"
+ls "$TMP"/here.map.tmp.* >/dev/null 2>&1; is $? 2 "no temporary file left behind"
+"$RAILYARD" map capture --nodes 'bad[' 2>"$TMP/err"; is $? 2 "capture with a bad host list: exit 2"
+if [ -f "$SHARED_FIXTURES/hwloc-xml/llnl-mpibind_coral-lassen.xml" ]; then
+    "$RAILYARD" map capture --hwloc-xml "$SHARED_FIXTURES/hwloc-xml/llnl-mpibind_coral-lassen.xml" \
+        --node-type lassen -o "$TMP/lassen.map"
+    is $? 0 "capture of a captured hwloc topology"
+    "$RAILYARD" check --map "$TMP/lassen.map" --hwloc-xml "$SHARED_FIXTURES/hwloc-xml/llnl-mpibind_coral-lassen.xml" >"$TMP/out"
+    is $? 0 "lassen passes its own map (host name lassen28 from the capture)"
+    grep -q "model: \"Tesla V100-SXM2-16GB\"" "$TMP/lassen.map"; ok $? "the map names the GPU model"
+    grep -q 'near_gpu: 0, path: "NODE"' "$TMP/lassen.map"; ok $? "the map keeps the GPU-NIC path class"
+else
+    skip "shared fixtures absent"
+fi
+done_testing

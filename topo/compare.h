@@ -1,0 +1,49 @@
+#ifndef RAILYARD_TOPO_COMPARE_H
+#define RAILYARD_TOPO_COMPARE_H
+
+#include <stddef.h>
+
+#include "src/common/error.h"
+#include "topo/map.h"
+#include "topo/model.h"
+
+/* Compare a discovered node with its expected node type (or, with no map, with the built-in
+ * reference values) and produce findings. Check ids are stable and documented in
+ * railyard-check(1); topo_check_ids lists them (NULL-terminated). */
+
+extern const char *const topo_check_ids[];
+
+struct topo_finding {
+    enum topo_sev sev; /* TOPO_SEV_OK, WARN or FAIL */
+    char *check;       /* "nic.port.rate" */
+    char *subject;     /* "gpu017/mlx5_3:1" */
+    char *expected;    /* NULL when there is no single expected value */
+    char *observed;
+    char *hint; /* NULL or a short suggestion */
+};
+
+struct topo_findings {
+    struct topo_finding *v;
+    size_t n, alloc;
+    size_t nfail, nwarn, nok;
+};
+
+/* Run every check. GPU checks run only when the input lists GPUs (node->gpus_listed), NIC
+ * checks only when it lists RDMA devices (node->nics_listed). host names the node in subjects. map
+ * and type may be NULL (built-in references and node-relative checks only). Findings are appended
+ * to out; severity overrides and ignore lists of the map are applied. Returns 0. */
+int topo_compare(const struct topo_node *node, const char *host, const struct topo_map *map,
+                 const struct map_node_type *type, struct topo_findings *out);
+
+/* Add a finding (the strings are copied; any may be NULL except check and subject). */
+void topo_findings_add(struct topo_findings *f, enum topo_sev sev, const char *check,
+                       const char *subject, const char *expected, const char *observed,
+                       const char *hint);
+/* Sort: failures first, then warnings, then ok, each in check-id order (stable). */
+void topo_findings_sort(struct topo_findings *f);
+void topo_findings_free(struct topo_findings *f);
+
+/* 1 if id is a known check id, or a prefix of one ending in '.' */
+int topo_check_id_known(const char *id);
+
+#endif

@@ -1,0 +1,103 @@
+#ifndef RAILYARD_TOPO_MAP_H
+#define RAILYARD_TOPO_MAP_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "src/common/error.h"
+#include "topo/model.h"
+
+/* The expected topology map (railyard-map(5)): what a node should be. Read from YAML with
+ * libyaml; errors name file:line:col. A struct topo_map owns all its memory: free it with
+ * topo_map_destroy(). Unset values: -1 for integers, negative doubles, NULL strings,
+ * TOPO_PATH_UNKNOWN, TOPO_LL_UNKNOWN. */
+
+enum topo_sev { TOPO_SEV_OK = 0, TOPO_SEV_WARN, TOPO_SEV_FAIL, TOPO_SEV_IGNORE };
+
+struct map_nic {
+    char *name;
+    int rail;
+    int port; /* the port that carries the rail, default 1 */
+    enum topo_link_layer link_layer;
+    double rate_gbps;
+    int near_gpu; /* index of the GPU the NIC serves */
+    enum topo_path path;
+    int numa;
+    int line, col;
+};
+
+struct map_severity {
+    char *check; /* check id, or a prefix ending in '.' ("nic.port.") */
+    enum topo_sev sev;
+};
+
+struct map_thresholds {
+    double rail_bw_gbps, gdr_bw_gbps, nvlink_pair_gbps, h2d_gbps; /* <0 unset */
+};
+
+struct map_node_type {
+    char *name;
+    int line, col;
+    int gpu_count;
+    char *gpu_model;
+    int pcie_gen, pcie_width; /* 0 unset */
+    int nvlink_links;         /* per GPU, -1 unset */
+    struct map_nic *nics;
+    size_t nnics;
+    char **ignore; /* NIC names or "nic:port" */
+    size_t nignore;
+    struct map_severity *severity;
+    size_t nseverity;
+    struct map_thresholds thresholds;
+};
+
+struct map_nodes {
+    char *hostlist;
+    char *type;
+    int line, col;
+};
+
+struct map_rail {
+    int id;
+    char **switches;
+    size_t nswitches;
+    int line, col;
+};
+
+struct topo_map {
+    char *path;
+    char *cluster;
+    struct map_node_type *types;
+    size_t ntypes;
+    struct map_nodes *nodes;
+    size_t nnodes;
+    struct map_rail *rails;
+    size_t nrails;
+    struct map_severity *severity; /* cluster-wide overrides */
+    size_t nseverity;
+    char **ignore; /* cluster-wide ignore list: "nic", "nic:port", "host/nic[:port]" */
+    size_t nignore;
+};
+
+/* Parse the map at path. NULL with err ("FILE:LINE:COL: message") on any error: malformed
+ * YAML, wrong types, unknown keys (with the nearest valid key as a hint), bad host lists, a
+ * node type that does not exist, a rail no NIC uses. Without libyaml: NULL saying so. */
+struct topo_map *topo_map_load(const char *path, ry_error_t *err);
+/* The same from a buffer (name is used in messages). */
+struct topo_map *topo_map_load_buffer(const char *buf, size_t len, const char *name,
+                                      ry_error_t *err);
+void topo_map_destroy(struct topo_map *map);
+
+/* The node type for host (first nodes entry whose host list matches), or NULL. */
+const struct map_node_type *topo_map_type_for_host(const struct topo_map *map, const char *host);
+const struct map_node_type *topo_map_type_by_name(const struct topo_map *map, const char *name);
+
+/* Write a map describing node (a "golden node") as YAML to fp: one node type named type_name,
+ * nodes entry hostlist (or the node's host name), rails from the NICs nearest to each GPU.
+ * Returns 0 or -1. Without libyaml: -1 saying so. */
+int topo_map_capture(const struct topo_node *node, const char *type_name, const char *hostlist,
+                     const char *cluster, FILE *fp, ry_error_t *err);
+
+const char *topo_sev_name(enum topo_sev s);
+
+#endif

@@ -1,0 +1,79 @@
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo/hostlist.h"
+#include "topo/map.h"
+
+/* The parts of the map that do not need libyaml. */
+
+static void type_free(struct map_node_type *t)
+{
+    free(t->name);
+    free(t->gpu_model);
+    for (size_t i = 0; i < t->nnics; i++)
+        free(t->nics[i].name);
+    free(t->nics);
+    for (size_t i = 0; i < t->nignore; i++)
+        free(t->ignore[i]);
+    free(t->ignore);
+    for (size_t i = 0; i < t->nseverity; i++)
+        free(t->severity[i].check);
+    free(t->severity);
+}
+
+void topo_map_destroy(struct topo_map *map)
+{
+    if (!map)
+        return;
+    for (size_t i = 0; i < map->ntypes; i++)
+        type_free(&map->types[i]);
+    free(map->types);
+    for (size_t i = 0; i < map->nnodes; i++) {
+        free(map->nodes[i].hostlist);
+        free(map->nodes[i].type);
+    }
+    free(map->nodes);
+    for (size_t i = 0; i < map->nrails; i++) {
+        for (size_t j = 0; j < map->rails[i].nswitches; j++)
+            free(map->rails[i].switches[j]);
+        free(map->rails[i].switches);
+    }
+    free(map->rails);
+    for (size_t i = 0; i < map->nseverity; i++)
+        free(map->severity[i].check);
+    free(map->severity);
+    for (size_t i = 0; i < map->nignore; i++)
+        free(map->ignore[i]);
+    free(map->ignore);
+    free(map->cluster);
+    free(map->path);
+    free(map);
+}
+
+const struct map_node_type *topo_map_type_by_name(const struct topo_map *map, const char *name)
+{
+    for (size_t i = 0; name && i < map->ntypes; i++)
+        if (!strcmp(map->types[i].name, name))
+            return &map->types[i];
+    return NULL;
+}
+
+const struct map_node_type *topo_map_type_for_host(const struct topo_map *map, const char *host)
+{
+    for (size_t i = 0; host && i < map->nnodes; i++)
+        if (topo_hostlist_match(map->nodes[i].hostlist, host, NULL) == 1)
+            return topo_map_type_by_name(map, map->nodes[i].type);
+    return NULL;
+}
+
+const char *topo_sev_name(enum topo_sev s)
+{
+    switch (s) {
+    case TOPO_SEV_OK: return "ok";
+    case TOPO_SEV_WARN: return "warn";
+    case TOPO_SEV_FAIL: return "fail";
+    default: return "ignore";
+    }
+}
