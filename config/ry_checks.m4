@@ -146,4 +146,8 @@ AS_IF([test "x$enable_sanitizers" = xyes], [
   SAN_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
   SAN_LDFLAGS="-fsanitize=address,undefined"])
 AC_SUBST([WARN_CFLAGS]) AC_SUBST([SAN_CFLAGS]) AC_SUBST([SAN_LDFLAGS])
+AC_ARG_ENABLE([fuzzers],
+  [AS_HELP_STRING([--enable-fuzzers], [build the libFuzzer targets (needs clang) @<:@default=no@:>@])],
+  [], [enable_fuzzers=no])
+AM_CONDITIONAL([ENABLE_FUZZERS], [test "x$enable_fuzzers" = xyes])
 ])

@@ -21,6 +21,7 @@ struct check_opts {
     const char *tier;
     double timeout;
     int list;
+    int reason;
 };
 
 static int on_opt(int opt, const char *arg, void *ctx)
@@ -33,6 +34,7 @@ static int on_opt(int opt, const char *arg, void *ctx)
     case 'n': c->node = arg; return 0;
     case 'T': c->type = arg; return 0;
     case 'L': c->list = 1; return 0;
+    case 'R': c->reason = 1; return 0;
     case 't':
         if (strcmp(arg, "inventory") && strcmp(arg, "quick")) {
             cmd_error("check: --tier must be inventory or quick, not '%s'", arg);
@@ -80,6 +82,29 @@ static void print_finding(struct out *o, const struct topo_finding *f, int verbo
     out_obj_close(o);
 }
 
+/* One line for Slurm's node reason (at most 80 characters): the first failure, "+N" more. */
+static void print_reason(const struct topo_findings *f, const char *host)
+{
+    char line[81], more[32] = "";
+    const struct topo_finding *x = f->nfail ? &f->v[0] : NULL; /* failures sort first */
+    const char *subject;
+    size_t hl = strlen(host);
+
+    if (!x) {
+        printf("railyard: ok (%zu checks passed, %zu warnings)\n", f->nok, f->nwarn);
+        return;
+    }
+    subject = x->subject;
+    if (!strncmp(subject, host, hl) && subject[hl] == '/')
+        subject += hl + 1; /* Slurm shows the node already */
+    if (f->nfail > 1)
+        snprintf(more, sizeof(more), " +%zu", f->nfail - 1);
+    snprintf(line, sizeof(line) - strlen(more), "railyard: %s %s %s%s%s", x->check,
+             strcmp(subject, host) ? subject : "", x->observed ? x->observed : "",
+             x->expected ? " exp " : "", x->expected ? x->expected : "");
+    printf("%s%s\n", line, more);
+}
+
 static int error_out(struct out *o, const char *host, const char *msg)
 {
     ry_error_t err;
@@ -98,13 +123,10 @@ static int error_out(struct out *o, const char *host, const char *msg)
 static int run(int argc, char **argv)
 {
     static const struct option extra[] = {
-        { "map", required_argument, NULL, 'm' },
-        { "node", required_argument, NULL, 'n' },
-        { "node-type", required_argument, NULL, 'T' },
-        { "tier", required_argument, NULL, 't' },
-        { "timeout", required_argument, NULL, 'D' },
-        { "list-checks", no_argument, NULL, 'L' },
-        { NULL, 0, NULL, 0 },
+        { "map", required_argument, NULL, 'm' },       { "node", required_argument, NULL, 'n' },
+        { "node-type", required_argument, NULL, 'T' }, { "tier", required_argument, NULL, 't' },
+        { "timeout", required_argument, NULL, 'D' },   { "list-checks", no_argument, NULL, 'L' },
+        { "reason", no_argument, NULL, 'R' },          { NULL, 0, NULL, 0 },
     };
     struct check_opts c = { .tier = "inventory", .timeout = 55 };
     struct topo_findings f = { 0 };
@@ -162,6 +184,11 @@ static int run(int argc, char **argv)
     topo_compare(node, host, map, type, &f);
     topo_findings_sort(&f);
 
+    if (c.reason) {
+        print_reason(&f, host);
+        rc = f.nfail ? RY_EXIT_FAULT : RY_EXIT_OK;
+        goto out;
+    }
     out_int(o, "schema_version", NULL, CHECK_SCHEMA_VERSION);
     out_str(o, "tool", NULL, "railyard");
     out_str(o, "version", NULL, PACKAGE_VERSION);
@@ -211,5 +238,6 @@ const struct cmd_entry cmd_check = {
                "  --node-type <type>   check against this node type of the map\n"
                "  -t, --tier <tier>    inventory (no traffic, default) or quick\n"
                "  --timeout <seconds>  give up (exit 2) after this long (default 55)\n"
-               "  --list-checks        print the check ids and exit\n",
+               "  --list-checks        print the check ids and exit\n"
+               "  --reason             print one line (<= 80 characters) for a node reason\n",
 };

@@ -18,10 +18,11 @@ for cmd in inventory gather check map; do
         ok $? "railyard $cmd $opt is documented"
     done
 done
-f=$(dirname "$RAILYARD")/man/man5/railyard-map.5
-w=$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=100 man --warnings --encoding=UTF-8 --local-file \
-    --troff-device=utf8 --ditroff "$f" 2>&1 >/dev/null)
-[ -f "$f" ] && [ -z "$w" ]; ok $? "railyard-map.5 renders without warnings"
+for f in "$(dirname "$RAILYARD")"/man/man5/railyard-map.5 "$(dirname "$RAILYARD")"/man/man8/railyard-healthcheck.8; do
+    w=$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=100 man --warnings --encoding=UTF-8 --local-file \
+        --troff-device=utf8 --ditroff "$f" 2>&1 >/dev/null)
+    [ -f "$f" ] && [ -z "$w" ]; ok $? "$(basename "$f") renders without warnings"
+done
 # every check id the code knows is documented in railyard-check(1)
 ids=$("$RAILYARD" check --list-checks)
 [ "$(echo "$ids" | wc -l)" -ge 13 ]; ok $? "check --list-checks lists the check ids"
