@@ -23,6 +23,17 @@ static char *trim(char *s)
     return s;
 }
 
+/* close f; a file without a line is an error too */
+static int finish(FILE *f, int rc, int lines, const char *path, ry_error_t *err)
+{
+    fclose(f);
+    if (rc == 0 && lines == 0) {
+        errno = EINVAL;
+        rc = ry_errorf(err, "%s: empty file", path);
+    }
+    return rc;
+}
+
 static struct topo_nic *nic_named(struct topo_node *node, const char *name)
 {
     struct topo_nic *n = topo_node_nic_by_name(node, name);
@@ -179,11 +190,7 @@ int topo_ibstat_read(struct topo_node *node, const char *path, ry_error_t *err)
         else if (!strcasecmp(s, "Base lid"))
             port->lid = (int)strtol(v, NULL, 0);
     }
-    fclose(f);
-    if (rc == 0 && lineno == 0) {
-        errno = EINVAL;
-        rc = ry_errorf(err, "%s: empty file", path);
-    }
+    rc = finish(f, rc, lineno, path, err);
     if (rc == 0) {
         node->nics_listed = 1;
         topo_node_add_source(node, "ibstat %s", path);
@@ -248,11 +255,7 @@ int topo_nvlink_status_read(struct topo_node *node, const char *path, ry_error_t
         rc = ry_errorf(err, "%s:%d: not nvidia-smi nvlink --status output: '%.60s'", path, lineno,
                        s);
     }
-    fclose(f);
-    if (rc == 0 && lineno == 0) {
-        errno = EINVAL;
-        rc = ry_errorf(err, "%s: empty file", path);
-    }
+    rc = finish(f, rc, lineno, path, err);
     if (rc == 0) {
         node->gpus_listed = 1;
         topo_node_add_source(node, "nvlink-status %s", path);

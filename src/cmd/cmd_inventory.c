@@ -337,7 +337,6 @@ static int run(int argc, char **argv)
 const struct cmd_entry cmd_inventory = {
     .name = "inventory",
     .run = run,
-    .usage = "inventory [--json] [--sysfs-root <dir>] [--hwloc-xml <file> | --nccl-topo <file>] "
-             "[--bundle <file>]",
+    .usage = "inventory [--json] [<input options>]",
     .summary = "report the node's GPUs, RDMA NICs and ports, and the GPU x NIC affinity matrix",
 };
