@@ -16,7 +16,8 @@ const char *const topo_check_ids[] = {
     "nic.port.state",  "nic.port.phys_state",
     "nic.port.rate",   "nic.port.link_layer",
     "affinity.path",   "affinity.numa",
-    "rail.assignment", NULL,
+    "rail.assignment", "link.bandwidth", "link.path", "link.unreachable", "link.errors",
+    "rail.cabling", "rank.failed", NULL,
 };
 
 int topo_check_id_known(const char *id)

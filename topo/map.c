@@ -250,6 +250,8 @@ static int parse_nic(struct parse *p, yaml_node_t *n, struct map_nic *nic)
             return -1;
         if (is_key(k, "name"))
             rc = get_str(p, v, "name", &nic->name);
+        else if (is_key(k, "netdev"))
+            rc = get_str(p, v, "netdev", &nic->netdev);
         else if (is_key(k, "rail"))
             rc = get_int(p, v, "rail", 0, 1023, &nic->rail);
         else if (is_key(k, "port"))

@@ -16,6 +16,7 @@ enum topo_sev { TOPO_SEV_OK = 0, TOPO_SEV_WARN, TOPO_SEV_FAIL, TOPO_SEV_IGNORE }
 
 struct map_nic {
     char *name;
+    char *netdev; /* the network interface of the port (RoCE, IPoIB, a plain rail), or NULL */
     int rail;
     int port; /* the port that carries the rail, default 1 */
     enum topo_link_layer link_layer;

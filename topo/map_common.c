@@ -12,8 +12,10 @@ static void type_free(struct map_node_type *t)
 {
     free(t->name);
     free(t->gpu_model);
-    for (size_t i = 0; i < t->nnics; i++)
+    for (size_t i = 0; i < t->nnics; i++) {
         free(t->nics[i].name);
+        free(t->nics[i].netdev);
+    }
     free(t->nics);
     for (size_t i = 0; i < t->nignore; i++)
         free(t->ignore[i]);

@@ -201,6 +201,8 @@ nics:
                 const struct topo_port *pt = nic->nports ? &nic->ports[p] : NULL;
                 map_start(&m, 1);
                 kv_str(&m, "name", nic->name);
+                if (p == 0 && (pt && pt->netdev ? pt->netdev : nic->netdev))
+                    kv_str(&m, "netdev", pt && pt->netdev ? pt->netdev : nic->netdev);
                 if (rail[n] >= 0 && p == 0)
                     kv_int(&m, "rail", rail[n]);
                 if (pt && pt->num != 1)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "reports/findings.h"
 #include "reports/out.h"
 #include "src/cmd/cmd.h"
 #include "topo/compare.h"
@@ -63,23 +64,6 @@ static void deadline(int sig)
         /* nothing more can be done */
     }
     _exit(RY_EXIT_ERROR);
-}
-
-static void print_finding(struct out *o, const struct topo_finding *f, int verbose)
-{
-    static const char *const label[] = { "ok", "WARN", "FAIL" };
-    int show = f->sev != TOPO_SEV_OK || verbose;
-
-    out_obj_open(o, NULL);
-    out_str(o, "severity", NULL, topo_sev_name(f->sev));
-    if (show)
-        out_text(o, "%-4s  ", label[f->sev]);
-    out_str(o, "check", show ? "%-20s" : NULL, f->check);
-    out_str(o, "subject", show ? " %-22s" : NULL, f->subject);
-    out_str(o, "expected", show ? " expected %s" : NULL, f->expected);
-    out_str(o, "observed", show ? ", observed %s\n" : NULL, f->observed);
-    out_str(o, "hint", show && f->hint ? "      hint: %s\n" : NULL, f->hint);
-    out_obj_close(o);
 }
 
 /* One line for Slurm's node reason (at most 80 characters): the first failure, "+N" more. */
@@ -200,15 +184,7 @@ static int run(int argc, char **argv)
     if (!strcmp(c.tier, "quick"))
         out_text(o, "  tier quick: this build has no local active probes yet; the checks are "
                     "those of tier inventory\n");
-    out_arr_open(o, "findings");
-    for (size_t i = 0; i < f.n; i++)
-        print_finding(o, &f.v[i], common.verbose);
-    out_arr_close(o);
-    out_obj_open(o, "summary");
-    out_u64(o, "fail", "%s failed", f.nfail);
-    out_u64(o, "warn", ", %s warnings", f.nwarn);
-    out_u64(o, "ok", ", %s passed", f.nok);
-    out_obj_close(o);
+    report_findings(o, &f, common.verbose);
     out_str(o, "verdict", " -> %s\n", f.nfail ? "fail" : "pass");
     if (f.n == 0)
         out_text(o,

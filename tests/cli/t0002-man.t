@@ -3,7 +3,7 @@
 . "$RAILYARD_SRCDIR/tests/lib.sh"
 command -v man >/dev/null || skip_all "man is not installed"
 MANDIR=$(dirname "$RAILYARD")/man/man1
-for p in railyard railyard-inventory railyard-gather railyard-check railyard-map; do
+for p in railyard railyard-inventory railyard-gather railyard-check railyard-map railyard-fabric; do
     f=$MANDIR/$p.1
     [ -f "$f" ] || { ok 1 "$p.1 exists"; continue; }
     w=$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=100 man --warnings --encoding=UTF-8 --local-file \
@@ -24,9 +24,19 @@ for f in "$(dirname "$RAILYARD")"/man/man5/railyard-map.5 "$(dirname "$RAILYARD"
     [ -f "$f" ] && [ -z "$w" ]; ok $? "$(basename "$f") renders without warnings"
 done
 # every check id the code knows is documented in railyard-check(1)
+FABRIC=$(dirname "$RAILYARD")/railyard-fabric
+if [ -x "$FABRIC" ]; then
+    for opt in $("$FABRIC" --help 2>/dev/null | grep -E '^ +-' | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+        sed 's/\\-/-/g' "$MANDIR/railyard-fabric.1" | grep -q -- "$opt"
+        ok $? "railyard-fabric $opt is documented"
+    done
+else
+    skip "railyard-fabric not built"
+fi
 ids=$("$RAILYARD" check --list-checks)
 [ "$(echo "$ids" | wc -l)" -ge 13 ]; ok $? "check --list-checks lists the check ids"
 for id in $ids; do
-    grep -q "^\.B $id\$" "$MANDIR/railyard-check.1"; ok $? "check id $id is documented"
+    cat "$MANDIR/railyard-check.1" "$MANDIR/railyard-fabric.1" | grep -q "^\.B $id\$"
+    ok $? "check id $id is documented"
 done
 done_testing

@@ -1,0 +1,52 @@
+#ifndef RAILYARD_FABRIC_ANALYZE_H
+#define RAILYARD_FABRIC_ANALYZE_H
+
+#include <stddef.h>
+
+#include "topo/compare.h"
+
+/* Fault localization over the pair graph of one railyard-fabric run: ports (node, rail) are
+ * vertices, measured pairs are edges. Pure: it reads the measurements and adds findings. */
+
+struct fabric_link {
+    int round;
+    int rail;
+    int a, b;        /* node indexes; a sent */
+    int ok;          /* 1: measured; 0: failed (error says why) */
+    int rank_failed; /* one of the two ranks died or hung: not a link fault */
+    char error[128];
+    double bw_gbps;                /* goodput at the receiver */
+    double lat_p50_us, lat_p99_us; /* <0 unknown */
+    long long retrans;             /* TCP retransmissions of the sender, -1 unknown */
+    long long errors_a, errors_b;  /* netdev errors+drops during the round, -1 unknown */
+};
+
+struct fabric_port {
+    int carrier; /* 1 up, 0 down (no carrier), -1 unknown */
+};
+
+struct fabric_input {
+    int nodes, rails;
+    char *const *node_names;
+    const struct fabric_port *ports; /* nodes * rails, index node * rails + rail */
+    const double *expect_gbps;       /* per rail: lowest acceptable goodput, <0 none */
+    const struct fabric_link *links;
+    size_t nlinks;
+    const int *failed_nodes; /* nodes with a rank that died or hung (named by the caller) */
+    size_t nfailed;
+};
+
+/* Add findings to out: link.bandwidth (a port low against all its partners, or below the
+ * map), link.path (a pair low that neither end explains), link.unreachable, nic.port.state
+ * (a rail without carrier), rail.cabling (a rail up but reaching none of its peers, or whose
+ * same-leaf peers differ from the node's other rails), link.errors (error counters that rose).
+ * The median per rail is the fleet reference. */
+void fabric_analyze(const struct fabric_input *in, struct topo_findings *out);
+
+/* Median of v[0..n-1] (n > 0); v is reordered. */
+double fabric_median(double *v, size_t n);
+
+/* p-th percentile (0..100) of v, by nearest rank; v is reordered. */
+double fabric_percentile(double *v, size_t n, double p);
+
+#endif

@@ -1,0 +1,50 @@
+#ifndef RAILYARD_FABRIC_TRANSPORT_H
+#define RAILYARD_FABRIC_TRANSPORT_H
+
+#include <stdint.h>
+
+#include "src/common/error.h"
+
+/* A link-test transport of railyard-fabric: a const table of callbacks (tcp today, verbs
+ * next). Every call takes an absolute deadline (CLOCK_MONOTONIC seconds) and returns -1 with
+ * err filled when it passes: no call blocks without one. */
+
+struct fabric_endpoint {
+    char addr[48]; /* the rail's address, textual */
+    uint16_t port;
+    int32_t ok; /* 0: the rank could not set up (error says why) */
+    char error[128];
+};
+
+struct fabric_stats {
+    double bw_gbps; /* goodput measured by the receiver */
+    double seconds; /* how long data flowed */
+    long long bytes;
+    long long retrans; /* sender's TCP retransmissions, -1 unknown */
+    double lat_p50_us, lat_p99_us;
+};
+
+struct fabric_transport {
+    const char *name;
+    /* bind to the rail's network interface; fill local (ok=0 with a reason on failure) */
+    int (*setup)(const char *netdev, struct fabric_endpoint *local, void **state, ry_error_t *err);
+    /* send for duration seconds over streams connections, which must connect by connect_by;
+     * out gets the receiver's figures */
+    int (*send)(void *state, const struct fabric_endpoint *peer, double duration, int streams,
+                double connect_by, double deadline, struct fabric_stats *out, ry_error_t *err);
+    /* accept streams connections from peer (others are refused) by connect_by, and measure */
+    int (*recv)(void *state, const struct fabric_endpoint *peer, int streams, double connect_by,
+                double deadline, struct fabric_stats *out, ry_error_t *err);
+    /* ping-pong of small messages: one-way latency percentiles into out */
+    int (*ping)(void *state, const struct fabric_endpoint *peer, int iters, double deadline,
+                struct fabric_stats *out, ry_error_t *err);
+    int (*pong)(void *state, const struct fabric_endpoint *peer, double deadline, ry_error_t *err);
+    void (*teardown)(void *state);
+};
+
+extern const struct fabric_transport fabric_transport_tcp;
+
+/* CLOCK_MONOTONIC in seconds */
+double fabric_now(void);
+
+#endif

@@ -1,0 +1,819 @@
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mpi.h>
+
+#include "fabric/analyze.h"
+#include "fabric/schedule.h"
+#include "fabric/transport.h"
+#include "reports/findings.h"
+#include "reports/out.h"
+#include "src/common/xmalloc.h"
+#include "topo/map.h"
+#include "topo/sysfs.h"
+
+/* railyard-fabric: one MPI job over many nodes that tests every rail. Ranks on one node (MPI
+ * shared-memory communicator) are its rails; rank 0 coordinates rounds with point-to-point
+ * messages that all have deadlines, so a rank that dies or hangs is named and the others
+ * finish. Exit status: 0 pass, 1 faults found (or a rank lost), 2 could not judge. */
+
+#define SCHEMA_VERSION 1
+#define TAG_GO         11
+#define TAG_RESULT     12
+#define NAME_LEN       64
+
+enum role { ROLE_IDLE = 0, ROLE_SEND, ROLE_RECV };
+
+struct rank_info { /* exchanged once at start */
+    char host[NAME_LEN];
+    int32_t local_rank, local_size;
+    struct fabric_endpoint ep;
+    int32_t carrier;
+};
+
+struct result_msg { /* one per rank per round */
+    int32_t round, role, peer, ok, carrier;
+    char error[128];
+    double bw_gbps, lat_p50_us, lat_p99_us;
+    int64_t retrans, errors;
+};
+
+struct opts {
+    const char *map, *schedule, *pairs, *run_dir, *netdev_fmt, *node_type;
+    double duration, round_timeout, start_timeout, connect_timeout;
+    int streams, iters, shift, json, verbose;
+};
+
+static int world_rank, world_size;
+static char myhost[NAME_LEN];
+
+__attribute__((format(printf, 1, 2))) static void logmsg(const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "railyard-fabric: %s:%d: ", myhost, world_rank);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+            "usage: mpirun [...] railyard-fabric [--map <file>] [--schedule <name>] [<options>]\n\n"
+            "Test every rail of every node, one rank per (node, rail), and name the culprits.\n\n"
+            "  -m, --map <file>        expected topology map (rails, netdevs, rates)\n"
+            "  --node-type <type>      the map's node type (default: from the host lists)\n"
+            "  -s, --schedule <name>   neighbor (default), ring, all-pairs, custom\n"
+            "  --shift <k>             ring: test node i with node i+k (default 1)\n"
+            "  --pairs <file>          custom: lines '<node> <node>'\n"
+            "  -d, --duration <s>      seconds of traffic per link and round (default 2)\n"
+            "  --streams <n>           parallel TCP streams per link (default 1)\n"
+            "  --iters <n>             ping-pong iterations for latency (default 200)\n"
+            "  --netdev <format>       rail netdev without a map, printf format (default rail%%d)\n"
+            "  --round-timeout <s>     deadline of a round (default duration + 10)\n"
+            "  --start-timeout <s>     deadline of the start-up exchange (default 60)\n"
+            "  --connect-timeout <s>   a link that does not connect by then fails (default 5)\n"
+            "  -o, --run-dir <dir>     keep results.json, the map and the command line there\n"
+            "  -j, --json              print the results as JSON\n"
+            "  -v, --verbose           list passed checks and every link\n"
+            "  -h, --help              this help\n");
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+    static const struct option lo[] = {
+        { "map", required_argument, NULL, 'm' },
+        { "node-type", required_argument, NULL, 'T' },
+        { "schedule", required_argument, NULL, 's' },
+        { "shift", required_argument, NULL, 'K' },
+        { "pairs", required_argument, NULL, 'P' },
+        { "duration", required_argument, NULL, 'd' },
+        { "streams", required_argument, NULL, 'S' },
+        { "iters", required_argument, NULL, 'I' },
+        { "netdev", required_argument, NULL, 'N' },
+        { "round-timeout", required_argument, NULL, 'R' },
+        { "start-timeout", required_argument, NULL, 'A' },
+        { "connect-timeout", required_argument, NULL, 'C' },
+        { "run-dir", required_argument, NULL, 'o' },
+        { "json", no_argument, NULL, 'j' },
+        { "verbose", no_argument, NULL, 'v' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    int c;
+    char *end;
+
+    memset(o, 0, sizeof(*o));
+    o->schedule = "neighbor";
+    o->duration = 2;
+    o->streams = 1;
+    o->iters = 200;
+    o->shift = 1;
+    o->round_timeout = -1;
+    o->start_timeout = 60;
+    o->connect_timeout = 5;
+    o->netdev_fmt = "rail%d";
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "m:s:d:o:jvh", lo, NULL)) != -1) {
+        double v = 0;
+        if (optarg && strchr("dRAKSIC", c)) {
+            v = strtod(optarg, &end);
+            if (end == optarg || *end || v <= 0 || v > 86400) {
+                if (world_rank == 0)
+                    fprintf(stderr, "railyard-fabric: --%s takes a positive number, not '%s'\n",
+                            lo[0].name ? "option" : "", optarg);
+                return -1;
+            }
+        }
+        switch (c) {
+        case 'm': o->map = optarg; break;
+        case 'T': o->node_type = optarg; break;
+        case 's': o->schedule = optarg; break;
+        case 'K': o->shift = (int)v; break;
+        case 'P': o->pairs = optarg; break;
+        case 'd': o->duration = v; break;
+        case 'S': o->streams = (int)v; break;
+        case 'I': o->iters = (int)v; break;
+        case 'N': o->netdev_fmt = optarg; break;
+        case 'R': o->round_timeout = v; break;
+        case 'A': o->start_timeout = v; break;
+        case 'C': o->connect_timeout = v; break;
+        case 'o': o->run_dir = optarg; break;
+        case 'j': o->json = 1; break;
+        case 'v': o->verbose++; break;
+        case 'h':
+            if (world_rank == 0)
+                usage(stdout);
+            return 1;
+        default:
+            if (world_rank == 0)
+                fprintf(stderr,
+                        "railyard-fabric: unknown option '%s' or missing value, try "
+                        "--help\n",
+                        argv[optind - 1]);
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        if (world_rank == 0)
+            fprintf(stderr, "railyard-fabric: unexpected argument '%s'\n", argv[optind]);
+        return -1;
+    }
+    if (strcmp(o->schedule, "neighbor") && strcmp(o->schedule, "ring") &&
+        strcmp(o->schedule, "all-pairs") && strcmp(o->schedule, "custom")) {
+        if (world_rank == 0)
+            fprintf(stderr,
+                    "railyard-fabric: unknown schedule '%s' (neighbor, ring, all-pairs, "
+                    "custom)\n",
+                    o->schedule);
+        return -1;
+    }
+    if (!strcmp(o->schedule, "custom") && !o->pairs) {
+        if (world_rank == 0)
+            fprintf(stderr, "railyard-fabric: --schedule custom needs --pairs <file>\n");
+        return -1;
+    }
+    if (o->streams > 16) {
+        if (world_rank == 0)
+            fprintf(stderr, "railyard-fabric: --streams is at most 16\n");
+        return -1;
+    }
+    if (o->round_timeout < 0)
+        o->round_timeout = o->duration + 10;
+    return 0;
+}
+
+/* Wait for a non-blocking MPI request until the deadline, sleeping between tests so that
+ * waiting ranks do not steal the cores the measurement needs. 1 done, 0 timed out. */
+static int mpi_wait_until(MPI_Request *req, double deadline)
+{
+    struct timespec nap = { 0, 1000000 };
+    int done = 0;
+
+    while (!done) {
+        MPI_Test(req, &done, MPI_STATUS_IGNORE);
+        if (done)
+            break;
+        if (fabric_now() > deadline)
+            return 0;
+        nanosleep(&nap, NULL);
+    }
+    return 1;
+}
+
+static void send_go(const int *rank_lost, int size, const int go[2])
+{
+    for (int k = 1; k < size; k++)
+        if (!rank_lost[k]) {
+            MPI_Request sreq;
+            MPI_Isend((void *)go, 2, MPI_INT, k, TAG_GO, MPI_COMM_WORLD, &sreq);
+            MPI_Request_free(&sreq);
+        }
+}
+
+/* wait for rank 0's word: the next round, or the end with the verdict */
+static int wait_go(const struct opts *o, int go[2])
+{
+    MPI_Request req;
+
+    /* a round, rank 0's collection, the analysis and the output fit in this deadline */
+    MPI_Irecv(go, 2, MPI_INT, 0, TAG_GO, MPI_COMM_WORLD, &req);
+    if (!mpi_wait_until(&req, fabric_now() + o->round_timeout * 2 + 30)) {
+        logmsg("no word from rank 0 in time: stopping");
+        MPI_Cancel(&req);
+        return -1;
+    }
+    return 0;
+}
+
+static int read_carrier(const char *netdev)
+{
+    char buf[32];
+    int v;
+
+    if (topo_sysfs_read_int("/sys", &v, NULL, "class/net/%s/carrier", netdev) == 0)
+        return v ? 1 : 0;
+    if (topo_sysfs_read("/sys", buf, sizeof(buf), NULL, "class/net/%s/operstate", netdev) == 0)
+        return !strcmp(buf, "up") ? 1 : !strcmp(buf, "down") ? 0 : -1;
+    return -1;
+}
+
+static long long read_errors(const char *netdev)
+{
+    static const char *const c[] = { "rx_errors", "tx_errors", "rx_dropped", "tx_dropped" };
+    long long total = 0;
+    uint64_t v;
+
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        if (topo_sysfs_read_u64("/sys", &v, NULL, "class/net/%s/statistics/%s", netdev, c[i]) < 0)
+            return -1;
+        total += (long long)v;
+    }
+    return total;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+    return topo_natcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* ---- output (rank 0) ---- */
+
+struct run {
+    struct opts *o;
+    int argc;
+    char **argv;
+    int nodes, rails;
+    char **names;
+    struct rank_info *info; /* per world rank */
+    int *rank_of;           /* nodes*rails -> world rank */
+    struct fabric_schedule sched;
+    struct fabric_link *links;
+    size_t nlinks;
+    int *failed; /* nodes with a lost rank */
+    size_t nfailed;
+    int *rank_lost; /* per world rank */
+    size_t rounds_done;
+    double *expect; /* per rail */
+    const char *type_name;
+    double started;
+};
+
+static void print_results(struct out *o, struct run *r, const struct topo_findings *f, int done)
+{
+    char stamp[64];
+    time_t now = time(NULL);
+    struct tm tm;
+
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    out_int(o, "schema_version", NULL, SCHEMA_VERSION);
+    out_str(o, "tool", NULL, "railyard-fabric");
+    out_str(o, "version", NULL, PACKAGE_VERSION);
+    out_str(o, "time", NULL, stamp);
+    out_bool(o, "complete", NULL, done);
+    out_str(o, "map", NULL, r->o->map);
+    out_str(o, "node_type", NULL, r->type_name);
+    out_str(o, "transport", NULL, "tcp");
+    out_str(o, "schedule", "railyard-fabric: %s", r->o->schedule);
+    out_int(o, "nodes", " schedule, %s nodes", r->nodes);
+    out_int(o, "rails", " x %s rails", r->rails);
+    out_u64(o, "rounds_done", ", %s", r->rounds_done);
+    out_u64(o, "rounds", "/%s rounds", r->sched.n);
+    out_double(o, "duration_s", " of %s s", 1, r->o->duration, 1);
+    out_double(o, "elapsed_s", ", %s s in all\n", 1, fabric_now() - r->started, 1);
+    out_arr_open(o, "node_names");
+    for (int i = 0; i < r->nodes; i++)
+        out_str(o, NULL, NULL, r->names[i]);
+    out_arr_close(o);
+    if (r->nlinks)
+        out_text(o, "  %-5s %-4s %-24s %-12s %-22s %s\n", "ROUND", "RAIL", "LINK", "GOODPUT",
+                 "LATENCY p50/p99", "STATUS");
+    out_arr_open(o, "links");
+    for (size_t i = 0; i < r->nlinks; i++) {
+        const struct fabric_link *l = &r->links[i];
+        char pair[NAME_LEN * 2 + 8], bw[32] = "n/a", lat[48] = "n/a";
+        snprintf(pair, sizeof(pair), "%s->%s", r->names[l->a], r->names[l->b]);
+        if (l->ok) {
+            snprintf(bw, sizeof(bw), "%.3f Gb/s", l->bw_gbps);
+            if (l->lat_p50_us > 0)
+                snprintf(lat, sizeof(lat), "%.0f/%.0f us", l->lat_p50_us, l->lat_p99_us);
+        }
+        out_obj_open(o, NULL);
+        out_int(o, "round", "  %-5s", l->round + 1);
+        out_int(o, "rail", " %-4s", l->rail);
+        out_str(o, "from", NULL, r->names[l->a]);
+        out_str(o, "to", NULL, r->names[l->b]);
+        out_text(o, " %-24s %-12s %-22s %s\n", pair, bw, lat,
+                 l->ok            ? "ok"
+                 : l->rank_failed ? "rank lost"
+                                  : l->error);
+        out_bool(o, "ok", NULL, l->ok);
+        out_str(o, "error", NULL, l->ok ? NULL : l->error);
+        out_double(o, "bw_gbps", NULL, 4, l->bw_gbps, l->ok);
+        out_double(o, "lat_p50_us", NULL, 1, l->lat_p50_us, l->ok && l->lat_p50_us > 0);
+        out_double(o, "lat_p99_us", NULL, 1, l->lat_p99_us, l->ok && l->lat_p99_us > 0);
+        out_int_opt(o, "retrans", NULL, l->retrans, l->retrans >= 0);
+        out_obj_close(o);
+    }
+    out_arr_close(o);
+    if (f) {
+        report_findings(o, f, r->o->verbose);
+        out_str(o, "verdict", " -> %s\n", f->nfail ? "fail" : "pass");
+    }
+}
+
+/* results.json in the run directory, rewritten atomically after every round */
+static void save_run(struct run *r, const struct topo_findings *f, int done)
+{
+    char path[PATH_MAX], tmp[PATH_MAX + 16];
+    struct out *o;
+    ry_error_t err;
+    FILE *fp;
+
+    if (!r->o->run_dir)
+        return;
+    snprintf(path, sizeof(path), "%s/results.json", r->o->run_dir);
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    if (!(fp = fopen(tmp, "w"))) {
+        logmsg("cannot write %s: %s", tmp, strerror(errno));
+        return;
+    }
+    if (!(o = out_create(fp, OUT_JSON, &err))) {
+        logmsg("%s", err.text);
+        fclose(fp);
+        unlink(tmp);
+        return;
+    }
+    print_results(o, r, f, done);
+    if (out_finish(o, &err) < 0 || fclose(fp) != 0 || rename(tmp, path) < 0)
+        logmsg("cannot write %s: %s", path, strerror(errno));
+    out_destroy(o);
+}
+
+static int prepare_run_dir(struct run *r)
+{
+    char path[PATH_MAX];
+    FILE *fp;
+
+    if (!r->o->run_dir)
+        return 0;
+    if (mkdir(r->o->run_dir, 0755) < 0 && errno != EEXIST) {
+        logmsg("cannot create %s: %s", r->o->run_dir, strerror(errno));
+        return -1;
+    }
+    snprintf(path, sizeof(path), "%s/cmdline", r->o->run_dir);
+    if ((fp = fopen(path, "w"))) {
+        for (int i = 0; i < r->argc; i++)
+            fprintf(fp, "%s%s", i ? " " : "", r->argv[i]);
+        fputc('\n', fp);
+        fclose(fp);
+    }
+    if (r->o->map) {
+        char buf[8192];
+        size_t n;
+        FILE *in = fopen(r->o->map, "r");
+        snprintf(path, sizeof(path), "%s/map.yaml", r->o->run_dir);
+        if (in && (fp = fopen(path, "w"))) {
+            while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+                fwrite(buf, 1, n, fp);
+            fclose(fp);
+        }
+        if (in)
+            fclose(in);
+    }
+    return 0;
+}
+
+/* ---- the run ---- */
+
+static int my_role(const struct fabric_round *rd, int node, int *peer)
+{
+    for (size_t i = 0; i < rd->n; i++) {
+        if (rd->pairs[i].a == node) {
+            *peer = rd->pairs[i].b;
+            return ROLE_SEND;
+        }
+        if (rd->pairs[i].b == node) {
+            *peer = rd->pairs[i].a;
+            return ROLE_RECV;
+        }
+    }
+    *peer = -1;
+    return ROLE_IDLE;
+}
+
+static void run_round(const struct opts *o, const struct fabric_transport *t, void *ts,
+                      const struct rank_info *info, const int *rank_of, int rails, int node,
+                      int rail, const struct fabric_round *rd, int round, const char *netdev,
+                      struct result_msg *res)
+{
+    double start = fabric_now(), deadline = start + o->round_timeout,
+           connect_by = start + o->connect_timeout;
+    struct fabric_stats st;
+    ry_error_t err = { "" };
+    long long e0 = read_errors(netdev), e1;
+    int peer, rc = 0;
+
+    memset(res, 0, sizeof(*res));
+    memset(&st, 0, sizeof(st));
+    res->round = round;
+    res->role = my_role(rd, node, &peer);
+    res->peer = peer;
+    res->carrier = read_carrier(netdev);
+    res->retrans = -1;
+    if (res->role != ROLE_IDLE) {
+        const struct fabric_endpoint *pe = &info[rank_of[peer * rails + rail]].ep;
+        if (!info[rank_of[node * rails + rail]].ep.ok)
+            rc = ry_errorf(&err, "%s", info[rank_of[node * rails + rail]].ep.error);
+        else if (!pe->ok)
+            rc = ry_errorf(&err, "peer: %s", pe->error);
+        else if (res->role == ROLE_SEND) {
+            rc = t->send(ts, pe, o->duration, o->streams, connect_by, deadline, &st, &err);
+            if (rc == 0)
+                rc = t->ping(ts, pe, o->iters, deadline, &st, &err);
+        } else {
+            rc = t->recv(ts, pe, o->streams, connect_by, deadline, &st, &err);
+            if (rc == 0 && o->iters > 0)
+                rc = t->pong(ts, pe, deadline, &err);
+        }
+    }
+    e1 = read_errors(netdev);
+    res->ok = rc == 0;
+    snprintf(res->error, sizeof(res->error), "%s", rc == 0 ? "" : err.text);
+    res->bw_gbps = st.bw_gbps;
+    res->lat_p50_us = st.lat_p50_us;
+    res->lat_p99_us = st.lat_p99_us;
+    res->retrans = st.retrans;
+    res->errors = e0 >= 0 && e1 >= 0 ? e1 - e0 : -1;
+}
+
+static void add_links(struct run *r, int round, const struct result_msg *res, const int *got)
+{
+    const struct fabric_round *rd = &r->sched.rounds[round];
+
+    for (size_t i = 0; i < rd->n; i++)
+        for (int rail = 0; rail < r->rails; rail++) {
+            int a = rd->pairs[i].a, b = rd->pairs[i].b;
+            int ra = r->rank_of[a * r->rails + rail], rb = r->rank_of[b * r->rails + rail];
+            struct fabric_link *l;
+            r->links = xrealloc(r->links, (r->nlinks + 1) * sizeof(*r->links));
+            l = &r->links[r->nlinks++];
+            memset(l, 0, sizeof(*l));
+            l->round = round;
+            l->rail = rail;
+            l->a = a;
+            l->b = b;
+            l->retrans = -1;
+            l->errors_a = l->errors_b = -1;
+            l->lat_p50_us = l->lat_p99_us = -1;
+            if (!got[ra] || !got[rb] || r->rank_lost[ra] || r->rank_lost[rb]) {
+                l->rank_failed = 1;
+                snprintf(l->error, sizeof(l->error), "rank lost");
+                continue;
+            }
+            l->ok = res[ra].ok && res[rb].ok;
+            snprintf(l->error, sizeof(l->error), "%s",
+                     !res[ra].ok   ? res[ra].error
+                     : !res[rb].ok ? res[rb].error
+                                   : "");
+            /* the receiver measured the goodput; the sender measured the latency */
+            l->bw_gbps = res[rb].bw_gbps;
+            l->lat_p50_us = res[ra].lat_p50_us > 0 ? res[ra].lat_p50_us : -1;
+            l->lat_p99_us = res[ra].lat_p99_us > 0 ? res[ra].lat_p99_us : -1;
+            l->retrans = res[ra].retrans;
+            l->errors_a = res[ra].errors;
+            l->errors_b = res[rb].errors;
+        }
+}
+
+int main(int argc, char **argv)
+{
+    struct opts o;
+    struct run r;
+    struct rank_info me;
+    struct topo_map *map = NULL;
+    const struct map_node_type *type = NULL;
+    const struct fabric_transport *t = &fabric_transport_tcp;
+    void *ts = NULL;
+    MPI_Comm node_comm;
+    MPI_Request req;
+    ry_error_t err = { "" };
+    char netdev[32];
+    int rc, exit_code = 2, node = -1, rail, go[2];
+    struct result_msg *res = NULL;
+    int *got = NULL;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    gethostname(myhost, sizeof(myhost));
+    myhost[sizeof(myhost) - 1] = '\0';
+    memset(&r, 0, sizeof(r));
+    r.o = &o;
+    r.argc = argc;
+    r.argv = argv;
+    r.started = fabric_now();
+
+    if ((rc = parse_opts(argc, argv, &o)) != 0) {
+        MPI_Finalize();
+        return rc > 0 ? 0 : 2;
+    }
+    if (o.map && !(map = topo_map_load(o.map, &err))) {
+        if (world_rank == 0)
+            logmsg("%s", err.text);
+        MPI_Finalize();
+        return 2;
+    }
+
+    /* who am I: node by host name (shared-memory communicator), rail by local rank */
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
+    memset(&me, 0, sizeof(me));
+    snprintf(me.host, sizeof(me.host), "%s", myhost);
+    MPI_Comm_rank(node_comm, &me.local_rank);
+    MPI_Comm_size(node_comm, &me.local_size);
+    rail = me.local_rank;
+    if (map) {
+        type = o.node_type ? topo_map_type_by_name(map, o.node_type)
+                           : topo_map_type_for_host(map, myhost);
+        if (!type && map->ntypes == 1 && !o.node_type)
+            type = &map->types[0];
+    }
+    netdev[0] = '\0';
+    if (type) {
+        for (size_t i = 0; i < type->nnics; i++)
+            if (type->nics[i].rail == rail && type->nics[i].netdev)
+                snprintf(netdev, sizeof(netdev), "%s", type->nics[i].netdev);
+    } else
+        snprintf(netdev, sizeof(netdev), o.netdev_fmt, rail);
+    if (netdev[0] && t->setup(netdev, &me.ep, &ts, &err) < 0)
+        snprintf(me.ep.error, sizeof(me.ep.error), "%s", err.text);
+    else if (!netdev[0])
+        snprintf(me.ep.error, sizeof(me.ep.error), "the map has no netdev for rail %d", rail);
+    me.carrier = netdev[0] ? read_carrier(netdev) : -1;
+
+    r.info = xcalloc((size_t)world_size, sizeof(*r.info));
+    MPI_Iallgather(&me, (int)sizeof(me), MPI_BYTE, r.info, (int)sizeof(me), MPI_BYTE,
+                   MPI_COMM_WORLD, &req);
+    if (!mpi_wait_until(&req, fabric_now() + o.start_timeout)) {
+        logmsg("the start-up exchange did not finish within %g s: a rank did not start",
+               o.start_timeout);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+
+    /* the layout, the same on every rank: nodes in natural order of their names */
+    {
+        char **names = xcalloc((size_t)world_size, sizeof(*names));
+        int n = 0, bad = 0;
+        for (int i = 0; i < world_size; i++) {
+            int seen = 0;
+            for (int k = 0; k < n; k++)
+                seen |= !strcmp(names[k], r.info[i].host);
+            if (!seen)
+                names[n++] = xstrdup(r.info[i].host);
+        }
+        qsort(names, (size_t)n, sizeof(*names), name_cmp);
+        r.nodes = n;
+        r.names = names;
+        r.rails = r.info[0].local_size;
+        for (int i = 0; i < world_size; i++)
+            if (r.info[i].local_size != r.rails)
+                bad = 1;
+        if (bad) {
+            if (world_rank == 0)
+                logmsg("nodes run different numbers of ranks: give every node one rank per rail");
+            MPI_Finalize();
+            return 2;
+        }
+        if (type) {
+            int maprails = 0;
+            for (size_t i = 0; i < type->nnics; i++)
+                if (type->nics[i].rail >= 0)
+                    maprails++;
+            if (maprails != r.rails) {
+                if (world_rank == 0)
+                    logmsg("%d ranks per node, but node type '%s' of %s has %d rails: run one "
+                           "rank per rail",
+                           r.rails, type->name, o.map, maprails);
+                MPI_Finalize();
+                return 2;
+            }
+        } else if (map) {
+            if (world_rank == 0)
+                logmsg("%s: host %s is in no host list of the map (use --node-type)", o.map,
+                       myhost);
+            MPI_Finalize();
+            return 2;
+        }
+        if (r.nodes < 2) {
+            if (world_rank == 0)
+                logmsg("all ranks run on one node (%s): railyard-fabric tests links between "
+                       "nodes",
+                       names[0]);
+            MPI_Finalize();
+            return 2;
+        }
+        r.rank_of = xcalloc((size_t)r.nodes * (size_t)r.rails, sizeof(*r.rank_of));
+        for (int i = 0; i < world_size; i++)
+            for (int k = 0; k < n; k++)
+                if (!strcmp(names[k], r.info[i].host))
+                    r.rank_of[k * r.rails + r.info[i].local_rank] = i;
+        for (int k = 0; k < n; k++)
+            if (!strcmp(names[k], myhost))
+                node = k;
+    }
+
+    /* the schedule, computed alike on every rank */
+    if (!strcmp(o.schedule, "all-pairs"))
+        rc = fabric_schedule_all_pairs(r.nodes, &r.sched, &err);
+    else if (!strcmp(o.schedule, "ring"))
+        rc = fabric_schedule_ring(r.nodes, o.shift, &r.sched, &err);
+    else if (!strcmp(o.schedule, "custom"))
+        rc = fabric_schedule_custom(o.pairs, r.nodes, r.names, &r.sched, &err);
+    else
+        rc = fabric_schedule_neighbor(r.nodes, &r.sched, &err);
+    if (rc < 0) {
+        if (world_rank == 0)
+            logmsg("%s", err.text);
+        MPI_Finalize();
+        return 2;
+    }
+
+    r.expect = xcalloc((size_t)r.rails, sizeof(*r.expect));
+    for (int k = 0; k < r.rails; k++) {
+        r.expect[k] = -1;
+        for (size_t i = 0; type && i < type->nnics; i++)
+            if (type->nics[i].rail == k) {
+                if (type->thresholds.rail_bw_gbps > 0)
+                    r.expect[k] = type->thresholds.rail_bw_gbps;
+                else if (type->nics[i].rate_gbps > 0)
+                    /* TCP goodput is ~95% of the line rate (headers) */
+                    r.expect[k] = type->nics[i].rate_gbps * 0.9;
+            }
+    }
+    r.type_name = type ? type->name : NULL;
+    r.rank_lost = xcalloc((size_t)world_size, sizeof(*r.rank_lost));
+    res = xcalloc((size_t)world_size, sizeof(*res));
+    got = xcalloc((size_t)world_size, sizeof(*got));
+    if (world_rank == 0 && prepare_run_dir(&r) < 0)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+
+    /* rounds: rank 0 says go, every rank tests and reports, rank 0 collects */
+    for (size_t round = 0;; round++) {
+        struct result_msg mine;
+        go[0] = round < r.sched.n ? (int)round : -1;
+        go[1] = 0;
+        if (go[0] < 0)
+            break; /* rank 0 tells the others at the end, with the verdict */
+        if (world_rank == 0)
+            send_go(r.rank_lost, world_size, go);
+        else if (wait_go(&o, go) < 0)
+            break;
+        if (world_rank == 0 && isatty(STDERR_FILENO) && !o.json) {
+            double per = round ? (fabric_now() - r.started) / (double)round : o.round_timeout;
+            fprintf(stderr, "\rround %zu/%zu, ETA %.0f s ", round + 1, r.sched.n,
+                    per * (double)(r.sched.n - round));
+        }
+        run_round(&o, t, ts, r.info, r.rank_of, r.rails, node, rail, &r.sched.rounds[round],
+                  (int)round, netdev, &mine);
+        if (world_rank != 0) {
+            MPI_Request sreq;
+            MPI_Isend(&mine, (int)sizeof(mine), MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD, &sreq);
+            if (!mpi_wait_until(&sreq, fabric_now() + o.round_timeout)) {
+                logmsg("rank 0 did not take the results in time: stopping");
+                MPI_Abort(MPI_COMM_WORLD, 2);
+            }
+            continue;
+        }
+        /* rank 0: collect, with a deadline per round */
+        {
+            MPI_Request *reqs = xcalloc((size_t)world_size, sizeof(*reqs));
+            double deadline = fabric_now() + o.round_timeout + 5;
+            res[0] = mine;
+            memset(got, 0, (size_t)world_size * sizeof(*got));
+            got[0] = 1;
+            for (int k = 1; k < world_size; k++)
+                if (!r.rank_lost[k])
+                    MPI_Irecv(&res[k], (int)sizeof(res[k]), MPI_BYTE, k, TAG_RESULT, MPI_COMM_WORLD,
+                              &reqs[k]);
+            for (int k = 1; k < world_size; k++) {
+                if (r.rank_lost[k])
+                    continue;
+                if (mpi_wait_until(&reqs[k], deadline))
+                    got[k] = 1;
+                else {
+                    int n;
+                    r.rank_lost[k] = 1;
+                    for (n = 0; n < r.nodes; n++)
+                        if (!strcmp(r.names[n], r.info[k].host))
+                            break;
+                    logmsg("rank %d (%s, rail %d) sent no result for round %zu in time: lost", k,
+                           r.info[k].host, r.info[k].local_rank, round + 1);
+                    r.failed = xrealloc(r.failed, (r.nfailed + 1) * sizeof(*r.failed));
+                    r.failed[r.nfailed++] = n;
+                }
+            }
+            free(reqs);
+            add_links(&r, (int)round, res, got);
+            r.rounds_done = round + 1;
+            save_run(&r, NULL, 0);
+        }
+    }
+
+    exit_code = 0;
+    if (world_rank == 0) {
+        struct topo_findings f = { 0 };
+        struct fabric_port *ports = xcalloc((size_t)r.nodes * (size_t)r.rails, sizeof(*ports));
+        struct fabric_input in;
+        struct out *out;
+
+        if (isatty(STDERR_FILENO) && !o.json)
+            fputs("\r                                   \r", stderr);
+        for (int i = 0; i < r.nodes * r.rails; i++)
+            ports[i].carrier = r.info[r.rank_of[i]].carrier;
+        /* a node whose rank was lost: its links were already marked, name the node once */
+        {
+            int *uniq = xcalloc(r.nfailed ? r.nfailed : 1, sizeof(*uniq));
+            size_t nu = 0;
+            for (size_t i = 0; i < r.nfailed; i++) {
+                int seen = 0;
+                for (size_t k = 0; k < nu; k++)
+                    seen |= uniq[k] == r.failed[i];
+                if (!seen)
+                    uniq[nu++] = r.failed[i];
+            }
+            in = (struct fabric_input){ r.nodes, r.rails,  r.names, ports, r.expect,
+                                        r.links, r.nlinks, uniq,    nu };
+            fabric_analyze(&in, &f);
+            free(uniq);
+        }
+        topo_findings_sort(&f);
+        save_run(&r, &f, 1);
+        if ((out = out_create(stdout, o.json ? OUT_JSON : OUT_TEXT, &err))) {
+            print_results(out, &r, &f, 1);
+            if (o.run_dir)
+                out_str(out, "run_dir", "  run directory: %s\n", o.run_dir);
+            out_finish(out, &err);
+            out_destroy(out);
+        } else
+            logmsg("%s", err.text);
+        fflush(stdout);
+        exit_code = f.nfail ? 1 : 0;
+        topo_findings_free(&f);
+        free(ports);
+        if (r.nfailed && !exit_code)
+            exit_code = 1;
+    }
+    /* every rank learns the verdict; with a rank lost, MPI_Finalize would wait for it forever,
+     * so every rank leaves without it */
+    if (world_rank == 0) {
+        go[0] = -1;
+        go[1] = exit_code | (r.nfailed ? 0x100 : 0);
+        send_go(r.rank_lost, world_size, go);
+    } else if (go[0] >= 0 || wait_go(&o, go) < 0)
+        go[1] = 2 | 0x100;
+    exit_code = go[1] & 0xff;
+    if (go[1] & 0x100) {
+        fflush(NULL);
+        _exit(exit_code);
+    }
+    t->teardown(ts);
+    topo_map_destroy(map);
+    MPI_Comm_free(&node_comm);
+    MPI_Finalize();
+    return exit_code;
+}

@@ -1,0 +1,107 @@
+#!/bin/bash
+# railyard-fabric on the demo cluster (network namespaces, shaped veth rails, Open MPI): each
+# injected fault alone and all together name exactly the culprits; a killed rank is named and
+# the others finish; neighbor localizes a bad port on 8 nodes in at most 3 rounds.
+. "$RAILYARD_SRCDIR/tests/lib.sh"
+FABRIC=$(dirname "$RAILYARD")/railyard-fabric
+DEMO=$RAILYARD_SRCDIR/scripts/demo-cluster
+[ -x "$FABRIC" ] || skip_all "railyard-fabric not built (configure found no MPI)"
+[ "$(id -u)" -eq 0 ] || skip_all "needs root for network namespaces"
+for p in ip tc unshare nsenter mpirun jq; do
+    command -v $p >/dev/null || skip_all "$p is not installed"
+done
+have_feature jansson || skip_all "built without jansson: the run directory needs JSON"
+[ -e /run/netns/node1 ] && skip_all "a demo cluster (or a namespace node1) is already up"
+export RAILYARD_DEMO_STATE=$TMP/demo
+trap '"$DEMO" down >/dev/null 2>&1; rm -rf "$TMP"' EXIT
+RATE=200mbit
+
+up() { DEMO_QUIET=1 "$DEMO" up --rate $RATE "$@" >"$TMP/up.log" 2>&1 || { cat "$TMP/up.log" | sed 's/^/# /'; return 1; }; }
+fabric() { # run railyard-fabric on the cluster; status in $rc, results in $TMP/run/results.json
+    rm -rf "$TMP/run"
+    "$DEMO" run -- "$FABRIC" --map "$TMP/demo.map" -d 1 -o "$TMP/run" "$@" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+}
+fails() { jq -r '[.findings[] | select(.severity != "ok") | "\(.check) \(.subject)"] | join(";")' "$TMP/run/results.json"; }
+
+up --nodes 4 --rails 2; ok $? "demo cluster 4 x 2 up"
+"$DEMO" map >"$TMP/demo.map"
+"$RAILYARD" map validate "$TMP/demo.map" >/dev/null 2>&1 || ! have_feature yaml
+ok $? "the demo cluster's map validates"
+fabric
+is $rc 0 "healthy cluster: exit 0"
+is "$(fails)" "" "healthy cluster: no finding"
+is "$(jq -r '.complete, .rounds_done, (.links | length), ([.links[].ok] | all)' "$TMP/run/results.json" | tr '\n' ' ')" \
+   "true 2 8 true " "healthy: 2 rounds, 8 links, all measured"
+jq -e '[.links[].bw_gbps] | min > 0.17 and max < 0.21' "$TMP/run/results.json" >/dev/null
+ok $? "goodput near the 200 Mbit/s line rate on every link"
+[ -s "$TMP/run/cmdline" ] && [ -s "$TMP/run/map.yaml" ]; ok $? "run directory keeps the command line and the map"
+grep -q -- '-> pass$' "$TMP/out"; ok $? "rank 0 prints the verdict"
+
+up --nodes 4 --rails 2 --degrade 2:1:50mbit; fabric
+is "$rc $(fails)" "1 link.bandwidth node2/rail1" "degraded rail alone: link.bandwidth node2/rail1"
+up --nodes 4 --rails 2 --down 3:0; fabric
+is "$rc $(fails)" "1 nic.port.state node3/rail0" "rail down alone: nic.port.state node3/rail0"
+up --nodes 4 --rails 2 --miscable 4:1:0; fabric
+is "$rc $(fails)" "1 rail.cabling node4/rail1" "miscabled rail alone: rail.cabling node4/rail1"
+up --nodes 4 --rails 2 --degrade 2:1:50mbit --down 3:0 --miscable 4:1:0; fabric
+is "$rc $(fails)" "1 link.bandwidth node2/rail1;nic.port.state node3/rail0;rail.cabling node4/rail1" \
+   "all three faults together: exactly the three culprits"
+
+# a rank killed in the middle of the run
+up --nodes 4 --rails 2
+start=$(date +%s)
+fabric -d 3 --round-timeout 6 &
+bg=$!
+for _ in $(seq 100); do
+    pid=$(for p in $(ip netns pids node3 2>/dev/null); do
+              [ "$(cat /proc/$p/comm 2>/dev/null)" = railyard-fabric ] && echo $p; done | head -1)
+    [ -n "$pid" ] && [ -s "$TMP/run/results.json" ] && break
+    sleep 0.1
+done
+if [ -n "$pid" ]; then kill "$pid"; fi
+wait $bg
+rc=$?
+rc=$(cat "$RAILYARD_DEMO_STATE/rank0.rc" 2>/dev/null || echo $rc)
+took=$(( $(date +%s) - start ))
+ok $([ -n "$pid" ]; echo $?) "a rank of node3 was killed mid-run"
+is "$rc" 1 "killed rank: exit 1"
+[ $took -le 40 ]; ok $? "the run ended within its deadline (${took}s)"
+is "$(fails)" "rank.failed node3" "the node of the killed rank is named, nothing else"
+jq -e '[.links[] | select(.round == 1 and .ok)] | length == 4' "$TMP/run/results.json" >/dev/null
+ok $? "the results of the round before the kill are kept"
+
+# 8 nodes: neighbor localizes one degraded port in at most 3 rounds
+up --nodes 8 --rails 1 --degrade 6:0:50mbit
+"$DEMO" map >"$TMP/demo.map"
+fabric --schedule neighbor
+is "$rc $(fails)" "1 link.bandwidth node6/rail0" "8 nodes: the degraded port is named"
+jq -e '.rounds_done <= 3' "$TMP/run/results.json" >/dev/null; ok $? "...in at most 3 rounds"
+fabric --schedule all-pairs
+is "$rc $(fails)" "1 link.bandwidth node6/rail0" "all-pairs names the same port"
+is "$(jq .rounds_done "$TMP/run/results.json")" 7 "all-pairs: 7 rounds for 8 nodes"
+
+# bad input: exit 2 with a message; an unreachable peer is a finding, not bad input
+cat >"$TMP/bad.map" <<MAP
+node_types:
+  three-rails:
+    nics:
+      - {name: rail0, netdev: rail0, rail: 0}
+      - {name: rail1, netdev: rail1, rail: 1}
+      - {name: rail2, netdev: rail2, rail: 2}
+nodes:
+  node[1-8]: three-rails
+MAP
+"$DEMO" run -- "$FABRIC" --map "$TMP/bad.map" -d 1 >"$TMP/out" 2>"$TMP/err"
+is "$(cat "$RAILYARD_DEMO_STATE/rank0.rc")" 2 "a map whose rails do not match the ranks: exit 2"
+grep -q "ranks per node, but node type" "$TMP/err"; ok $? "...saying why"
+"$DEMO" run -- "$FABRIC" --frobnicate >/dev/null 2>"$TMP/err"
+is "$(cat "$RAILYARD_DEMO_STATE/rank0.rc")" 2 "an unknown option: exit 2"
+"$DEMO" run -- "$FABRIC" --schedule custom >/dev/null 2>"$TMP/err"
+is "$(cat "$RAILYARD_DEMO_STATE/rank0.rc")" 2 "custom schedule without --pairs: exit 2"
+printf 'node1 node9\n' >"$TMP/pairs"
+"$DEMO" run -- "$FABRIC" --map "$TMP/demo.map" --schedule custom --pairs "$TMP/pairs" >/dev/null 2>"$TMP/err"
+is "$(cat "$RAILYARD_DEMO_STATE/rank0.rc")" 2 "a pair file naming an unknown node: exit 2"
+grep -q "pairs:1: 'node1 node9': no such node" "$TMP/err"; ok $? "...naming file and line"
+"$DEMO" down; ok $? "demo cluster down"
+done_testing

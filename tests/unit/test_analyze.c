@@ -1,0 +1,139 @@
+#include "config.h"
+
+#include <string.h>
+
+#include "fabric/analyze.h"
+#include "tests/tap/tap.h"
+
+static char *names[] = { "n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8" };
+
+/* a link on rail r between a and b, bw in Gb/s (< 0: unreachable) */
+static struct fabric_link L(int round, int r, int a, int b, double bw) {
+    struct fabric_link l;
+
+    memset(&l, 0, sizeof(l));
+    l.round = round;
+    l.rail = r;
+    l.a = a;
+    l.b = b;
+    l.ok = bw >= 0;
+    l.bw_gbps = bw;
+    l.lat_p50_us = l.lat_p99_us = 30;
+    l.retrans = l.errors_a = l.errors_b = 0;
+    if (!l.ok)
+        strcpy(l.error, "connect: No route to host");
+    return l;
+}
+
+/* "check subject" of every failure, joined with ';' */
+static const char *
+fails(const struct fabric_link *links, size_t n, int nodes, int rails, const int *carrier_down,
+      const double *expect)
+{
+    static char buf[1024];
+    struct fabric_port ports[64];
+    struct fabric_input in;
+    struct topo_findings f = { 0 };
+
+    for (int i = 0; i < nodes * rails; i++)
+        ports[i].carrier = carrier_down && carrier_down[i] ? 0 : 1;
+    in = (struct fabric_input){ nodes, rails, names, ports, expect, links, n, NULL, 0 };
+    fabric_analyze(&in, &f);
+    topo_findings_sort(&f);
+    buf[0] = '\0';
+    for (size_t i = 0; i < f.n; i++)
+        if (f.v[i].sev != TOPO_SEV_OK) {
+            strcat(buf, buf[0] ? ";" : "");
+            strcat(buf, f.v[i].check);
+            strcat(buf, " ");
+            strcat(buf, f.v[i].subject);
+        }
+    topo_findings_free(&f);
+    return buf;
+}
+
+int main(void)
+{
+    double expect[2] = { 0.9, 0.9 };
+    /* 4 nodes, 2 rails, neighbor rounds: (0,1)(2,3) then (1,2)(3,0) */
+    struct fabric_link h[8] = {
+        L(0, 0, 0, 1, .95), L(0, 1, 0, 1, .95), L(0, 0, 2, 3, .95), L(0, 1, 2, 3, .95),
+        L(1, 0, 1, 2, .95), L(1, 1, 1, 2, .95), L(1, 0, 3, 0, .95), L(1, 1, 3, 0, .95),
+    };
+    struct fabric_link x[8];
+    int down[8] = { 0 };
+
+    is_str(fails(h, 8, 4, 2, NULL, expect), "", "healthy: no finding");
+    memcpy(x, h, sizeof(x));
+    x[1].bw_gbps = x[5].bw_gbps = 0.29; /* n2 rail 1 slow with both partners */
+    is_str(fails(x, 8, 4, 2, NULL, expect), "link.bandwidth n2/rail1", "degraded port localized");
+    is_str(fails(x, 8, 4, 2, NULL, NULL), "link.bandwidth n2/rail1",
+           "degraded port localized without a map (fleet median)");
+    memcpy(x, h, sizeof(x));
+    x[2] = L(0, 0, 2, 3, -1);
+    x[4] = L(1, 0, 1, 2, -1); /* n3 rail 0 reaches nobody */
+    down[2 * 2 + 0] = 1;
+    is_str(fails(x, 8, 4, 2, down, expect), "nic.port.state n3/rail0",
+           "port without carrier: nic.port.state");
+    is_str(fails(x, 8, 4, 2, NULL, expect), "rail.cabling n3/rail0",
+           "port up but unreachable: rail.cabling");
+    /* all faults of the demo together */
+    memcpy(x, h, sizeof(x));
+    x[1].bw_gbps = 0.29;
+    x[5].bw_gbps = 0.29; /* n2 rail1 slow */
+    x[2] = L(0, 0, 2, 3, -1);
+    x[4] = L(1, 0, 1, 2, -1); /* n3 rail0 down */
+    x[3] = L(0, 1, 2, 3, -1);
+    x[7] = L(1, 1, 3, 0, -1); /* n4 rail1 miscabled */
+    is_str(fails(x, 8, 4, 2, down, expect),
+           "link.bandwidth n2/rail1;nic.port.state n3/rail0;rail.cabling n4/rail1",
+           "three faults together: exactly the three culprits");
+    /* two nodes only: the pair is blamed, not a port */
+    {
+        struct fabric_link two[2] = { L(0, 0, 0, 1, 0.3), L(0, 1, 0, 1, -1) };
+        is_str(fails(two, 2, 2, 2, NULL, expect),
+               "link.path n1<->n2/rail0;link.unreachable n1<->n2/rail1",
+               "two nodes: the pair is named");
+    }
+    /* a rank that died: its links are not link faults */
+    memcpy(x, h, sizeof(x));
+    x[4].rank_failed = x[5].rank_failed = 1;
+    x[4].ok = x[5].ok = 0;
+    {
+        struct fabric_port ports[8];
+        int failed[] = { 2 };
+        struct topo_findings f = { 0 };
+        struct fabric_input in = { 4, 2, names, ports, expect, x, 8, failed, 1 };
+        for (int i = 0; i < 8; i++)
+            ports[i].carrier = 1;
+        fabric_analyze(&in, &f);
+        ok(f.nfail == 1 && !strcmp(f.v[0].check, "rank.failed") && !strcmp(f.v[0].subject, "n3"),
+           "a lost rank is rank.failed on its node, nothing else");
+        topo_findings_free(&f);
+    }
+    /* errors that rose during a test are a warning */
+    memcpy(x, h, sizeof(x));
+    x[0].errors_b = 12;
+    {
+        struct fabric_port ports[8];
+        struct topo_findings f = { 0 };
+        struct fabric_input in = { 4, 2, names, ports, expect, x, 8, NULL, 0 };
+        for (int i = 0; i < 8; i++)
+            ports[i].carrier = 1;
+        fabric_analyze(&in, &f);
+        ok(f.nfail == 0 && f.nwarn == 1, "rising error counters: one warning");
+        topo_findings_free(&f);
+    }
+    {
+        double v[] = { 5, 1, 3, 2, 4 };
+        is_int((long long)(fabric_median(v, 5) * 10), 30, "median of 5");
+        double w[] = { 4, 1, 3, 2 };
+        is_int((long long)(fabric_median(w, 4) * 10), 25, "median of 4");
+        double p[100];
+        for (int i = 0; i < 100; i++)
+            p[i] = 100 - i;
+        is_int((long long)fabric_percentile(p, 100, 99), 99, "p99 of 1..100");
+        is_int((long long)fabric_percentile(p, 100, 50), 50, "p50 of 1..100");
+    }
+    return done_testing();
+}

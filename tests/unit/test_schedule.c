@@ -1,0 +1,137 @@
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fabric/schedule.h"
+#include "tests/tap/tap.h"
+
+/* every unordered pair of nodes appears in s exactly `times` times */
+static int pairs_each(const struct fabric_schedule *s, int nodes, int times)
+{
+    int *seen = calloc((size_t)nodes * (size_t)nodes, sizeof(int)), ok = 1;
+
+    for (size_t r = 0; r < s->n; r++)
+        for (size_t i = 0; i < s->rounds[r].n; i++) {
+            int a = s->rounds[r].pairs[i].a, b = s->rounds[r].pairs[i].b;
+            seen[(a < b ? a : b) * nodes + (a < b ? b : a)]++;
+        }
+    for (int a = 0; a < nodes; a++)
+        for (int b = a + 1; b < nodes; b++)
+            ok &= seen[a * nodes + b] == times;
+    free(seen);
+    return ok;
+}
+
+int main(void)
+{
+    struct fabric_schedule s;
+    ry_error_t err;
+    int all_ok = 1, rounds_ok = 1, valid_ok = 1;
+
+    for (int n = 2; n <= 33; n++) {
+        if (fabric_schedule_all_pairs(n, &s, &err) < 0) {
+            all_ok = 0;
+            continue;
+        }
+        valid_ok &= fabric_schedule_validate(&s, n, &err) == 0;
+        all_ok &= pairs_each(&s, n, 1);
+        rounds_ok &= (int)s.n == (n % 2 ? n : n - 1);
+        fabric_schedule_free(&s);
+    }
+    ok(all_ok, "all-pairs: every pair exactly once, 2..33 nodes");
+    ok(valid_ok, "all-pairs: no node twice in a round");
+    ok(rounds_ok, "all-pairs: n-1 rounds (n even), n (odd)");
+
+    valid_ok = 1;
+    rounds_ok = 1;
+    for (int n = 2; n <= 33; n++) {
+        int covered = 1;
+        if (fabric_schedule_neighbor(n, &s, &err) < 0) {
+            valid_ok = 0;
+            continue;
+        }
+        valid_ok &= fabric_schedule_validate(&s, n, &err) == 0;
+        rounds_ok &= s.n <= 3 && (n % 2 || s.n <= 2);
+        /* every node takes part in at least one pair, in two when n > 2 */
+        for (int k = 0; k < n; k++) {
+            int count = 0;
+            for (size_t r = 0; r < s.n; r++)
+                for (size_t i = 0; i < s.rounds[r].n; i++)
+                    count += s.rounds[r].pairs[i].a == k || s.rounds[r].pairs[i].b == k;
+            covered &= count == (n == 2 ? 1 : 2);
+        }
+        ok(covered, "neighbor %d nodes: every node meets %d partner%s", n, n == 2 ? 1 : 2,
+           n == 2 ? "" : "s");
+        fabric_schedule_free(&s);
+    }
+    ok(valid_ok, "neighbor: no node twice in a round, no pair twice");
+    ok(rounds_ok, "neighbor: at most 2 rounds (3 with an odd node count)");
+
+    for (int n = 3; n <= 12; n++)
+        for (int k = 1; k < n; k++) {
+            int r = fabric_schedule_ring(n, k, &s, &err);
+            int v = r == 0 && fabric_schedule_validate(&s, n, &err) == 0 && s.n <= 3;
+            if (!v)
+                ok(0, "ring n=%d shift=%d valid in at most 3 rounds", n, k);
+            if (r == 0)
+                fabric_schedule_free(&s);
+        }
+    ok(fabric_schedule_ring(8, 1, &s, &err) == 0 && s.n == 2, "ring 8 nodes shift 1: 2 rounds");
+    fabric_schedule_free(&s);
+    ok(fabric_schedule_ring(7, 1, &s, &err) == 0 && s.n == 3, "ring 7 nodes shift 1: 3 rounds");
+    fabric_schedule_free(&s);
+    ok(fabric_schedule_ring(8, 4, &s, &err) == 0 && s.n == 1 && s.rounds[0].n == 4,
+       "ring 8 nodes shift 4: 4 pairs in one round");
+    fabric_schedule_free(&s);
+    ok(fabric_schedule_ring(4, 0, &s, &err) < 0, "ring shift 0 refused");
+    ok(fabric_schedule_all_pairs(1, &s, &err) < 0, "one node refused");
+
+    {
+        int suspects[] = { 2, 5, 6 }, good[8] = { 1, 1, 0, 0, 1, 0, 0, 0 };
+        ok(fabric_schedule_bisect(8, suspects, 3, good, &s, &err) == 0, "bisect");
+        ok(s.n == 1 && s.rounds[0].n == 3, "bisect: 3 suspects, 3 good nodes: one round");
+        ok(fabric_schedule_validate(&s, 8, &err) == 0, "bisect: valid");
+        fabric_schedule_free(&s);
+        good[4] = 0;
+        suspects[0] = 4;
+        ok(fabric_schedule_bisect(8, suspects, 3, good, &s, &err) == 0 && s.n == 2,
+           "bisect: 3 suspects, 2 good nodes: two rounds");
+        fabric_schedule_free(&s);
+        good[0] = good[1] = 0;
+        ok(fabric_schedule_bisect(8, suspects, 3, good, &s, &err) < 0,
+           "bisect without a good node refused");
+    }
+
+    {
+        char path[] = "/tmp/railyard-pairs.XXXXXX",
+             *names[] = { "node1", "node2", "node3", "node4" };
+        int fd = mkstemp(path);
+        FILE *f = fdopen(fd, "w");
+        fputs("# custom pairs\nnode1 node2\nnode3 node4\nnode1 node3  # again node1\n1 3\n", f);
+        fclose(f);
+        ok(fabric_schedule_custom(path, 4, names, &s, &err) == 0, "custom pairs read");
+        ok(s.n == 2 && s.rounds[0].n == 2 && s.rounds[1].n == 2,
+           "custom: packed into 2 rounds of 2 pairs");
+        ok(fabric_schedule_validate(&s, 4, &err) == 0, "custom: valid");
+        fabric_schedule_free(&s);
+        f = fopen(path, "w");
+        fputs("node1 node2\nnode1 node9\n", f);
+        fclose(f);
+        ok(fabric_schedule_custom(path, 4, names, &s, &err) < 0 && strstr(err.text, ":2: "),
+           "custom: an unknown node is an error naming the line");
+        f = fopen(path, "w");
+        fputs("node1\n", f);
+        fclose(f);
+        ok(fabric_schedule_custom(path, 4, names, &s, &err) < 0, "custom: one node on a line");
+        f = fopen(path, "w");
+        fputs("node1 node2\nnode2 node1\n", f);
+        fclose(f);
+        ok(fabric_schedule_custom(path, 4, names, &s, &err) < 0 && strstr(err.text, "twice"),
+           "custom: a pair listed twice is an error");
+        unlink(path);
+    }
+    return done_testing();
+}
