@@ -59,12 +59,6 @@ static void finding(struct ctx *c, enum topo_sev sev, const char *check, const c
     else
         snprintf(subject, sizeof(subject), fmt, c->in->node_names[x], rail);
     topo_findings_add(c->out, sev, check, subject, exp, obs, hint);
-    if (sev == TOPO_SEV_FAIL)
-        c->out->nfail++;
-    else if (sev == TOPO_SEV_WARN)
-        c->out->nwarn++;
-    else
-        c->out->nok++;
 }
 
 static int is_low(struct ctx *c, const struct fabric_link *l)

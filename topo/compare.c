@@ -10,14 +10,11 @@
 #include "topo/reference.h"
 
 const char *const topo_check_ids[] = {
-    "gpu.count",       "gpu.model",
-    "gpu.pcie.gen",    "gpu.pcie.width",
-    "nvlink.state",    "nic.count",
-    "nic.port.state",  "nic.port.phys_state",
-    "nic.port.rate",   "nic.port.link_layer",
-    "affinity.path",   "affinity.numa",
-    "rail.assignment", "link.bandwidth", "link.path", "link.unreachable", "link.errors",
-    "rail.cabling", "rank.failed", NULL,
+    "gpu.count",       "gpu.model",           "gpu.pcie.gen",   "gpu.pcie.width",
+    "nvlink.state",    "nic.count",           "nic.port.state", "nic.port.phys_state",
+    "nic.port.rate",   "nic.port.link_layer", "affinity.path",  "affinity.numa",
+    "rail.assignment", "link.bandwidth",      "link.path",      "link.unreachable",
+    "link.errors",     "rail.cabling",        "rank.failed",    NULL,
 };
 
 int topo_check_id_known(const char *id)
@@ -47,6 +44,12 @@ void topo_findings_add(struct topo_findings *f, enum topo_sev sev, const char *c
     x->expected = xstrdup(expected);
     x->observed = xstrdup(observed);
     x->hint = xstrdup(hint);
+    if (sev == TOPO_SEV_FAIL)
+        f->nfail++;
+    else if (sev == TOPO_SEV_WARN)
+        f->nwarn++;
+    else
+        f->nok++;
 }
 
 static int finding_cmp(const void *a, const void *b)
@@ -139,12 +142,6 @@ __attribute__((format(printf, 7, 8))) static void add(struct ctx *c, enum topo_s
     if (sev == TOPO_SEV_IGNORE)
         return;
     topo_findings_add(c->out, sev, check, subject, expected, observed, hint);
-    if (sev == TOPO_SEV_FAIL)
-        c->out->nfail++;
-    else if (sev == TOPO_SEV_WARN)
-        c->out->nwarn++;
-    else
-        c->out->nok++;
 }
 
 static int listed(char **list, size_t n, const char *a, const char *b)
@@ -467,6 +464,39 @@ static void check_affinity(struct ctx *c)
                 "gpu%d", m->near_gpu);
         }
     }
+}
+
+void topo_findings_override(struct topo_findings *f, const struct topo_map *map,
+                            const struct map_node_type *type)
+{
+    size_t kept = 0;
+
+    f->nfail = f->nwarn = f->nok = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        struct topo_finding *x = &f->v[i];
+        if (x->sev != TOPO_SEV_OK) {
+            if (type)
+                x->sev = override(type->severity, type->nseverity, x->check, x->sev);
+            if (map)
+                x->sev = override(map->severity, map->nseverity, x->check, x->sev);
+        }
+        if (x->sev == TOPO_SEV_IGNORE) {
+            free(x->check);
+            free(x->subject);
+            free(x->expected);
+            free(x->observed);
+            free(x->hint);
+            continue;
+        }
+        f->v[kept++] = *x;
+        if (x->sev == TOPO_SEV_FAIL)
+            f->nfail++;
+        else if (x->sev == TOPO_SEV_WARN)
+            f->nwarn++;
+        else
+            f->nok++;
+    }
+    f->n = kept;
 }
 
 int topo_compare(const struct topo_node *node, const char *host, const struct topo_map *map,

@@ -35,10 +35,16 @@ struct topo_findings {
 int topo_compare(const struct topo_node *node, const char *host, const struct topo_map *map,
                  const struct map_node_type *type, struct topo_findings *out);
 
-/* Add a finding (the strings are copied; any may be NULL except check and subject). */
+/* Add a finding and count it (the strings are copied; any may be NULL except check and
+ * subject). */
 void topo_findings_add(struct topo_findings *f, enum topo_sev sev, const char *check,
                        const char *subject, const char *expected, const char *observed,
                        const char *hint);
+/* Apply the severity overrides of a node type and of the map (either may be NULL) to findings
+ * made elsewhere (railyard-fabric); findings set to ignore are removed. */
+void topo_findings_override(struct topo_findings *f, const struct topo_map *map,
+                            const struct map_node_type *type);
+
 /* Sort: failures first, then warnings, then ok, each in check-id order (stable). */
 void topo_findings_sort(struct topo_findings *f);
 void topo_findings_free(struct topo_findings *f);

@@ -781,6 +781,7 @@ int main(int argc, char **argv)
             fabric_analyze(&in, &f);
             free(uniq);
         }
+        topo_findings_override(&f, map, type);
         topo_findings_sort(&f);
         save_run(&r, &f, 1);
         if ((out = out_create(stdout, o.json ? OUT_JSON : OUT_TEXT, &err))) {

@@ -22,7 +22,7 @@ RATE=200mbit
 up() { DEMO_QUIET=1 "$DEMO" up --rate $RATE "$@" >"$TMP/up.log" 2>&1 || { cat "$TMP/up.log" | sed 's/^/# /'; return 1; }; }
 fabric() { # run railyard-fabric on the cluster; status in $rc, results in $TMP/run/results.json
     rm -rf "$TMP/run"
-    "$DEMO" run -- "$FABRIC" --map "$TMP/demo.map" -d 1 -o "$TMP/run" "$@" >"$TMP/out" 2>"$TMP/err"
+    "$DEMO" run -- "$FABRIC" --map "${MAP:-$TMP/demo.map}" -d 1 -o "$TMP/run" "$@" >"$TMP/out" 2>"$TMP/err"
     rc=$?
 }
 fails() { jq -r '[.findings[] | select(.severity != "ok") | "\(.check) \(.subject)"] | join(";")' "$TMP/run/results.json"; }
@@ -43,6 +43,11 @@ grep -q -- '-> pass$' "$TMP/out"; ok $? "rank 0 prints the verdict"
 
 up --nodes 4 --rails 2 --degrade 2:1:50mbit; fabric
 is "$rc $(fails)" "1 link.bandwidth node2/rail1" "degraded rail alone: link.bandwidth node2/rail1"
+# the map's severity overrides apply to fabric findings too
+sed 's/^nodes:/severity: {link.bandwidth: warn}\nnodes:/' "$TMP/demo.map" >"$TMP/warn.map"
+MAP=$TMP/warn.map fabric
+is "$rc $(jq -r '[.findings[]|select(.severity=="warn")|.subject]|join(",")' "$TMP/run/results.json")" \
+   "0 node2/rail1" "severity override: the degraded rail is a warning, exit 0"
 up --nodes 4 --rails 2 --down 3:0; fabric
 is "$rc $(fails)" "1 nic.port.state node3/rail0" "rail down alone: nic.port.state node3/rail0"
 up --nodes 4 --rails 2 --miscable 4:1:0; fabric
