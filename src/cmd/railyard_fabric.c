@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -21,6 +22,7 @@
 #include "reports/out.h"
 #include "src/common/xmalloc.h"
 #include "topo/map.h"
+#include "topo/numa.h"
 #include "topo/sysfs.h"
 
 /* railyard-fabric: one MPI job over many nodes that tests every rail. Ranks on one node (MPI
@@ -40,6 +42,7 @@ struct rank_info { /* exchanged once at start */
     int32_t local_rank, local_size;
     struct fabric_endpoint ep;
     int32_t carrier;
+    int32_t rank_numa, nic_numa; /* -1 unknown (unbound rank, virtual interface) */
 };
 
 struct result_msg { /* one per rank per round */
@@ -47,12 +50,15 @@ struct result_msg { /* one per rank per round */
     char error[128];
     double bw_gbps, lat_p50_us, lat_p99_us;
     int64_t retrans, errors;
+    int32_t ok2; /* --bidir: the reverse direction */
+    char error2[128];
+    double bw2_gbps;
 };
 
 struct opts {
     const char *map, *schedule, *pairs, *run_dir, *netdev_fmt, *node_type;
     double duration, round_timeout, start_timeout, connect_timeout;
-    int streams, iters, shift, json, verbose;
+    int streams, iters, shift, json, verbose, bidir;
 };
 
 static int world_rank, world_size;
@@ -81,6 +87,7 @@ static void usage(FILE *fp)
             "  --pairs <file>          custom: lines '<node> <node>'\n"
             "  -d, --duration <s>      seconds of traffic per link and round (default 2)\n"
             "  --streams <n>           parallel TCP streams per link (default 1)\n"
+            "  --bidir                 also measure each link in the reverse direction\n"
             "  --iters <n>             ping-pong iterations for latency (default 200)\n"
             "  --netdev <format>       rail netdev without a map, printf format (default rail%%d)\n"
             "  --round-timeout <s>     deadline of a round (default duration + 10)\n"
@@ -108,6 +115,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         { "start-timeout", required_argument, NULL, 'A' },
         { "connect-timeout", required_argument, NULL, 'C' },
         { "run-dir", required_argument, NULL, 'o' },
+        { "bidir", no_argument, NULL, 'B' },
         { "json", no_argument, NULL, 'j' },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
@@ -153,6 +161,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         case 'C': o->connect_timeout = v; break;
         case 'o': o->run_dir = optarg; break;
         case 'j': o->json = 1; break;
+        case 'B': o->bidir = 1; break;
         case 'v': o->verbose++; break;
         case 'h':
             if (world_rank == 0)
@@ -192,7 +201,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         return -1;
     }
     if (o->round_timeout < 0)
-        o->round_timeout = o->duration + 10;
+        o->round_timeout = o->duration * (o->bidir ? 2 : 1) + 10;
     return 0;
 }
 
@@ -471,6 +480,19 @@ static void run_round(const struct opts *o, const struct fabric_transport *t, vo
                 rc = t->pong(ts, pe, deadline, &err);
         }
     }
+    /* the reverse direction: the receiver sends, the sender receives */
+    if (o->bidir && res->role != ROLE_IDLE && rc == 0) {
+        const struct fabric_endpoint *pe = &info[rank_of[peer * rails + rail]].ep;
+        struct fabric_stats st2;
+        ry_error_t err2 = { "" };
+        double start2 = fabric_now(), connect2 = start2 + o->connect_timeout;
+        int rc2 = res->role == ROLE_RECV
+                      ? t->send(ts, pe, o->duration, o->streams, connect2, deadline, &st2, &err2)
+                      : t->recv(ts, pe, o->streams, connect2, deadline, &st2, &err2);
+        res->ok2 = rc2 == 0;
+        res->bw2_gbps = rc2 == 0 ? st2.bw_gbps : 0;
+        snprintf(res->error2, sizeof(res->error2), "%s", rc2 == 0 ? "" : err2.text);
+    }
     e1 = read_errors(netdev);
     res->ok = rc == 0;
     snprintf(res->error, sizeof(res->error), "%s", rc == 0 ? "" : err.text);
@@ -517,6 +539,22 @@ static void add_links(struct run *r, int round, const struct result_msg *res, co
             l->retrans = res[ra].retrans;
             l->errors_a = res[ra].errors;
             l->errors_b = res[rb].errors;
+            if (r->o->bidir && l->ok) {
+                /* the reverse link: b sent, a measured */
+                struct fabric_link rev = *l;
+                rev.a = b;
+                rev.b = a;
+                rev.ok = res[ra].ok2 && res[rb].ok2;
+                snprintf(rev.error, sizeof(rev.error), "%s",
+                         !res[rb].ok2   ? res[rb].error2
+                         : !res[ra].ok2 ? res[ra].error2
+                                        : "");
+                rev.bw_gbps = res[ra].bw2_gbps;
+                rev.lat_p50_us = rev.lat_p99_us = -1;
+                rev.retrans = -1;
+                r->links = xrealloc(r->links, (r->nlinks + 1) * sizeof(*r->links));
+                r->links[r->nlinks++] = rev;
+            }
         }
 }
 
@@ -585,6 +623,20 @@ int main(int argc, char **argv)
     else if (!netdev[0])
         snprintf(me.ep.error, sizeof(me.ep.error), "the map has no netdev for rail %d", rail);
     me.carrier = netdev[0] ? read_carrier(netdev) : -1;
+    me.nic_numa = netdev[0] ? topo_numa_of_netdev(NULL, netdev) : -1;
+    {
+        /* the NUMA node the rank is bound to: -1 when it may run anywhere */
+        cpu_set_t set;
+        int cpus[CPU_SETSIZE];
+        size_t ncpu = 0;
+        me.rank_numa = -1;
+        if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+            for (int c = 0; c < CPU_SETSIZE; c++)
+                if (CPU_ISSET(c, &set))
+                    cpus[ncpu++] = c;
+            me.rank_numa = topo_numa_of_cpus(NULL, cpus, ncpu);
+        }
+    }
 
     r.info = xcalloc((size_t)world_size, sizeof(*r.info));
     MPI_Iallgather(&me, (int)sizeof(me), MPI_BYTE, r.info, (int)sizeof(me), MPI_BYTE,
@@ -780,6 +832,22 @@ int main(int argc, char **argv)
                                         r.links, r.nlinks, uniq,    nu };
             fabric_analyze(&in, &f);
             free(uniq);
+        }
+        /* a rank bound to another NUMA node than its NIC crosses the socket link */
+        for (int k = 0; k < world_size; k++) {
+            const struct rank_info *ri = &r.info[k];
+            char e[48], ob[48], subject[NAME_LEN + 16];
+            if (ri->rank_numa < 0 || ri->nic_numa < 0)
+                continue;
+            snprintf(e, sizeof(e), "NUMA %d (its NIC's)", ri->nic_numa);
+            snprintf(ob, sizeof(ob), "bound to NUMA %d", ri->rank_numa);
+            snprintf(subject, sizeof(subject), "%s/rail%d", ri->host, ri->local_rank);
+            topo_findings_add(&f, ri->rank_numa == ri->nic_numa ? TOPO_SEV_OK : TOPO_SEV_WARN,
+                              "affinity.numa", subject, e, ob,
+                              ri->rank_numa == ri->nic_numa
+                                  ? NULL
+                                  : "bind each rank next to its NIC (srun --cpu-bind, mpirun "
+                                    "--map-by)");
         }
         topo_findings_override(&f, map, type);
         topo_findings_sort(&f);

@@ -40,6 +40,11 @@ jq -e '[.links[].bw_gbps] | min > 0.17 and max < 0.21' "$TMP/run/results.json" >
 ok $? "goodput near the 200 Mbit/s line rate on every link"
 [ -s "$TMP/run/cmdline" ] && [ -s "$TMP/run/map.yaml" ]; ok $? "run directory keeps the command line and the map"
 grep -q -- '-> pass$' "$TMP/out"; ok $? "rank 0 prints the verdict"
+fabric --bidir
+is "$rc $(jq '[.links[] | select(.ok)] | length' "$TMP/run/results.json")" "0 16" \
+   "--bidir: both directions of the 8 links measured, pass"
+jq -e '[.links[] | select(.from == "node2" and .to == "node1")] | length == 2' "$TMP/run/results.json" >/dev/null
+ok $? "--bidir: the reverse direction is a link of its own"
 
 up --nodes 4 --rails 2 --degrade 2:1:50mbit; fabric
 is "$rc $(fails)" "1 link.bandwidth node2/rail1" "degraded rail alone: link.bandwidth node2/rail1"

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "tests/tap/tap.h"
+#include "topo/numa.h"
 #include "topo/sysfs.h"
 
 static char root[256];
@@ -74,6 +75,35 @@ int main(void)
        "missing directory: ENOENT");
     ok(topo_sysfs_exists(root, "d/mlx5_2") == 1, "exists");
     ok(topo_sysfs_exists(root, "d/mlx5_3") == 0, "does not exist");
+    {
+        /* NUMA placement: cpu0, cpu1 on node0, cpu2 on node1; a NIC on node 1 */
+        char d[600];
+        int c01[] = { 0, 1 }, c02[] = { 0, 2 }, c9[] = { 9 };
+        const char *dirs[] = { "devices",
+                               "devices/system",
+                               "devices/system/cpu",
+                               "devices/system/cpu/cpu0",
+                               "devices/system/cpu/cpu0/node0",
+                               "devices/system/cpu/cpu1",
+                               "devices/system/cpu/cpu1/node0",
+                               "devices/system/cpu/cpu2",
+                               "devices/system/cpu/cpu2/node1",
+                               "class",
+                               "class/net",
+                               "class/net/ib0",
+                               "class/net/ib0/device",
+                               "class/net/veth0" };
+        for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+            snprintf(d, sizeof(d), "%s/%s", root, dirs[i]);
+            mkdir(d, 0755);
+        }
+        put("class/net/ib0/device/numa_node", "1\n");
+        is_int(topo_numa_of_cpus(root, c01, 2), 0, "cpus 0,1 are on NUMA node 0");
+        is_int(topo_numa_of_cpus(root, c02, 2), -1, "cpus 0,2 span two nodes");
+        is_int(topo_numa_of_cpus(root, c9, 1), -1, "an unknown cpu has no node");
+        is_int(topo_numa_of_netdev(root, "ib0"), 1, "ib0's device is on node 1");
+        is_int(topo_numa_of_netdev(root, "veth0"), -1, "a virtual interface has no node");
+    }
     setenv("RAILYARD_SYSFS_ROOT", root, 1);
     is_str(topo_sysfs_root(NULL), root, "RAILYARD_SYSFS_ROOT is the default root");
     ok(topo_sysfs_read_u64(NULL, &u, &err, "num") == 0 && u == 42, "reads honour it");
