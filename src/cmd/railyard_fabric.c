@@ -140,9 +140,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         if (optarg && strchr("dRAKSIC", c)) {
             v = strtod(optarg, &end);
             if (end == optarg || *end || v <= 0 || v > 86400) {
+                const char *name = "option";
+                for (size_t i = 0; lo[i].name; i++)
+                    if (lo[i].val == c)
+                        name = lo[i].name;
                 if (world_rank == 0)
                     fprintf(stderr, "railyard-fabric: --%s takes a positive number, not '%s'\n",
-                            lo[0].name ? "option" : "", optarg);
+                            name, optarg);
                 return -1;
             }
         }
