@@ -274,15 +274,15 @@ static void report_leaf_sets(struct ctx *c)
     free(near);
 }
 
-void fabric_analyze(const struct fabric_input *in, struct topo_findings *out)
+static void ctx_init(struct ctx *c)
 {
-    struct ctx c = { in, out, NULL, NULL };
+    const struct fabric_input *in = c->in;
     size_t cells = (size_t)in->nodes * (size_t)in->rails;
 
-    c.ref = xcalloc((size_t)in->rails, sizeof(*c.ref));
-    c.pv = xcalloc(cells ? cells : 1, sizeof(*c.pv));
+    c->ref = xcalloc((size_t)in->rails, sizeof(*c->ref));
+    c->pv = xcalloc(cells ? cells : 1, sizeof(*c->pv));
     for (size_t i = 0; i < cells; i++)
-        c.pv[i].min_bw = -1;
+        c->pv[i].min_bw = -1;
     for (int r = 0; r < in->rails; r++) {
         double *v = xcalloc(in->nlinks ? in->nlinks : 1, sizeof(*v));
         size_t n = 0;
@@ -291,16 +291,60 @@ void fabric_analyze(const struct fabric_input *in, struct topo_findings *out)
                 v[n++] = in->links[i].bw_gbps;
         /* low: below the map's floor, or without one below 80% of the rail's median */
         if (in->expect_gbps && in->expect_gbps[r] > 0)
-            c.ref[r] = in->expect_gbps[r];
+            c->ref[r] = in->expect_gbps[r];
         else
-            c.ref[r] = n > 0 ? 0.8 * fabric_median(v, n) : -1;
+            c->ref[r] = n > 0 ? 0.8 * fabric_median(v, n) : -1;
         free(v);
     }
+    classify(c);
+}
+
+size_t fabric_suspects(const struct fabric_input *in, int *suspect, int *good)
+{
+    struct ctx c = { in, NULL, NULL, NULL };
+    size_t n = 0;
+
+    ctx_init(&c);
+    for (int k = 0; k < in->nodes; k++) {
+        suspect[k] = 0;
+        good[k] = 1;
+    }
+    for (int k = 0; k < in->nodes; k++)
+        for (int r = 0; r < in->rails; r++) {
+            struct port_view *v = pv(&c, k, r);
+            if (v->culprit_bw || v->culprit_unreach)
+                suspect[k] = 1;
+            if (v->good != v->edges)
+                good[k] = 0;
+        }
+    for (size_t i = 0; i < in->nlinks; i++) {
+        const struct fabric_link *l = &in->links[i];
+        if (l->rank_failed || (l->ok && !is_low(&c, l)))
+            continue;
+        good[l->a] = good[l->b] = 0;
+        if (!pv(&c, l->a, l->rail)->culprit_bw && !pv(&c, l->a, l->rail)->culprit_unreach &&
+            !pv(&c, l->b, l->rail)->culprit_bw && !pv(&c, l->b, l->rail)->culprit_unreach)
+            suspect[l->a] = suspect[l->b] = 1;
+    }
+    for (int k = 0; k < in->nodes; k++) {
+        if (suspect[k])
+            good[k] = 0;
+        n += suspect[k] != 0;
+    }
+    free(c.ref);
+    free(c.pv);
+    return n;
+}
+
+void fabric_analyze(const struct fabric_input *in, struct topo_findings *out)
+{
+    struct ctx c = { in, out, NULL, NULL };
+
+    ctx_init(&c);
     for (size_t i = 0; i < in->nfailed; i++)
         finding(&c, TOPO_SEV_FAIL, "rank.failed", "finished", "died or hung (no result in time)",
                 "the rank was lost: check the node (dmesg, the job's stderr)", "%s",
                 in->failed_nodes[i], -1, 0);
-    classify(&c);
     report_ports(&c);
     report_links(&c);
     report_leaf_sets(&c);

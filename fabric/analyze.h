@@ -43,6 +43,11 @@ struct fabric_input {
  * The median per rail is the fleet reference. */
 void fabric_analyze(const struct fabric_input *in, struct topo_findings *out);
 
+/* Mark in suspect[node] (nodes entries, zeroed first) the nodes worth a retest: those with a
+ * culprit port and those on a bad pair nobody explains; good[node] gets the nodes whose every
+ * link was fine. Returns the number of suspects. */
+size_t fabric_suspects(const struct fabric_input *in, int *suspect, int *good);
+
 /* Median of v[0..n-1] (n > 0); v is reordered. */
 double fabric_median(double *v, size_t n);
 

@@ -33,6 +33,7 @@
 #define SCHEMA_VERSION 1
 #define TAG_GO         11
 #define TAG_RESULT     12
+#define TAG_RETEST     13
 #define NAME_LEN       64
 
 enum role { ROLE_IDLE = 0, ROLE_SEND, ROLE_RECV };
@@ -58,7 +59,7 @@ struct result_msg { /* one per rank per round */
 struct opts {
     const char *map, *schedule, *pairs, *run_dir, *netdev_fmt, *node_type;
     double duration, round_timeout, start_timeout, connect_timeout;
-    int streams, iters, shift, json, verbose, bidir;
+    int streams, iters, shift, json, verbose, bidir, retest;
 };
 
 static int world_rank, world_size;
@@ -88,6 +89,7 @@ static void usage(FILE *fp)
             "  -d, --duration <s>      seconds of traffic per link and round (default 2)\n"
             "  --streams <n>           parallel TCP streams per link (default 1)\n"
             "  --bidir                 also measure each link in the reverse direction\n"
+            "  --retest                then retest suspect nodes against known-good ones\n"
             "  --iters <n>             ping-pong iterations for latency (default 200)\n"
             "  --netdev <format>       rail netdev without a map, printf format (default rail%%d)\n"
             "  --round-timeout <s>     deadline of a round (default duration + 10)\n"
@@ -116,6 +118,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         { "connect-timeout", required_argument, NULL, 'C' },
         { "run-dir", required_argument, NULL, 'o' },
         { "bidir", no_argument, NULL, 'B' },
+        { "retest", no_argument, NULL, 'X' },
         { "json", no_argument, NULL, 'j' },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
@@ -166,6 +169,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         case 'o': o->run_dir = optarg; break;
         case 'j': o->json = 1; break;
         case 'B': o->bidir = 1; break;
+        case 'X': o->retest = 1; break;
         case 'v': o->verbose++; break;
         case 'h':
             if (world_rank == 0)
@@ -562,6 +566,79 @@ static void add_links(struct run *r, int round, const struct result_msg *res, co
         }
 }
 
+/* The analysis input from what rank 0 has collected. *ports and in->failed_nodes are the
+ * caller's to free. A node whose rank was lost is named once. */
+static void make_input(const struct run *r, struct fabric_input *in, struct fabric_port **ports)
+{
+    int *uniq = xcalloc(r->nfailed ? r->nfailed : 1, sizeof(*uniq));
+    size_t nu = 0;
+
+    *ports = xcalloc((size_t)r->nodes * (size_t)r->rails, sizeof(**ports));
+    for (int i = 0; i < r->nodes * r->rails; i++)
+        (*ports)[i].carrier = r->info[r->rank_of[i]].carrier;
+    for (size_t i = 0; i < r->nfailed; i++) {
+        int seen = 0;
+        for (size_t k = 0; k < nu; k++)
+            seen |= uniq[k] == r->failed[i];
+        if (!seen)
+            uniq[nu++] = r->failed[i];
+    }
+    *in = (struct fabric_input){ r->nodes, r->rails,  r->names, *ports, r->expect,
+                                 r->links, r->nlinks, uniq,     nu };
+}
+
+/* --retest: rank 0 names the suspects of the rounds so far and every rank appends the same
+ * bisect rounds (each suspect against a known-good node) to the schedule. */
+static int exchange_retest(struct run *r, const struct opts *o)
+{
+    int n = r->nodes, *msg = xcalloc((size_t)(2 * n + 1), sizeof(*msg)), *list;
+    struct fabric_schedule extra;
+    size_t ns = 0;
+    ry_error_t err;
+
+    if (world_rank == 0) {
+        struct fabric_port *ports;
+        struct fabric_input in;
+        make_input(r, &in, &ports);
+        msg[0] = (int)fabric_suspects(&in, msg + 1, msg + 1 + n);
+        free((void *)in.failed_nodes);
+        free(ports);
+        for (int k = 1; k < world_size; k++)
+            if (!r->rank_lost[k]) {
+                MPI_Request sreq;
+                MPI_Isend(msg, 2 * n + 1, MPI_INT, k, TAG_RETEST, MPI_COMM_WORLD, &sreq);
+                MPI_Request_free(&sreq);
+            }
+    } else {
+        MPI_Request req;
+        MPI_Irecv(msg, 2 * n + 1, MPI_INT, 0, TAG_RETEST, MPI_COMM_WORLD, &req);
+        if (!mpi_wait_until(&req, fabric_now() + o->round_timeout * 2 + 30)) {
+            logmsg("no retest plan from rank 0 in time: stopping");
+            MPI_Cancel(&req);
+            free(msg);
+            return -1;
+        }
+    }
+    list = xcalloc((size_t)n, sizeof(*list));
+    for (int k = 0; k < n; k++)
+        if (msg[1 + k])
+            list[ns++] = k;
+    if (ns > 0 && fabric_schedule_bisect(n, list, ns, msg + 1 + n, &extra, &err) == 0) {
+        r->sched.rounds =
+            xrealloc(r->sched.rounds, (r->sched.n + extra.n) * sizeof(*r->sched.rounds));
+        memcpy(r->sched.rounds + r->sched.n, extra.rounds, extra.n * sizeof(*extra.rounds));
+        r->sched.n += extra.n;
+        free(extra.rounds);
+        if (world_rank == 0)
+            logmsg("retesting %zu suspect node%s in %zu round%s", ns, ns == 1 ? "" : "s", extra.n,
+                   extra.n == 1 ? "" : "s");
+    } else if (ns > 0 && world_rank == 0)
+        logmsg("no retest: %s", err.text);
+    free(list);
+    free(msg);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     struct opts o;
@@ -749,8 +826,13 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
 
     /* rounds: rank 0 says go, every rank tests and reports, rank 0 collects */
-    for (size_t round = 0;; round++) {
+    for (size_t round = 0, retested = 0;; round++) {
         struct result_msg mine;
+        if (round == r.sched.n && o.retest && !retested) {
+            retested = 1;
+            if (exchange_retest(&r, &o) < 0)
+                break;
+        }
         go[0] = round < r.sched.n ? (int)round : -1;
         go[1] = 0;
         if (go[0] < 0)
@@ -813,30 +895,15 @@ int main(int argc, char **argv)
     exit_code = 0;
     if (world_rank == 0) {
         struct topo_findings f = { 0 };
-        struct fabric_port *ports = xcalloc((size_t)r.nodes * (size_t)r.rails, sizeof(*ports));
+        struct fabric_port *ports;
         struct fabric_input in;
         struct out *out;
 
         if (isatty(STDERR_FILENO) && !o.json)
             fputs("\r                                   \r", stderr);
-        for (int i = 0; i < r.nodes * r.rails; i++)
-            ports[i].carrier = r.info[r.rank_of[i]].carrier;
-        /* a node whose rank was lost: its links were already marked, name the node once */
-        {
-            int *uniq = xcalloc(r.nfailed ? r.nfailed : 1, sizeof(*uniq));
-            size_t nu = 0;
-            for (size_t i = 0; i < r.nfailed; i++) {
-                int seen = 0;
-                for (size_t k = 0; k < nu; k++)
-                    seen |= uniq[k] == r.failed[i];
-                if (!seen)
-                    uniq[nu++] = r.failed[i];
-            }
-            in = (struct fabric_input){ r.nodes, r.rails,  r.names, ports, r.expect,
-                                        r.links, r.nlinks, uniq,    nu };
-            fabric_analyze(&in, &f);
-            free(uniq);
-        }
+        make_input(&r, &in, &ports);
+        fabric_analyze(&in, &f);
+        free((void *)in.failed_nodes);
         /* a rank bound to another NUMA node than its NIC crosses the socket link */
         for (int k = 0; k < world_size; k++) {
             const struct rank_info *ri = &r.info[k];

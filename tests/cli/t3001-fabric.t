@@ -94,6 +94,15 @@ fabric --schedule all-pairs
 is "$rc $(fails)" "1 link.bandwidth node6/rail0" "all-pairs names the same port"
 is "$(jq .rounds_done "$TMP/run/results.json")" 7 "all-pairs: 7 rounds for 8 nodes"
 
+# --retest: the suspect is retested against a known-good node
+up --nodes 4 --rails 1 --degrade 2:0:50mbit
+"$DEMO" map >"$TMP/demo.map"
+fabric --retest
+is "$rc $(fails)" "1 link.bandwidth node2/rail0" "--retest: the same culprit"
+is "$(jq '.rounds_done' "$TMP/run/results.json")" 3 "--retest: one bisect round after the two of neighbor"
+jq -e '.links[] | select(.round == 3 and .from == "node4" and .to == "node2")' "$TMP/run/results.json" >/dev/null
+ok $? "--retest: node2 against node4, the node with only good links"
+
 # bad input: exit 2 with a message; an unreachable peer is a finding, not bad input
 cat >"$TMP/bad.map" <<MAP
 node_types:

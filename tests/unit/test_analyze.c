@@ -125,6 +125,24 @@ int main(void)
         topo_findings_free(&f);
     }
     {
+        /* suspects for a retest: the culprit, and both ends of an unexplained pair */
+        struct fabric_port ports[8];
+        int suspect[4], good[4];
+        struct fabric_input in = { 4, 2, names, ports, expect, x, 8, NULL, 0 };
+        for (int i = 0; i < 8; i++)
+            ports[i].carrier = 1;
+        memcpy(x, h, sizeof(x));
+        x[1].bw_gbps = x[5].bw_gbps = 0.29;
+        is_int((long long)fabric_suspects(&in, suspect, good), 1, "one suspect");
+        ok(suspect[1] && !suspect[0] && !suspect[2] && !suspect[3], "...node n2");
+        ok(good[3] && !good[0] && !good[1] && !good[2], "n4 is the only node with only good links");
+        memcpy(x, h, sizeof(x));
+        x[0].bw_gbps = 0.29; /* n1-n2 rail 0 low, both fine elsewhere */
+        is_int((long long)fabric_suspects(&in, suspect, good), 2,
+               "an unexplained pair: two suspects");
+        ok(suspect[0] && suspect[1], "...both of its ends");
+    }
+    {
         double v[] = { 5, 1, 3, 2, 4 };
         is_int((long long)(fabric_median(v, 5) * 10), 30, "median of 5");
         double w[] = { 4, 1, 3, 2 };
