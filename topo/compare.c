@@ -133,14 +133,6 @@ __attribute__((format(printf, 7, 8))) static void add(struct ctx *c, enum topo_s
     vsnprintf(rel, sizeof(rel), subject_fmt, ap);
     va_end(ap);
     snprintf(subject, sizeof(subject), "%s%s%s", c->host, rel[0] ? "/" : "", rel);
-    if (sev != TOPO_SEV_OK) {
-        if (c->type)
-            sev = override(c->type->severity, c->type->nseverity, check, sev);
-        if (c->map)
-            sev = override(c->map->severity, c->map->nseverity, check, sev);
-    }
-    if (sev == TOPO_SEV_IGNORE)
-        return;
     topo_findings_add(c->out, sev, check, subject, expected, observed, hint);
 }
 
@@ -509,5 +501,7 @@ int topo_compare(const struct topo_node *node, const char *host, const struct to
     if (node->nics_listed)
         check_nics(&c);
     check_affinity(&c);
+    /* the map's severity overrides, through the one mechanism railyard-fabric uses too */
+    topo_findings_override(out, map, type);
     return 0;
 }

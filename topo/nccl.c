@@ -263,7 +263,6 @@ static void add_gpu_links(struct walk *w, struct topo_gpu *g, xmlNodePtr gpuel)
                 snprintf(w->nvs_gpu[w->nnvs], TOPO_BUSID_LEN, "%s", g->loc.busid);
                 w->nvs_count[w->nnvs++] = n;
             } else if ((tclass >> 16) == 0x03 && strcmp(tb, g->loc.busid) != 0) {
-                topo_node_add_nvlink(w->node, g->loc.busid, tb, 0);
                 /* both GPUs list the link: count it once, from the lower address */
                 if (strcmp(g->loc.busid, tb) < 0)
                     topo_node_add_nvlink(w->node, g->loc.busid, tb, n);

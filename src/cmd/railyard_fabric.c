@@ -261,9 +261,9 @@ static int read_carrier(const char *netdev)
     char buf[32];
     int v;
 
-    if (topo_sysfs_read_int("/sys", &v, NULL, "class/net/%s/carrier", netdev) == 0)
+    if (topo_sysfs_read_int(NULL, &v, NULL, "class/net/%s/carrier", netdev) == 0)
         return v ? 1 : 0;
-    if (topo_sysfs_read("/sys", buf, sizeof(buf), NULL, "class/net/%s/operstate", netdev) == 0)
+    if (topo_sysfs_read(NULL, buf, sizeof(buf), NULL, "class/net/%s/operstate", netdev) == 0)
         return !strcmp(buf, "up") ? 1 : !strcmp(buf, "down") ? 0 : -1;
     return -1;
 }
@@ -275,7 +275,7 @@ static long long read_errors(const char *netdev)
     uint64_t v;
 
     for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-        if (topo_sysfs_read_u64("/sys", &v, NULL, "class/net/%s/statistics/%s", netdev, c[i]) < 0)
+        if (topo_sysfs_read_u64(NULL, &v, NULL, "class/net/%s/statistics/%s", netdev, c[i]) < 0)
             return -1;
         total += (long long)v;
     }

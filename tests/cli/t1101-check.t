@@ -28,6 +28,14 @@ is "$(jq -r '[.findings[]|select(.severity=="fail")|.check]|unique|join(",")' $T
    "nic.port.phys_state,nic.port.state" "...by port state and physical state"
 jq -e '[.findings[]|select(.severity=="fail" and .check=="nic.port.rate")]|length==0' $TMP/c.json >/dev/null
 ok $? "the rate 40 of a port that is down is not judged"
+# the map's severity overrides: state ignored, physical state a warning
+{ cat "$TMP/roce.map"; printf 'severity: {nic.port.state: ignore, nic.port.phys_state: warn}\n'; } |
+    grep -v '^\.\.\.$' >"$TMP/roce-sev.map"
+check --map "$TMP/roce-sev.map" --node roce03 --ibstat "$I/gpud_ibstat_h100_roce_12hca_some_down_1.txt"
+is "$rc $(jq -c '[.summary.fail, .summary.warn]' $TMP/c.json)" "0 [0,2]" \
+   "severity overrides: the down ports are two warnings, exit 0"
+jq -e '[.findings[] | select(.check == "nic.port.state" and .severity != "ok")] | length == 0' $TMP/c.json >/dev/null
+ok $? "severity ignore removes the findings"
 # without a map the same faults are found
 check --node roce03 --ibstat "$I/gpud_ibstat_h100_roce_12hca_some_down_1.txt"
 is $rc 1 "no map: the down ports still fail"
