@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -242,4 +243,64 @@ size_t topo_hostlist_count(const char *list)
         return 0;
     each_item(list, count_one, &total, NULL);
     return total;
+}
+
+struct expand_ctx {
+    int (*fn)(const char *host, void *ctx);
+    void *ctx;
+    ry_error_t *err;
+};
+
+/* Expand pat[0..plen) after the prefix already in buf[0..blen) */
+static int expand_rest(struct expand_ctx *x, const char *pat, size_t plen, char *buf, size_t blen,
+                       size_t cap)
+{
+    const char *open = memchr(pat, '[', plen), *close;
+    struct range r[64];
+    int n;
+
+    if (!open) {
+        if (blen + plen >= cap)
+            return ry_errorf(x->err, "host name too long");
+        memcpy(buf + blen, pat, plen);
+        buf[blen + plen] = '\0';
+        return x->fn(buf, x->ctx);
+    }
+    if (blen + (size_t)(open - pat) >= cap)
+        return ry_errorf(x->err, "host name too long");
+    memcpy(buf + blen, pat, (size_t)(open - pat));
+    blen += (size_t)(open - pat);
+    close = memchr(open, ']', plen - (size_t)(open - pat));
+    if (!close)
+        return ry_errorf(x->err, "unbalanced '['");
+    if ((n = parse_ranges(open + 1, (size_t)(close - open - 1), r, 64, x->err)) < 0)
+        return -1;
+    for (int i = 0; i < n; i++)
+        for (unsigned long v = r[i].lo; v <= r[i].hi; v++) {
+            int w = snprintf(buf + blen, cap - blen, "%0*lu", r[i].width, v), rc;
+            if (w < 0 || (size_t)w >= cap - blen)
+                return ry_errorf(x->err, "host name too long");
+            rc = expand_rest(x, close + 1, plen - (size_t)(close + 1 - pat), buf, blen + (size_t)w,
+                             cap);
+            if (rc)
+                return rc;
+        }
+    return 0;
+}
+
+static int expand_one(const char *item, size_t len, void *ctx)
+{
+    char buf[256];
+
+    return expand_rest(ctx, item, len, buf, 0, sizeof(buf));
+}
+
+int topo_hostlist_expand(const char *list, int (*fn)(const char *host, void *ctx), void *ctx,
+                         ry_error_t *err)
+{
+    struct expand_ctx x = { fn, ctx, err };
+
+    if (topo_hostlist_validate(list, err) < 0)
+        return -1;
+    return each_item(list, expand_one, &x, err);
 }

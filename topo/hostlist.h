@@ -19,4 +19,9 @@ int topo_hostlist_match(const char *list, const char *host, ry_error_t *err);
 /* Number of hosts the list names (saturating at SIZE_MAX), or 0 for a malformed list. */
 size_t topo_hostlist_count(const char *list);
 
+/* Call fn for each host the list names, in order; stops at the first non-zero return of fn
+ * and returns it. -1 with err for a malformed list. */
+int topo_hostlist_expand(const char *list, int (*fn)(const char *host, void *ctx), void *ctx,
+                         ry_error_t *err);
+
 #endif

@@ -2,9 +2,27 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "tests/tap/tap.h"
 #include "topo/hostlist.h"
+
+static int collect(const char *host, void *ctx)
+{
+    char *buf = ctx;
+    size_t n = strlen(buf);
+
+    snprintf(buf + n, 256 - n, "%s%s", n ? " " : "", host);
+    return 0;
+}
+
+static int stop_at_second(const char *host, void *ctx)
+{
+    int *count = ctx;
+    (void)host;
+    return ++*count == 2 ? 7 : 0;
+}
 
 int main(void)
 {
@@ -38,5 +56,17 @@ int main(void)
     is_int((long long)topo_hostlist_count("gpu[01-04,07],login1"), 6, "count 6");
     is_int((long long)topo_hostlist_count("r[1-2]-n[1-3]"), 6, "count is a product");
     is_int((long long)topo_hostlist_count("bad["), 0, "malformed counts 0");
+    {
+        char buf[256] = "";
+        int count = 0;
+        ok(topo_hostlist_expand("gpu[01-03,07],login1", collect, buf, &err) == 0, "expand");
+        is_str(buf, "gpu01 gpu02 gpu03 gpu07 login1", "expanded in order with padding");
+        buf[0] = '\0';
+        ok(topo_hostlist_expand("r[1-2]-n[8-10]", collect, buf, &err) == 0, "expand product");
+        is_str(buf, "r1-n8 r1-n9 r1-n10 r2-n8 r2-n9 r2-n10", "every combination");
+        is_int(topo_hostlist_expand("a[1-5]", stop_at_second, &count, &err), 7,
+               "expansion stops at the callback's non-zero return");
+        ok(topo_hostlist_expand("a[3-1]", collect, buf, &err) < 0, "malformed list refused");
+    }
     return done_testing();
 }
