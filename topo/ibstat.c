@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "ib/ibfabric.h"
 #include "src/common/xmalloc.h"
 #include "topo/ib.h"
 #include "topo/ibstat.h"
@@ -57,14 +58,6 @@ static struct topo_port *port_num(struct topo_nic *nic, int num)
 }
 
 static const char *const ib_states[] = { "NOP", "DOWN", "INIT", "ARMED", "ACTIVE" };
-static const char *const phys_states[] = { "NOP",
-                                           "Sleep",
-                                           "Polling",
-                                           "Disabled",
-                                           "PortConfigurationTraining",
-                                           "LinkUp",
-                                           "LinkErrorRecovery",
-                                           "PhyTest" };
 
 /* ibstat spells states as words ("Active", "Initializing"), ibstatus as "4: ACTIVE" */
 static void set_state(struct topo_port *p, const char *v)
@@ -100,13 +93,13 @@ static void set_phys(struct topo_port *p, const char *v)
             name = v;
     } else
         for (int i = 0; i < 8; i++)
-            if (!strcasecmp(v, phys_states[i]))
+            if (!strcasecmp(v, ibf_phys_names[i]))
                 num = i;
     if (num < 0 && !strncasecmp(v, "Phy Test", 8))
         num = 7;
     p->phys_state = num;
     free(p->phys_str);
-    p->phys_str = xstrdup(num >= 0 && num <= 7 ? phys_states[num] : name);
+    p->phys_str = xstrdup(num >= 0 && num <= 7 ? ibf_phys_names[num] : name);
 }
 
 int topo_ibstat_read(struct topo_node *node, const char *path, ry_error_t *err)

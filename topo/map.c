@@ -11,6 +11,8 @@
 
 #include <yaml.h>
 
+#include "ib/ibfabric.h"
+#include "src/common/file.h"
 #include "src/common/xmalloc.h"
 #include "topo/compare.h"
 #include "topo/hostlist.h"
@@ -461,10 +463,126 @@ static int parse_rails(struct parse *p, yaml_node_t *n)
     return 0;
 }
 
+/* A file named by the map: relative paths are relative to the map's directory. */
+static char *map_relative(const struct parse *p, const char *file)
+{
+    const char *slash = strrchr(p->name, '/');
+
+    if (file[0] == '/' || !slash)
+        return xstrdup(file);
+    return xasprintf("%.*s/%s", (int)(slash - p->name), p->name, file);
+}
+
+static int parse_counters(struct parse *p, yaml_node_t *n, struct map_fabric *fb)
+{
+    static const char *const keys[] = { "total", "rising", NULL };
+    yaml_node_t *k, *v, *k2, *v2;
+
+    if (want(p, n, YAML_MAPPING_NODE, "counters") < 0)
+        return -1;
+    FOR_PAIRS(p, n, it, k, v)
+    {
+        struct map_counter_limit *c;
+        int idx;
+        if (key_scalar(p, k) < 0)
+            return -1;
+        idx = ibf_ctr_parse(scalar(k));
+        if (idx < 0 || idx >= IBF_NERRCTR)
+            return perr(p, k,
+                        "'%s' is not a PMA error counter (SymbolErrorCounter, "
+                        "LinkErrorRecoveryCounter, LinkDownedCounter, PortRcvErrors, ...)",
+                        scalar(k));
+        fb->counters = xrealloc(fb->counters, (fb->ncounters + 1) * sizeof(*fb->counters));
+        c = &fb->counters[fb->ncounters++];
+        c->name = xstrdup(scalar(k));
+        c->total = c->rising = -1;
+        c->line = (int)k->start_mark.line + 1;
+        c->col = (int)k->start_mark.column + 1;
+        if (want(p, v, YAML_MAPPING_NODE, "a counter's limits") < 0)
+            return -1;
+        FOR_PAIRS(p, v, it2, k2, v2)
+        {
+            int val;
+            if (key_scalar(p, k2) < 0)
+                return -1;
+            if (!is_key(k2, "total") && !is_key(k2, "rising"))
+                return unknown_key(p, k2, "a counter", keys);
+            if (get_int(p, v2, scalar(k2), 0, 2000000000, &val) < 0)
+                return -1;
+            if (is_key(k2, "total"))
+                c->total = val;
+            else
+                c->rising = val;
+        }
+    }
+    return 0;
+}
+
+static int parse_fabric(struct parse *p, yaml_node_t *n)
+{
+    static const char *const keys[] = { "speed",    "width",    "expect", "node_name_map",
+                                        "interval", "counters", NULL };
+    struct map_fabric *fb = &p->map->fabric;
+    yaml_node_t *k, *v;
+
+    if (want(p, n, YAML_MAPPING_NODE, "fabric") < 0)
+        return -1;
+    fb->present = 1;
+    fb->line = (int)n->start_mark.line + 1;
+    fb->col = (int)n->start_mark.column + 1;
+    FOR_PAIRS(p, n, it, k, v)
+    {
+        char *str = NULL;
+        int rc = 0;
+        if (key_scalar(p, k) < 0)
+            return -1;
+        if (is_key(k, "speed")) {
+            if (get_str(p, v, "speed", &str) < 0)
+                return -1;
+            fb->speed = ibf_speed_parse(str);
+            free(str);
+            if (!fb->speed)
+                return perr(p, v, "speed must be SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR or XDR");
+        } else if (is_key(k, "width")) {
+            char *end;
+            long w;
+            if (get_str(p, v, "width", &str) < 0)
+                return -1;
+            w = strtol(str, &end, 10);
+            if (*end == 'x' || *end == 'X')
+                end++;
+            rc = end == str || *end || (w != 1 && w != 2 && w != 4 && w != 8 && w != 12);
+            free(str);
+            if (rc)
+                return perr(p, v, "width must be 1x, 2x, 4x, 8x or 12x");
+            fb->width = (int)w;
+        } else if (is_key(k, "expect") || is_key(k, "node_name_map")) {
+            if (get_str(p, v, scalar(k), &str) < 0)
+                return -1;
+            if (is_key(k, "expect"))
+                fb->expect = map_relative(p, str);
+            else
+                fb->node_name_map = map_relative(p, str);
+            free(str);
+        } else if (is_key(k, "interval")) {
+            if (get_double(p, v, "interval", &fb->interval) < 0)
+                return -1;
+            if (fb->interval <= 0 || fb->interval > 3600)
+                return perr(p, v, "interval takes seconds (0 < s <= 3600)");
+        } else if (is_key(k, "counters"))
+            rc = parse_counters(p, v, fb);
+        else
+            rc = unknown_key(p, k, "fabric", keys);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int parse_root(struct parse *p, yaml_node_t *root)
 {
-    static const char *const keys[] = { "cluster",  "node_types", "nodes", "rails",
-                                        "severity", "ignore",     NULL };
+    static const char *const keys[] = { "cluster", "node_types", "nodes",  "rails",
+                                        "fabric",  "severity",   "ignore", NULL };
     struct topo_map *m = p->map;
     yaml_node_t *k, *v, *k2, *v2;
 
@@ -515,6 +633,8 @@ static int parse_root(struct parse *p, yaml_node_t *root)
             }
         } else if (is_key(k, "rails"))
             rc = parse_rails(p, v);
+        else if (is_key(k, "fabric"))
+            rc = parse_fabric(p, v);
         else if (is_key(k, "severity"))
             rc = parse_severity(p, v, &m->severity, &m->nseverity);
         else if (is_key(k, "ignore"))
@@ -578,6 +698,7 @@ struct topo_map *topo_map_load_buffer(const char *buf, size_t len, const char *n
 
     p.map = xcalloc(1, sizeof(*p.map));
     p.map->path = xstrdup(name);
+    p.map->fabric.interval = -1;
     if (!yaml_parser_initialize(&parser)) {
         topo_map_destroy(p.map);
         ry_errorf(err, "%s: cannot initialise the YAML parser", name);
@@ -607,26 +728,11 @@ struct topo_map *topo_map_load_buffer(const char *buf, size_t len, const char *n
 struct topo_map *topo_map_load(const char *path, ry_error_t *err)
 {
     struct topo_map *m;
-    char *buf = NULL;
-    size_t len = 0, alloc = 0, n;
-    FILE *f;
+    char *buf;
+    size_t len;
 
-    if (!(f = fopen(path, "r"))) {
-        ry_errorf(err, "cannot open %s: %s", path, strerror(errno));
+    if (ry_read_file(path, &buf, &len, err) < 0)
         return NULL;
-    }
-    do {
-        xgrow(&buf, &alloc, len + 4096, 1);
-        n = fread(buf + len, 1, alloc - len, f);
-        len += n;
-    } while (n > 0);
-    if (ferror(f)) {
-        ry_errorf(err, "cannot read %s: %s", path, strerror(errno));
-        fclose(f);
-        free(buf);
-        return NULL;
-    }
-    fclose(f);
     m = topo_map_load_buffer(buf, len, path, err);
     free(buf);
     return m;

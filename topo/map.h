@@ -65,6 +65,27 @@ struct map_rail {
     int line, col;
 };
 
+/* Error-counter limits of the fabric section: a counter above total (or rising by more than
+ * rising between two samples) is a finding. -1: unset (built-in default). */
+struct map_counter_limit {
+    char *name; /* PMA name: "SymbolErrorCounter" */
+    long long total, rising;
+    int line, col;
+};
+
+/* The expected InfiniBand fabric (railyard fabric, railyard check --fabric). */
+struct map_fabric {
+    int present;
+    int speed;           /* enum ibf_speed of every link, 0 unset */
+    int width;           /* lanes, 0 unset */
+    char *expect;        /* reference ibnetdiscover dump (path resolved against the map's dir) */
+    char *node_name_map; /* GUID -> name file (resolved likewise) */
+    double interval;     /* seconds between the two counter samples, <0 unset */
+    struct map_counter_limit *counters;
+    size_t ncounters;
+    int line, col;
+};
+
 struct topo_map {
     char *path;
     char *cluster;
@@ -78,6 +99,7 @@ struct topo_map {
     size_t nseverity;
     char **ignore; /* cluster-wide ignore list: "nic", "nic:port", "host/nic[:port]" */
     size_t nignore;
+    struct map_fabric fabric;
 };
 
 /* Parse the map at path. NULL with err ("FILE:LINE:COL: message") on any error: malformed

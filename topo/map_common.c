@@ -49,6 +49,11 @@ void topo_map_destroy(struct topo_map *map)
     for (size_t i = 0; i < map->nignore; i++)
         free(map->ignore[i]);
     free(map->ignore);
+    for (size_t i = 0; i < map->fabric.ncounters; i++)
+        free(map->fabric.counters[i].name);
+    free(map->fabric.counters);
+    free(map->fabric.expect);
+    free(map->fabric.node_name_map);
     free(map->cluster);
     free(map->path);
     free(map);

@@ -23,12 +23,44 @@ struct cmd_entry {
     const char *usage;   /* synopsis after "railyard " */
     const char *summary; /* one line for `railyard help` */
     const char *options; /* the command's own options for --help, NULL if none */
+    int no_node_inputs;  /* the command does not read a node: no input options */
 };
 
 extern const struct cmd_entry cmd_inventory;
 extern const struct cmd_entry cmd_gather;
 extern const struct cmd_entry cmd_check;
 extern const struct cmd_entry cmd_map;
+extern const struct cmd_entry cmd_fabric;
+
+/* The InfiniBand fabric, as railyard fabric and railyard check --fabric read it. */
+#include "ib/ibcheck.h"
+#include "ib/ibfabric.h"
+#include "topo/map.h"
+
+struct fabric_opts {
+    const char *ibnetdiscover; /* a dump instead of live discovery */
+    const char *expect;        /* reference dump (else the map's fabric: expect) */
+    const char *node_name_map; /* else the map's */
+    const char *ca;
+    int port;
+    int no_counters;
+    double interval; /* <0: the map's or 1 s */
+    int mad_timeout_ms, retries;
+};
+
+struct fabric_data {
+    struct ibf_fabric f, ref;
+    int have_ref;
+    struct ibf_namemap names;
+    struct ibf_notes notes;
+};
+
+/* Read the fabric (and the reference, and two counter samples when live). 0 or -1 with err. */
+int fabric_collect(const struct fabric_opts *o, const struct topo_map *map, struct fabric_data *d,
+                   ry_error_t *err);
+void fabric_data_free(struct fabric_data *d);
+/* exit 2 with a message after seconds */
+void fabric_arm_deadline(double seconds);
 
 /* Parse argv with the common options plus extra (a getopt_long table ending with a zero
  * entry, may be NULL) and extra_short. Calls on_extra for each extra option; it returns 0, or

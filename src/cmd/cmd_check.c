@@ -23,6 +23,8 @@ struct check_opts {
     double timeout;
     int list;
     int reason;
+    int fabric;
+    struct fabric_opts fo;
 };
 
 static int on_opt(int opt, const char *arg, void *ctx)
@@ -35,6 +37,15 @@ static int on_opt(int opt, const char *arg, void *ctx)
     case 'n': c->node = arg; return 0;
     case 'T': c->type = arg; return 0;
     case 'L': c->list = 1; return 0;
+    case 'F': c->fabric = 1; return 0;
+    case 'I':
+        c->fabric = 1;
+        c->fo.ibnetdiscover = arg;
+        return 0;
+    case 'E':
+        c->fabric = 1;
+        c->fo.expect = arg;
+        return 0;
     case 'R': c->reason = 1; return 0;
     case 't':
         if (strcmp(arg, "inventory") && strcmp(arg, "quick")) {
@@ -86,6 +97,8 @@ static void print_reason(const struct topo_findings *f, const char *host)
     snprintf(line, sizeof(line) - strlen(more), "railyard: %s %s %s%s%s", x->check,
              strcmp(subject, host) ? subject : "", x->observed ? x->observed : "",
              x->expected ? " exp " : "", x->expected ? x->expected : "");
+    for (size_t n = strlen(line); n > 0 && line[n - 1] == ' '; n--)
+        line[n - 1] = '\0'; /* cut inside a word gap */
     printf("%s%s\n", line, more);
 }
 
@@ -107,12 +120,22 @@ static int error_out(struct out *o, const char *host, const char *msg)
 static int run(int argc, char **argv)
 {
     static const struct option extra[] = {
-        { "map", required_argument, NULL, 'm' },       { "node", required_argument, NULL, 'n' },
-        { "node-type", required_argument, NULL, 'T' }, { "tier", required_argument, NULL, 't' },
-        { "timeout", required_argument, NULL, 'D' },   { "list-checks", no_argument, NULL, 'L' },
-        { "reason", no_argument, NULL, 'R' },          { NULL, 0, NULL, 0 },
+        { "map", required_argument, NULL, 'm' },
+        { "node", required_argument, NULL, 'n' },
+        { "node-type", required_argument, NULL, 'T' },
+        { "tier", required_argument, NULL, 't' },
+        { "timeout", required_argument, NULL, 'D' },
+        { "list-checks", no_argument, NULL, 'L' },
+        { "reason", no_argument, NULL, 'R' },
+        { "fabric", no_argument, NULL, 'F' },
+        { "ibnetdiscover", required_argument, NULL, 'I' },
+        { "expect-fabric", required_argument, NULL, 'E' },
+        { NULL, 0, NULL, 0 },
     };
-    struct check_opts c = { .tier = "inventory", .timeout = 55 };
+    struct check_opts c = { .tier = "inventory",
+                            .timeout = 55,
+                            .fo = { .interval = -1, .retries = -1 } };
+    struct fabric_data fd;
     struct topo_findings f = { 0 };
     const struct map_node_type *type = NULL;
     struct topo_map *map = NULL;
@@ -124,6 +147,7 @@ static int run(int argc, char **argv)
     char msg[700];
     int idx, rc = RY_EXIT_ERROR;
 
+    memset(&fd, 0, sizeof(fd));
     if ((idx = cmd_parse(&cmd_check, argc, argv, &common, extra, "m:n:t:", on_opt, &c)) < 0)
         return idx == -2 ? RY_EXIT_OK : RY_EXIT_ERROR;
     if (idx < argc) {
@@ -166,6 +190,16 @@ static int run(int argc, char **argv)
         }
     }
     topo_compare(node, host, map, type, &f);
+    if (c.fabric) {
+        struct ibf_expect e = { map, NULL, host };
+        if (fabric_collect(&c.fo, map, &fd, &err) < 0) {
+            snprintf(msg, sizeof(msg), "fabric: %s", err.text);
+            rc = error_out(o, host, msg);
+            goto out;
+        }
+        e.ref = fd.have_ref ? &fd.ref : NULL;
+        ibf_analyze(&fd.f, &e, &f, NULL);
+    }
     topo_findings_sort(&f);
 
     if (c.reason) {
@@ -180,6 +214,8 @@ static int run(int argc, char **argv)
     out_str(o, "node_type", " (type %s", type ? type->name : "none: built-in references");
     out_str(o, "map", ", map %s", c.map);
     out_str(o, "tier", ", tier %s)\n", c.tier);
+    if (c.fabric)
+        out_str(o, "fabric", "  fabric   %s\n", fd.f.source);
     out_str(o, "sources", "  sources  %s\n", node->sources);
     if (!strcmp(c.tier, "quick"))
         out_text(o, "  tier quick: this build has no local active probes yet; the checks are "
@@ -196,6 +232,8 @@ static int run(int argc, char **argv)
     rc = f.nfail ? RY_EXIT_FAULT : RY_EXIT_OK;
 out:
     alarm(0);
+    if (c.fabric)
+        fabric_data_free(&fd);
     topo_findings_free(&f);
     topo_node_destroy(node);
     topo_map_destroy(map);
@@ -206,8 +244,9 @@ out:
 const struct cmd_entry cmd_check = {
     .name = "check",
     .run = run,
-    .usage = "check [--map <file>] [--node <name>] [--node-type <type>] "
-             "[--tier (inventory | quick)] [--timeout <seconds>] [--json] [<input options>]",
+    .usage =
+        "check [--map <file>] [--node <name>] [--node-type <type>] "
+        "[--tier (inventory | quick)] [--timeout <seconds>] [--fabric] [--json] [<input options>]",
     .summary = "compare the node with its expected topology map (or built-in references)",
     .options = "  -m, --map <file>     the expected topology map (default: built-in references)\n"
                "  -n, --node <name>    the node's name in the map (default: its host name)\n"
@@ -215,5 +254,9 @@ const struct cmd_entry cmd_check = {
                "  -t, --tier <tier>    inventory (no traffic, default) or quick\n"
                "  --timeout <seconds>  give up (exit 2) after this long (default 55)\n"
                "  --list-checks        print the check ids and exit\n"
-               "  --reason             print one line (<= 80 characters) for a node reason\n",
+               "  --reason             print one line (<= 80 characters) for a node reason\n"
+               "  --fabric             also check this node's InfiniBand cables and ports, read\n"
+               "                       live from the fabric (see railyard fabric)\n"
+               "  --ibnetdiscover <file>  ... read from saved ibnetdiscover output instead\n"
+               "  --expect-fabric <file>  a reference ibnetdiscover dump of the fabric as built\n",
 };

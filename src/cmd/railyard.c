@@ -9,21 +9,21 @@
 #include "src/cmd/cmd.h"
 
 static const struct cmd_entry *const commands[] = {
-    &cmd_inventory, &cmd_check, &cmd_map, &cmd_gather, NULL,
+    &cmd_inventory, &cmd_check, &cmd_fabric, &cmd_map, &cmd_gather, NULL,
 };
 
-static const char common_help[] =
+static const char input_help[] =
     "Input (default: the live machine):\n"
     "  --sysfs-root <dir>   read sysfs from <dir> (it stands for /sys)\n"
     "  --hwloc-xml <file>   read the topology from hwloc XML (lstopo --of xml)\n"
     "  --nccl-topo <file>   read the topology from an NCCL topology XML file\n"
     "  --bundle <file>      read a bundle written by 'railyard gather'\n"
     "  --ibstat <file>      read RDMA ports from saved ibstat or ibstatus output\n"
-    "  --nvlink-status <file>  read NVLink states from saved 'nvidia-smi nvlink --status'\n"
-    "Output:\n"
-    "  -j, --json           print JSON instead of text\n"
-    "  -v, --verbose        say more on stderr (repeatable)\n"
-    "  -h, --help           print this help\n";
+    "  --nvlink-status <file>  read NVLink states from saved 'nvidia-smi nvlink --status'\n";
+static const char output_help[] = "Output:\n"
+                                  "  -j, --json           print JSON instead of text\n"
+                                  "  -v, --verbose        say more on stderr (repeatable)\n"
+                                  "  -h, --help           print this help\n";
 
 void cmd_error(const char *fmt, ...)
 {
@@ -38,8 +38,9 @@ void cmd_error(const char *fmt, ...)
 
 static void cmd_help(const struct cmd_entry *cmd, FILE *fp)
 {
-    fprintf(fp, "usage: railyard %s\n\n%s\n\n%s%s%s", cmd->usage, cmd->summary,
-            cmd->options ? "Options:\n" : "", cmd->options ? cmd->options : "", common_help);
+    fprintf(fp, "usage: railyard %s\n\n%s\n\n%s%s%s%s", cmd->usage, cmd->summary,
+            cmd->options ? "Options:\n" : "", cmd->options ? cmd->options : "",
+            cmd->no_node_inputs ? "" : input_help, output_help);
 }
 
 int cmd_parse(const struct cmd_entry *cmd, int argc, char **argv, struct cmd_common *common,
@@ -65,7 +66,8 @@ int cmd_parse(const struct cmd_entry *cmd, int argc, char **argv, struct cmd_com
 
     memset(common, 0, sizeof(*common));
     for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)
-        opts[n++] = base[i];
+        if (!cmd->no_node_inputs || base[i].val < OPT_SYSFS)
+            opts[n++] = base[i];
     for (size_t i = 0; extra && extra[i].name && n < 63; i++)
         opts[n++] = extra[i];
     memset(&opts[n], 0, sizeof(opts[n]));

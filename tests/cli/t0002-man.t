@@ -3,7 +3,7 @@
 . "$RAILYARD_SRCDIR/tests/lib.sh"
 command -v man >/dev/null || skip_all "man is not installed"
 MANDIR=$(dirname "$RAILYARD")/man/man1
-for p in railyard railyard-inventory railyard-gather railyard-check railyard-map railyard-fabric; do
+for p in railyard railyard-inventory railyard-gather railyard-check railyard-map railyard-fabric railyard-ibfabric; do
     f=$MANDIR/$p.1
     [ -f "$f" ] || { ok 1 "$p.1 exists"; continue; }
     w=$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=100 man --warnings --encoding=UTF-8 --local-file \
@@ -12,9 +12,11 @@ for p in railyard railyard-inventory railyard-gather railyard-check railyard-map
 done
 # the options --help lists (lines that start with an option), each in the command's page or in
 # railyard(1) for the shared ones
-for cmd in inventory gather check map; do
+for cmd in inventory gather check map fabric; do
+    page=railyard-$cmd
+    [ $cmd = fabric ] && page=railyard-ibfabric # railyard-fabric(1) is the MPI job
     for opt in $("$RAILYARD" $cmd --help | grep -E '^ +-' | grep -o -- '--[a-z][a-z-]*' | sort -u); do
-        cat "$MANDIR/railyard.1" "$MANDIR/railyard-$cmd.1" | sed 's/\\-/-/g' | grep -q -- "$opt"
+        cat "$MANDIR/railyard.1" "$MANDIR/$page.1" | sed 's/\\-/-/g' | grep -q -- "$opt"
         ok $? "railyard $cmd $opt is documented"
     done
 done
@@ -36,7 +38,7 @@ fi
 ids=$("$RAILYARD" check --list-checks)
 [ "$(echo "$ids" | wc -l)" -ge 13 ]; ok $? "check --list-checks lists the check ids"
 for id in $ids; do
-    cat "$MANDIR/railyard-check.1" "$MANDIR/railyard-fabric.1" | grep -q "^\.B $id\$"
+    cat "$MANDIR/railyard-check.1" "$MANDIR/railyard-fabric.1" "$MANDIR/railyard-ibfabric.1" | grep -q "^\.B $id\$"
     ok $? "check id $id is documented"
 done
 done_testing

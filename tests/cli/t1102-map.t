@@ -35,6 +35,15 @@ bad near-gpu "near_gpu 5 but the type has 2 GPUs" 'cluster: x\nnode_types:\n  a:
 bad not-a-mapping "the map must be a mapping, not a list" '- just\n- a list\n'
 bad empty "empty map" ''
 bad no-types "no node_types" 'cluster: x\n'
+bad fabric-speed "$TMP/fabric-speed.map:4:10: speed must be SDR, DDR, QDR" 'cluster: x\nnode_types: {a: {}}\nfabric:\n  speed: GDR\n'
+bad fabric-width "$TMP/fabric-width.map:4:10: width must be 1x, 2x, 4x, 8x or 12x" 'cluster: x\nnode_types: {a: {}}\nfabric:\n  width: 3x\n'
+bad fabric-counter "$TMP/fabric-counter.map:5:5: 'SymbolErrors' is not a PMA error counter" 'cluster: x\nnode_types: {a: {}}\nfabric:\n  counters:\n    SymbolErrors: {total: 5}\n'
+bad fabric-limit "unknown key 'rise' in a counter \(did you mean 'rising'\?\)" 'cluster: x\nnode_types: {a: {}}\nfabric:\n  counters:\n    LinkDownedCounter: {rise: 0}\n'
+bad fabric-key "unknown key 'expected' in fabric \(did you mean 'expect'\?\)" 'cluster: x\nnode_types: {a: {}}\nfabric:\n  expected: a.topo\n'
+bad fabric-interval "interval takes seconds" 'cluster: x\nnode_types: {a: {}}\nfabric:\n  interval: 0\n'
+printf 'cluster: x\nnode_types: {a: {}}\nfabric:\n  speed: ndr\n  width: 2x\n  expect: ref.topo\n  interval: 0.5\n  counters:\n    SymbolErrorCounter: {total: 100, rising: 2}\nseverity: {port.errors: ignore, link.: warn}\n' >"$TMP/fabric.map"
+"$RAILYARD" map validate "$TMP/fabric.map" >/dev/null 2>"$TMP/err"
+is $? 0 "a map with every fabric key validates"
 "$RAILYARD" map validate "$TMP/none.map" 2>"$TMP/err"; is $? 2 "missing map file: exit 2"
 grep -q "cannot open $TMP/none.map" "$TMP/err"; ok $? "...naming the file"
 

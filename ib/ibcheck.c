@@ -1,0 +1,774 @@
+#include "config.h"
+
+#include <fnmatch.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ib/ibcheck.h"
+#include "src/common/xmalloc.h"
+#include "topo/hostlist.h"
+
+/* Nominal data rate of one lane (what ibstat's Rate and a map's rate_gbps count in) */
+static double nominal_gbps(enum ibf_speed s)
+{
+    static const double v[IBF_NSPEEDS] = { 0, 2.5, 5, 10, 10, 14, 25, 50, 100, 200 };
+    return s > 0 && s < IBF_NSPEEDS ? v[s] : 0;
+}
+
+static const struct {
+    long long total, rising;
+} default_limits[IBF_NERRCTR] = {
+    [IBF_SYMBOL_ERR] = { 10, 0 },       [IBF_LINK_RECOVERY] = { 10, 0 },
+    [IBF_LINK_DOWNED] = { 10, 0 },      [IBF_RCV_ERR] = { 10, 0 },
+    [IBF_RCV_REMOTE_PHYS] = { 100, 0 }, [IBF_RCV_SWITCH_RELAY] = { -1, -1 },
+    [IBF_XMIT_DISCARDS] = { 100, 10 },  [IBF_XMIT_CONSTRAINT] = { 100, 0 },
+    [IBF_RCV_CONSTRAINT] = { 100, 0 },  [IBF_LOCAL_INTEGRITY] = { 10, 0 },
+    [IBF_EXCESS_OVERRUN] = { 10, 0 },   [IBF_VL15_DROPPED] = { -1, -1 },
+};
+
+void ibf_counter_limits(const struct topo_map *map, int ctr, long long *total, long long *rising)
+{
+    *total = default_limits[ctr].total;
+    *rising = default_limits[ctr].rising;
+    for (size_t i = 0; map && i < map->fabric.ncounters; i++)
+        if (!strcmp(map->fabric.counters[i].name, ibf_ctr_name((enum ibf_ctr)ctr))) {
+            if (map->fabric.counters[i].total >= 0)
+                *total = map->fabric.counters[i].total;
+            if (map->fabric.counters[i].rising >= 0)
+                *rising = map->fabric.counters[i].rising;
+        }
+}
+
+struct ctx {
+    const struct ibf_fabric *f;
+    const struct ibf_expect *e;
+    struct topo_findings *out;
+    struct ibf_notes *notes;
+    char **claimed;  /* per node, per port: a finding already names this port */
+    int *rail;       /* per node: rail of a switch (-1 none, -2 mixed), of an HCA (-1) */
+    int *ref_of;     /* per live node: index in the reference, -1 */
+    int *live_of;    /* per reference node: index in the live fabric, -1 */
+    char **reported; /* names of absent HCAs already reported */
+    size_t nreported;
+};
+
+static void note(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct ctx *c, const char *fmt, ...)
+{
+    va_list ap;
+    char buf[512];
+
+    if (!c->notes)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    c->notes->v = xrealloc(c->notes->v, (c->notes->n + 1) * sizeof(char *));
+    c->notes->v[c->notes->n++] = xstrdup(buf);
+}
+
+void ibf_notes_free(struct ibf_notes *n)
+{
+    for (size_t i = 0; i < n->n; i++)
+        free(n->v[i]);
+    free(n->v);
+    n->v = NULL;
+    n->n = 0;
+}
+
+static int host_is(const struct ibf_fabric *f, int node, const char *host)
+{
+    return node >= 0 && f->nodes[node].host && !strcmp(f->nodes[node].host, host);
+}
+
+/* Add a finding about port a:pa (and b:pb, -1 if none); honours only_host; claims the ports. */
+static void add(struct ctx *c, enum topo_sev sev, const char *check, const char *subject,
+                const char *expected, const char *observed, const char *hint, int a, int pa, int b,
+                int pb)
+{
+    const char *h = c->e->only_host;
+
+    if (a >= 0 && pa >= 0)
+        c->claimed[a][pa] = 1;
+    if (b >= 0 && pb >= 0)
+        c->claimed[b][pb] = 1;
+    if (h && !host_is(c->f, a, h) && !host_is(c->f, b, h) && !strstr(subject, h))
+        return;
+    topo_findings_add(c->out, sev, check, subject, expected, observed, hint);
+}
+
+static const char *label(const struct ibf_fabric *f, int n, int p, char *buf, size_t len)
+{
+    return ibf_port_label(f, n, p, buf, len);
+}
+
+static const char *link_label(const struct ibf_fabric *f, int a, int pa, int b, int pb, char *buf,
+                              size_t len)
+{
+    char x[200], y[200];
+    /* the HCA end first, else the lower name */
+    if (b >= 0 && ((f->nodes[b].type == IBF_CA) > (f->nodes[a].type == IBF_CA) ||
+                   ((f->nodes[b].type == IBF_CA) == (f->nodes[a].type == IBF_CA) &&
+                    (strcmp(f->nodes[b].name, f->nodes[a].name) < 0 ||
+                     (!strcmp(f->nodes[b].name, f->nodes[a].name) && pb < pa))))) {
+        int t = a, tp = pa;
+        a = b, pa = pb, b = t, pb = tp;
+    }
+    snprintf(buf, len, "%s<->%s", label(f, a, pa, x, sizeof(x)), label(f, b, pb, y, sizeof(y)));
+    return buf;
+}
+
+/* ---- what the map says about an HCA ---- */
+
+static const struct map_nic *map_nic_of(const struct topo_map *map, const char *host,
+                                        const char *hca)
+{
+    const struct map_node_type *t;
+    const struct map_nic *only = NULL;
+    size_t nib = 0;
+
+    if (!map || !host || !(t = topo_map_type_for_host(map, host)))
+        return NULL;
+    for (size_t i = 0; i < t->nnics; i++) {
+        if (t->nics[i].link_layer == TOPO_LL_ETHERNET)
+            continue;
+        if (hca && !strcmp(t->nics[i].name, hca))
+            return &t->nics[i];
+        nib++;
+        only = &t->nics[i];
+    }
+    return !hca && nib == 1 ? only : NULL; /* a name map gave the host only */
+}
+
+static int map_has_rails(const struct topo_map *map)
+{
+    for (size_t t = 0; map && t < map->ntypes; t++)
+        for (size_t i = 0; i < map->types[t].nnics; i++)
+            if (map->types[t].nics[i].rail >= 0)
+                return 1;
+    return 0;
+}
+
+static int switch_rail_by_name(const struct topo_map *map, const struct ibf_node *n)
+{
+    for (size_t r = 0; map && r < map->nrails; r++)
+        for (size_t s = 0; s < map->rails[r].nswitches; s++) {
+            const char *pat = map->rails[r].switches[s];
+            if (!fnmatch(pat, n->name, 0) || !fnmatch(pat, n->desc, 0) || !strcmp(pat, n->id))
+                return map->rails[r].id;
+        }
+    return -1;
+}
+
+static int names_switches(const struct topo_map *map)
+{
+    for (size_t r = 0; map && r < map->nrails; r++)
+        if (map->rails[r].nswitches)
+            return 1;
+    return 0;
+}
+
+/* Rail of every switch: from the map's switch names, else the rail most of its HCAs belong to
+ * (-2 when there is no majority). */
+static void compute_rails(struct ctx *c)
+{
+    const struct ibf_fabric *f = c->f;
+    int by_name = names_switches(c->e->map);
+
+    for (size_t i = 0; i < f->n; i++) {
+        const struct ibf_node *n = &f->nodes[i];
+        int votes[64] = { 0 }, best = -1, bestv = 0, tie = 0;
+
+        c->rail[i] = -1;
+        if (n->type != IBF_SWITCH)
+            continue;
+        if (by_name) {
+            c->rail[i] = switch_rail_by_name(c->e->map, n);
+            continue;
+        }
+        for (int p = 1; p <= n->nports; p++) {
+            const struct ibf_port *q = &n->ports[p];
+            const struct map_nic *nic;
+            if (q->remote < 0 || f->nodes[q->remote].type != IBF_CA)
+                continue;
+            nic = map_nic_of(c->e->map, f->nodes[q->remote].host, f->nodes[q->remote].hca);
+            if (nic && nic->rail >= 0 && nic->rail < 64)
+                votes[nic->rail]++;
+        }
+        for (int r = 0; r < 64; r++)
+            if (votes[r] > bestv)
+                best = r, bestv = votes[r], tie = 0;
+            else if (votes[r] && votes[r] == bestv)
+                tie = 1;
+        c->rail[i] = tie ? -2 : best;
+    }
+}
+
+static int is_leaf(const struct ibf_fabric *f, int n)
+{
+    const struct ibf_node *x = &f->nodes[n];
+
+    if (x->type != IBF_SWITCH)
+        return 0;
+    for (int p = 1; p <= x->nports; p++)
+        if (x->ports[p].remote >= 0 && f->nodes[x->ports[p].remote].type == IBF_CA)
+            return 1;
+    return 0;
+}
+
+static void check_rails(struct ctx *c)
+{
+    const struct ibf_fabric *f = c->f;
+    size_t unnamed = 0, unmapped = 0;
+
+    if (!map_has_rails(c->e->map)) {
+        note(c, "rail alignment not judged: %s",
+             c->e->map ? "the map gives no NIC a rail" : "no map (--map)");
+        return;
+    }
+    for (size_t i = 0; i < f->n; i++) {
+        const struct ibf_node *n = &f->nodes[i];
+        const struct map_nic *nic;
+        const struct ibf_port *q;
+        char subj[200], exp[64], obs[300], sw[200];
+        int port, s;
+
+        if (n->type != IBF_CA)
+            continue;
+        if (!n->host) {
+            unnamed++;
+            continue;
+        }
+        if (!(nic = map_nic_of(c->e->map, n->host, n->hca))) {
+            unmapped++;
+            continue;
+        }
+        if (nic->rail < 0)
+            continue;
+        port = nic->port > 0 ? nic->port : 1;
+        if (port > n->nports)
+            continue;
+        q = &n->ports[port];
+        if (q->remote < 0 || f->nodes[q->remote].type != IBF_SWITCH)
+            continue; /* not cabled: the link checks say so */
+        s = q->remote;
+        if (c->rail[s] == nic->rail)
+            continue;
+        if (c->rail[s] == -2)
+            continue; /* a leaf without a majority rail cannot be judged */
+        label(f, (int)i, port, subj, sizeof(subj));
+        snprintf(exp, sizeof(exp), "leaf of rail %d", nic->rail);
+        if (c->rail[s] >= 0)
+            snprintf(obs, sizeof(obs), "cabled to %s port %d (rail %d)", f->nodes[s].name,
+                     q->remote_port, c->rail[s]);
+        else
+            snprintf(obs, sizeof(obs), "cabled to %s port %d (%s)", f->nodes[s].name,
+                     q->remote_port, is_leaf(f, s) ? "no rail" : "not a leaf");
+        snprintf(sw, sizeof(sw), "move the cable to a free port of a rail-%d leaf", nic->rail);
+        add(c, TOPO_SEV_FAIL, "rail.cabling", subj, exp, obs, sw, (int)i, port, s, q->remote_port);
+    }
+    if (unnamed)
+        note(c,
+             "%zu HCAs have no \"<host> <hca>\" NodeDescription or name-map entry: their rail "
+             "is not judged",
+             unnamed);
+    if (unmapped)
+        note(c, "%zu HCAs are not NICs of a host in the map: their rail is not judged", unmapped);
+    /* leaf-to-leaf cables do not belong in a rail-optimized fabric */
+    for (size_t i = 0; i < f->n; i++) {
+        const struct ibf_node *n = &f->nodes[i];
+        if (!is_leaf(f, (int)i))
+            continue;
+        for (int p = 1; p <= n->nports; p++) {
+            const struct ibf_port *q = &n->ports[p];
+            char subj[420];
+            if (q->remote < 0 || (size_t)q->remote <= i || !is_leaf(f, q->remote) ||
+                c->claimed[i][p])
+                continue;
+            link_label(f, (int)i, p, q->remote, q->remote_port, subj, sizeof(subj));
+            add(c, TOPO_SEV_FAIL, "fabric.link.extra", subj, "no leaf-to-leaf cable",
+                "leaf-to-leaf cable", "leaves connect to spines only: remove the cable", (int)i, p,
+                q->remote, q->remote_port);
+        }
+    }
+}
+
+static void check_duplicates(struct ctx *c)
+{
+    const struct ibf_fabric *f = c->f;
+
+    for (size_t i = 0; i < f->n; i++) {
+        const struct ibf_node *n = &f->nodes[i];
+        char obs[400];
+        size_t count = 1, len;
+        int first = 1;
+
+        if (n->type != IBF_CA || !n->hca)
+            continue;
+        for (size_t j = 0; j < i; j++)
+            if (f->nodes[j].type == IBF_CA && !strcmp(f->nodes[j].desc, n->desc))
+                first = 0;
+        if (!first)
+            continue;
+        len = (size_t)snprintf(obs, sizeof(obs), "GUIDs %016llx", (unsigned long long)n->guid);
+        for (size_t j = i + 1; j < f->n; j++)
+            if (f->nodes[j].type == IBF_CA && !strcmp(f->nodes[j].desc, n->desc)) {
+                count++;
+                if (len < sizeof(obs))
+                    len += (size_t)snprintf(obs + len, sizeof(obs) - len, ", %016llx",
+                                            (unsigned long long)f->nodes[j].guid);
+            }
+        if (count > 1) {
+            char exp[64];
+            snprintf(exp, sizeof(exp), "1 HCA, found %zu", count);
+            add(c, TOPO_SEV_FAIL, "fabric.desc.duplicate", n->desc, exp, obs,
+                "set each HCA's NodeDescription to \"<host> <hca>\" (rdma-ndd, or "
+                "/sys/class/infiniband/<hca>/node_desc)",
+                (int)i, -1, -1, -1);
+        }
+    }
+}
+
+/* ---- the reference dump ---- */
+
+static int ref_match(const struct ibf_fabric *live, const struct ibf_fabric *ref, size_t r)
+{
+    const struct ibf_node *rn = &ref->nodes[r];
+
+    if (rn->guid) {
+        int i = ibf_find_guid(live, rn->guid);
+        if (i >= 0)
+            return i;
+        return -1;
+    }
+    for (size_t i = 0; i < live->n; i++)
+        if (!strcmp(live->nodes[i].name, rn->name))
+            return (int)i;
+    return -1;
+}
+
+/* Expected width and speed of the cable at live port (n, p): the reference's, or 0 */
+static void ref_expect(const struct ctx *c, int n, int p, int *width, enum ibf_speed *speed)
+{
+    const struct ibf_fabric *ref = c->e->ref;
+    const struct ibf_port *q = &c->f->nodes[n].ports[p];
+    int rn;
+
+    *width = 0;
+    *speed = IBF_SPEED_UNKNOWN;
+    if (!ref || (rn = c->ref_of[n]) < 0 || p > ref->nodes[rn].nports)
+        return;
+    {
+        const struct ibf_port *rq = &ref->nodes[rn].ports[p];
+        if (rq->remote < 0 || q->remote < 0 || c->ref_of[q->remote] != rq->remote ||
+            rq->remote_port != q->remote_port)
+            return;
+        *width = rq->width;
+        *speed = rq->speed;
+    }
+}
+
+static void check_reference(struct ctx *c)
+{
+    const struct ibf_fabric *f = c->f, *ref = c->e->ref;
+
+    for (size_t r = 0; r < ref->n; r++) {
+        const struct ibf_node *rn = &ref->nodes[r];
+        for (int p = 1; p <= rn->nports; p++) {
+            const struct ibf_port *rq = &rn->ports[p];
+            int la = c->live_of[r], lb, rb = rq->remote, rbp = rq->remote_port;
+            char subj[420], exp[300], obs[300], x[200], y[200];
+
+            if (rb < 0 || (size_t)rb < r || ((size_t)rb == r && rbp < p))
+                continue; /* each cable once */
+            lb = c->live_of[rb];
+            if (la >= 0 && p <= f->nodes[la].nports && f->nodes[la].ports[p].remote == lb &&
+                lb >= 0 && f->nodes[la].ports[p].remote_port == rbp)
+                continue; /* where it should be */
+            if ((la >= 0 && p <= f->nodes[la].nports && c->claimed[la][p]) ||
+                (lb >= 0 && rbp <= f->nodes[lb].nports && c->claimed[lb][rbp]))
+                continue; /* already explained (rail.cabling) */
+            /* name the cable by the reference's names */
+            snprintf(x, sizeof(x), "%s:%d", rn->name, p);
+            snprintf(y, sizeof(y), "%s:%d", ref->nodes[rb].name, rbp);
+            if ((ref->nodes[rb].type == IBF_CA && rn->type != IBF_CA) ||
+                ((ref->nodes[rb].type == IBF_CA) == (rn->type == IBF_CA) && strcmp(y, x) < 0))
+                snprintf(subj, sizeof(subj), "%s<->%s", y, x);
+            else
+                snprintf(subj, sizeof(subj), "%s<->%s", x, y);
+            for (int side = 0; side < 2; side++) {
+                int ln = side ? lb : la, lp = side ? rbp : p, on = side ? la : lb;
+                int op = side ? p : rbp;
+                const struct ibf_port *q;
+                if (ln < 0 || lp > f->nodes[ln].nports)
+                    continue;
+                q = &f->nodes[ln].ports[lp];
+                if (q->remote >= 0 && (q->remote != on || q->remote_port != op)) {
+                    char l[200], o[200];
+                    label(f, ln, lp, l, sizeof(l));
+                    snprintf(exp, sizeof(exp), "cable to %s", side ? x : y);
+                    snprintf(obs, sizeof(obs), "cabled to %s",
+                             label(f, q->remote, q->remote_port, o, sizeof(o)));
+                    add(c, TOPO_SEV_FAIL, "fabric.link.moved", l, exp, obs,
+                        "put the cable back where the reference fabric has it, or refresh the "
+                        "reference",
+                        ln, lp, q->remote, q->remote_port);
+                    goto next;
+                }
+            }
+            for (int side = 0; side < 2; side++) {
+                int ln = side ? lb : la, lp = side ? rbp : p;
+                const struct ibf_port *q;
+                if (ln < 0 || lp > f->nodes[ln].nports)
+                    continue;
+                q = &f->nodes[ln].ports[lp];
+                if (q->present && q->remote < 0 && q->state) {
+                    if (q->phys)
+                        snprintf(obs, sizeof(obs), "%s/%s at %s", ibf_state_name(q->state),
+                                 ibf_phys_name(q->phys), label(f, ln, lp, x, sizeof(x)));
+                    else
+                        snprintf(obs, sizeof(obs), "%s at %s", ibf_state_name(q->state),
+                                 label(f, ln, lp, x, sizeof(x)));
+                    add(c, TOPO_SEV_FAIL, "link.state", subj, "Active", obs,
+                        q->phys == IBF_PHYS_POLLING
+                            ? "Polling: no peer answers; check the cable, its seating and the "
+                              "far end's power"
+                            : "the port does not train; check the port's configuration",
+                        ln, lp, -1, -1);
+                    goto next;
+                }
+            }
+            add(c, TOPO_SEV_FAIL, "fabric.link.missing", subj, "cable present", "not found",
+                "the cable, or a whole node, is gone from the fabric", la, la >= 0 ? p : -1, lb,
+                lb >= 0 ? rbp : -1);
+        next:
+            for (int side = 0; side < 2; side++) {
+                int rr = side ? rb : (int)r;
+                if (c->live_of[rr] < 0 && ref->nodes[rr].type == IBF_CA) {
+                    c->reported = xrealloc(c->reported, (c->nreported + 1) * sizeof(char *));
+                    c->reported[c->nreported++] = xstrdup(ref->nodes[rr].name);
+                }
+            }
+        }
+    }
+    /* cables the reference does not have */
+    for (size_t i = 0; i < f->n; i++) {
+        const struct ibf_node *n = &f->nodes[i];
+        for (int p = 1; p <= n->nports; p++) {
+            const struct ibf_port *q = &n->ports[p];
+            int w;
+            enum ibf_speed s;
+            char subj[420];
+            if (q->remote < 0 || (size_t)q->remote < i ||
+                ((size_t)q->remote == i && q->remote_port < p))
+                continue;
+            if (c->claimed[i][p] || c->claimed[q->remote][q->remote_port])
+                continue;
+            ref_expect(c, (int)i, p, &w, &s);
+            if (c->ref_of[i] >= 0 && c->ref_of[q->remote] >= 0 &&
+                p <= ref->nodes[c->ref_of[i]].nports &&
+                ref->nodes[c->ref_of[i]].ports[p].remote == c->ref_of[q->remote] &&
+                ref->nodes[c->ref_of[i]].ports[p].remote_port == q->remote_port)
+                continue;
+            link_label(f, (int)i, p, q->remote, q->remote_port, subj, sizeof(subj));
+            add(c, TOPO_SEV_FAIL, "fabric.link.extra", subj, "not in the reference fabric",
+                "cable present",
+                "a cable the reference does not have: remove it, or refresh the "
+                "reference",
+                (int)i, p, q->remote, q->remote_port);
+        }
+    }
+}
+
+/* ---- per cable: state, width, speed ---- */
+
+static int mode_width(const struct ibf_fabric *f, int isl)
+{
+    int count[13] = { 0 }, best = 0;
+
+    for (size_t i = 0; i < f->n; i++)
+        for (int p = 1; p <= f->nodes[i].nports; p++) {
+            const struct ibf_port *q = &f->nodes[i].ports[p];
+            if (q->remote < 0 || q->width <= 0 || q->width > 12)
+                continue;
+            if (isl != (f->nodes[i].type == IBF_SWITCH && f->nodes[q->remote].type == IBF_SWITCH))
+                continue;
+            count[q->width]++;
+        }
+    for (int w = 12; w >= 1; w--) /* a tie goes to the wider: a degraded link is the odd one */
+        if (count[w] > count[best])
+            best = w;
+    return best;
+}
+
+static enum ibf_speed mode_speed(const struct ibf_fabric *f, int isl)
+{
+    int count[IBF_NSPEEDS] = { 0 }, best = 0;
+
+    for (size_t i = 0; i < f->n; i++)
+        for (int p = 1; p <= f->nodes[i].nports; p++) {
+            const struct ibf_port *q = &f->nodes[i].ports[p];
+            if (q->remote < 0 || !q->speed)
+                continue;
+            if (isl != (f->nodes[i].type == IBF_SWITCH && f->nodes[q->remote].type == IBF_SWITCH))
+                continue;
+            count[q->speed]++;
+        }
+    for (int s = IBF_NSPEEDS - 1; s >= 1; s--)
+        if (count[s] > count[best])
+            best = s;
+    return (enum ibf_speed)best;
+}
+
+static void check_links(struct ctx *c)
+{
+    const struct ibf_fabric *f = c->f;
+    const struct topo_map *map = c->e->map;
+    int isl_w = mode_width(f, 1), ca_w = mode_width(f, 0);
+    enum ibf_speed isl_s = mode_speed(f, 1), fabric_s;
+    size_t slow_ca[IBF_NSPEEDS] = { 0 }, nslow = 0;
+
+    fabric_s = map && map->fabric.speed ? (enum ibf_speed)map->fabric.speed : isl_s;
+    if (!ca_w)
+        ca_w = isl_w;
+    for (size_t i = 0; i < f->n; i++) {
+        const struct ibf_node *n = &f->nodes[i];
+        for (int p = 1; p <= n->nports; p++) {
+            const struct ibf_port *q = &n->ports[p], *rq;
+            int b = q->remote, bp = q->remote_port, isl, ew, ca = -1;
+            enum ibf_speed es;
+            char subj[420], exp[64], obs[64];
+            const struct map_nic *nic = NULL;
+
+            if (b < 0 || (size_t)b < i || ((size_t)b == i && bp < p))
+                continue;
+            rq = &f->nodes[b].ports[bp];
+            isl = n->type == IBF_SWITCH && f->nodes[b].type == IBF_SWITCH;
+            if (!isl)
+                ca = n->type == IBF_CA ? (int)i : b;
+            link_label(f, (int)i, p, b, bp, subj, sizeof(subj));
+            if ((q->state && q->state != IBF_STATE_ACTIVE) ||
+                (rq->state && rq->state != IBF_STATE_ACTIVE)) {
+                const struct ibf_port *bad = q->state != IBF_STATE_ACTIVE ? q : rq;
+                snprintf(obs, sizeof(obs), "%s/%s", ibf_state_name(bad->state),
+                         ibf_phys_name(bad->phys));
+                add(c, TOPO_SEV_FAIL, "link.state", subj, "Active", obs,
+                    bad->state == IBF_STATE_INIT
+                        ? "the link is up but not Active: is a subnet manager running?"
+                        : "the link does not reach Active",
+                    (int)i, p, b, bp);
+                continue;
+            }
+            ref_expect(c, (int)i, p, &ew, &es);
+            if (!ew)
+                ew = map && map->fabric.width ? map->fabric.width : isl ? isl_w : ca_w;
+            if (ca >= 0)
+                nic = map_nic_of(map, f->nodes[ca].host, f->nodes[ca].hca);
+            if (!es && nic && nic->rate_gbps > 0) {
+                /* the speed that gives the NIC's rate at the expected width */
+                for (int s = 1; s < IBF_NSPEEDS && !es; s++)
+                    if (s != IBF_FDR10 && fabs(nominal_gbps((enum ibf_speed)s) * ew -
+                                               nic->rate_gbps) < 0.05 * nic->rate_gbps)
+                        es = (enum ibf_speed)s;
+            }
+            if (!es && (isl || (map && map->fabric.speed)))
+                es = fabric_s;
+            if (q->width && ew && q->width < ew) {
+                snprintf(exp, sizeof(exp), "%dx", ew);
+                snprintf(obs, sizeof(obs), "%dx", q->width);
+                add(c, TOPO_SEV_FAIL, "link.width", subj, exp, obs,
+                    "the link trained on fewer lanes: reseat or replace the cable, check the "
+                    "port for damage",
+                    (int)i, p, b, bp);
+            }
+            if (q->speed && es && q->speed < es) {
+                snprintf(exp, sizeof(exp), "%s", ibf_speed_name(es));
+                snprintf(obs, sizeof(obs), "%s", ibf_speed_name(q->speed));
+                add(c, TOPO_SEV_FAIL, "link.speed", subj, exp, obs,
+                    "the link trained at a lower speed: check the cable type and the port's "
+                    "speed settings (ibportstate), then reseat",
+                    (int)i, p, b, bp);
+            } else if (q->speed && !es && ca >= 0 && fabric_s && q->speed < fabric_s) {
+                slow_ca[q->speed]++;
+                nslow++;
+            }
+        }
+    }
+    if (nslow) {
+        char buf[256];
+        size_t len = 0;
+        for (int s = 1; s < IBF_NSPEEDS; s++)
+            if (slow_ca[s] && len < sizeof(buf))
+                len +=
+                    (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%zu at %s", len ? ", " : "",
+                                     slow_ca[s], ibf_speed_name((enum ibf_speed)s));
+        note(c,
+             "%zu HCA links run below the fabric's %s (%s): not judged without an expected "
+             "speed (the map's NIC rate_gbps or fabric: speed)",
+             nslow, ibf_speed_name(fabric_s), buf);
+    }
+}
+
+/* ---- HCAs the map promises ---- */
+
+struct missing_ctx {
+    struct ctx *c;
+    size_t count;
+};
+
+static int missing_host(const char *host, void *arg)
+{
+    struct missing_ctx *m = arg;
+    struct ctx *c = m->c;
+    const struct ibf_fabric *f = c->f;
+    const struct map_node_type *t = topo_map_type_for_host(c->e->map, host);
+
+    if (++m->count > 100000)
+        return 1;
+    if (!t || (c->e->only_host && strcmp(c->e->only_host, host)))
+        return 0;
+    for (size_t k = 0; k < t->nnics; k++) {
+        const struct map_nic *nic = &t->nics[k];
+        char name[300], subj[320], exp[64];
+        int found = 0;
+        if (nic->rail < 0 || nic->link_layer == TOPO_LL_ETHERNET)
+            continue;
+        snprintf(name, sizeof(name), "%s/%s", host, nic->name);
+        for (size_t i = 0; i < f->n && !found; i++) {
+            const struct ibf_node *n = &f->nodes[i];
+            found = n->type == IBF_CA && n->host && !strcmp(n->host, host) &&
+                    ((n->hca && !strcmp(n->hca, nic->name)) ||
+                     (!n->hca && map_nic_of(c->e->map, host, NULL) == nic));
+        }
+        for (size_t i = 0; i < c->nreported && !found; i++)
+            found = !strcmp(c->reported[i], name);
+        if (c->e->ref && !found) /* renamed HCA: its GUID is still in the fabric */
+            for (size_t r = 0; r < c->e->ref->n && !found; r++)
+                found = c->live_of[r] >= 0 && !strcmp(c->e->ref->nodes[r].name, name);
+        if (found)
+            continue;
+        snprintf(subj, sizeof(subj), "%s:%d", name, nic->port > 0 ? nic->port : 1);
+        snprintf(exp, sizeof(exp), "cabled to a leaf of rail %d", nic->rail);
+        topo_findings_add(c->out, TOPO_SEV_FAIL, "fabric.link.missing", subj, exp,
+                          "not in the fabric",
+                          "the HCA is not reachable: its link is down, the node is off, or its "
+                          "NodeDescription does not say \"<host> <hca>\"");
+    }
+    return 0;
+}
+
+static void check_missing(struct ctx *c)
+{
+    struct missing_ctx m = { c, 0 };
+
+    if (!map_has_rails(c->e->map))
+        return;
+    for (size_t i = 0; i < c->e->map->nnodes; i++)
+        if (topo_hostlist_expand(c->e->map->nodes[i].hostlist, missing_host, &m, NULL) != 0)
+            break;
+}
+
+/* ---- counters ---- */
+
+static void check_counters(struct ctx *c)
+{
+    const struct ibf_fabric *f = c->f;
+    size_t unread = 0;
+
+    if (f->nsamples == 0)
+        return;
+    for (size_t i = 0; i < f->n; i++) {
+        const struct ibf_node *n = &f->nodes[i];
+        for (int p = 1; p <= n->nports; p++) {
+            const struct ibf_port *q = &n->ports[p];
+            char subj[200], peer[200], exp[64], obs[400];
+            if (q->remote < 0)
+                continue;
+            if (!q->s[0].valid) {
+                unread++;
+                continue;
+            }
+            label(f, (int)i, p, subj, sizeof(subj));
+            label(f, q->remote, q->remote_port, peer, sizeof(peer));
+            for (int k = 0; k < IBF_NERRCTR; k++) {
+                long long total, rising;
+                uint64_t v0 = q->s[0].v[k], max = (1ull << ibf_ctr_bits((enum ibf_ctr)k)) - 1;
+                ibf_counter_limits(c->e->map, k, &total, &rising);
+                if (f->nsamples > 1 && q->s[1].valid && rising >= 0 && q->s[1].v[k] >= v0 &&
+                    q->s[1].v[k] - v0 > (uint64_t)rising) {
+                    snprintf(exp, sizeof(exp), "rising by <= %lld", rising);
+                    snprintf(obs, sizeof(obs), "%s +%llu in %.1f s (cable to %s)",
+                             ibf_ctr_name((enum ibf_ctr)k), (unsigned long long)(q->s[1].v[k] - v0),
+                             q->s[1].t - q->s[0].t, peer);
+                    add(c, TOPO_SEV_FAIL, "port.errors.rising", subj, exp, obs,
+                        k == IBF_LINK_DOWNED || k == IBF_LINK_RECOVERY
+                            ? "the link is flapping: reseat or replace the cable"
+                            : "errors are climbing now: replace the cable or move it to another "
+                              "port to tell cable from port",
+                        (int)i, -1, q->remote, -1);
+                } else if (total >= 0 && v0 > (uint64_t)total) {
+                    snprintf(exp, sizeof(exp), "<= %lld", total);
+                    snprintf(obs, sizeof(obs), "%s %llu%s (cable to %s)",
+                             ibf_ctr_name((enum ibf_ctr)k), (unsigned long long)v0,
+                             v0 == max ? ", saturated" : "", peer);
+                    add(c, TOPO_SEV_WARN, "port.errors", subj, exp, obs,
+                        "errors since the counters were last cleared: watch whether they rise "
+                        "(clear with perfquery -R)",
+                        (int)i, -1, q->remote, -1);
+                }
+            }
+        }
+    }
+    if (unread)
+        note(c, "%zu cabled ports did not answer the counter queries", unread);
+}
+
+int ibf_analyze(const struct ibf_fabric *f, const struct ibf_expect *e, struct topo_findings *out,
+                struct ibf_notes *notes)
+{
+    struct ctx c = { .f = f, .e = e, .out = out, .notes = notes };
+    size_t first = out->n;
+
+    c.claimed = xcalloc(f->n ? f->n : 1, sizeof(char *));
+    for (size_t i = 0; i < f->n; i++)
+        c.claimed[i] = xcalloc((size_t)f->nodes[i].nports + 1, 1);
+    c.rail = xcalloc(f->n ? f->n : 1, sizeof(int));
+    c.ref_of = xcalloc(f->n ? f->n : 1, sizeof(int));
+    for (size_t i = 0; i < f->n; i++)
+        c.ref_of[i] = -1;
+    if (e->ref) {
+        c.live_of = xcalloc(e->ref->n ? e->ref->n : 1, sizeof(int));
+        for (size_t r = 0; r < e->ref->n; r++) {
+            c.live_of[r] = ref_match(f, e->ref, r);
+            if (c.live_of[r] >= 0)
+                c.ref_of[c.live_of[r]] = (int)r;
+        }
+    }
+    if (f->hops_limited)
+        note(c.notes ? &c : &c, "the dump covers a limited number of hops: cables beyond it are "
+                                "not judged");
+    compute_rails(&c);
+    check_duplicates(&c);
+    check_rails(&c);
+    check_links(&c);
+    if (e->ref)
+        check_reference(&c);
+    check_missing(&c);
+    check_counters(&c);
+    (void)first;
+    topo_findings_override(out, e->map, NULL);
+
+    for (size_t i = 0; i < f->n; i++)
+        free(c.claimed[i]);
+    free(c.claimed);
+    free(c.rail);
+    free(c.ref_of);
+    free(c.live_of);
+    for (size_t i = 0; i < c.nreported; i++)
+        free(c.reported[i]);
+    free(c.reported);
+    return 0;
+}

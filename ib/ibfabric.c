@@ -1,0 +1,302 @@
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ib/ibfabric.h"
+#include "src/common/xmalloc.h"
+
+static const char *const speed_names[IBF_NSPEEDS] = {
+    "unknown", "SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR", "NDR", "XDR",
+};
+/* Gb/s of one lane at each speed (signalling rate after encoding, as ibstat's Rate) */
+static const double speed_gbps[IBF_NSPEEDS] = {
+    0, 2.5, 5, 10, 10.3125, 14.0625, 25.78125, 53.125, 106.25, 212.5,
+};
+
+const char *ibf_speed_name(enum ibf_speed s)
+{
+    return s > 0 && s < IBF_NSPEEDS ? speed_names[s] : "unknown";
+}
+
+enum ibf_speed ibf_speed_parse(const char *s)
+{
+    for (int i = 1; i < IBF_NSPEEDS; i++)
+        if (!strcasecmp(s, speed_names[i]))
+            return (enum ibf_speed)i;
+    return IBF_SPEED_UNKNOWN;
+}
+
+double ibf_speed_lane_gbps(enum ibf_speed s)
+{
+    return s > 0 && s < IBF_NSPEEDS ? speed_gbps[s] : 0;
+}
+
+const char *ibf_state_name(int state)
+{
+    static const char *const n[] = { "n/a", "Down", "Initialize", "Armed", "Active" };
+    return state >= 0 && state <= 4 ? n[state] : "n/a";
+}
+
+const char *const ibf_phys_names[8] = {
+    "NOP",
+    "Sleep",
+    "Polling",
+    "Disabled",
+    "PortConfigurationTraining",
+    "LinkUp",
+    "LinkErrorRecovery",
+    "PhyTest",
+};
+
+const char *ibf_phys_name(int phys)
+{
+    return phys >= 1 && phys <= 7 ? ibf_phys_names[phys] : "n/a";
+}
+
+static const struct {
+    const char *name;
+    int bits;
+} ctrs[IBF_NCTR] = {
+    [IBF_SYMBOL_ERR] = { "SymbolErrorCounter", 16 },
+    [IBF_LINK_RECOVERY] = { "LinkErrorRecoveryCounter", 8 },
+    [IBF_LINK_DOWNED] = { "LinkDownedCounter", 8 },
+    [IBF_RCV_ERR] = { "PortRcvErrors", 16 },
+    [IBF_RCV_REMOTE_PHYS] = { "PortRcvRemotePhysicalErrors", 16 },
+    [IBF_RCV_SWITCH_RELAY] = { "PortRcvSwitchRelayErrors", 16 },
+    [IBF_XMIT_DISCARDS] = { "PortXmitDiscards", 16 },
+    [IBF_XMIT_CONSTRAINT] = { "PortXmitConstraintErrors", 8 },
+    [IBF_RCV_CONSTRAINT] = { "PortRcvConstraintErrors", 8 },
+    [IBF_LOCAL_INTEGRITY] = { "LocalLinkIntegrityErrors", 4 },
+    [IBF_EXCESS_OVERRUN] = { "ExcessiveBufferOverrunErrors", 4 },
+    [IBF_VL15_DROPPED] = { "VL15Dropped", 16 },
+    [IBF_XMIT_WAIT] = { "PortXmitWait", 32 },
+    [IBF_XMIT_DATA] = { "PortXmitData", 32 },
+    [IBF_RCV_DATA] = { "PortRcvData", 32 },
+    [IBF_XMIT_PKTS] = { "PortXmitPkts", 32 },
+    [IBF_RCV_PKTS] = { "PortRcvPkts", 32 },
+};
+
+const char *ibf_ctr_name(enum ibf_ctr c)
+{
+    return c < IBF_NCTR ? ctrs[c].name : "?";
+}
+
+int ibf_ctr_parse(const char *name)
+{
+    for (int i = 0; i < IBF_NCTR; i++)
+        if (!strcmp(name, ctrs[i].name))
+            return i;
+    return -1;
+}
+
+int ibf_ctr_bits(enum ibf_ctr c)
+{
+    return c < IBF_NCTR ? ctrs[c].bits : 0;
+}
+
+size_t ibf_add_node(struct ibf_fabric *f, enum ibf_node_type type, uint64_t guid, const char *id,
+                    const char *desc, int nports)
+{
+    struct ibf_node *n;
+
+    xgrow(&f->nodes, &f->alloc, f->n + 1, sizeof(*f->nodes));
+    n = &f->nodes[f->n];
+    memset(n, 0, sizeof(*n));
+    n->type = type;
+    n->guid = guid;
+    n->id = xstrdup(id);
+    n->desc = xstrdup(desc ? desc : "");
+    n->nports = nports;
+    n->ports = xcalloc((size_t)nports + 1, sizeof(*n->ports));
+    for (int p = 0; p <= nports; p++) {
+        n->ports[p].num = p;
+        n->ports[p].remote = -1;
+    }
+    return f->n++;
+}
+
+int ibf_find_guid(const struct ibf_fabric *f, uint64_t guid)
+{
+    for (size_t i = 0; i < f->n; i++)
+        if (f->nodes[i].guid == guid)
+            return (int)i;
+    return -1;
+}
+
+void ibf_fabric_free(struct ibf_fabric *f)
+{
+    for (size_t i = 0; i < f->n; i++) {
+        struct ibf_node *n = &f->nodes[i];
+        free(n->id);
+        free(n->desc);
+        free(n->name);
+        free(n->host);
+        free(n->hca);
+        for (int p = 0; p <= n->nports; p++)
+            free(n->ports[p].error);
+        free(n->ports);
+    }
+    free(f->nodes);
+    free(f->source);
+    memset(f, 0, sizeof(*f));
+}
+
+/* ---- node-name map ---- */
+
+int ibf_namemap_load(struct ibf_namemap *m, const char *path, ry_error_t *err)
+{
+    FILE *fp = fopen(path, "r");
+    char line[1024];
+    int lineno = 0;
+
+    memset(m, 0, sizeof(*m));
+    if (!fp)
+        return ry_errorf(err, "cannot open node-name map %s: %s", path, strerror(errno));
+    while (fgets(line, sizeof(line), fp)) {
+        char *p = line, *e, *name;
+        uint64_t guid;
+        size_t alloc;
+
+        lineno++;
+        while (isspace((unsigned char)*p))
+            p++;
+        if (!*p || *p == '#')
+            continue;
+        if ((p[0] == 'H' || p[0] == 'S' || p[0] == 'R') && p[1] == '-')
+            p += 2;
+        errno = 0;
+        guid = strtoull(p, &e, 16);
+        if (e == p || errno || !isspace((unsigned char)*e)) {
+            fclose(fp);
+            errno = EINVAL;
+            return ry_errorf(err, "%s:%d: expected a GUID and a name", path, lineno);
+        }
+        p = e;
+        while (isspace((unsigned char)*p))
+            p++;
+        if (*p == '"') {
+            name = ++p;
+            if (!(e = strchr(p, '"'))) {
+                fclose(fp);
+                errno = EINVAL;
+                return ry_errorf(err, "%s:%d: unterminated quoted name", path, lineno);
+            }
+        } else {
+            name = p;
+            for (e = p; *e && !isspace((unsigned char)*e); e++)
+                ;
+        }
+        *e = '\0';
+        if (!*name) {
+            fclose(fp);
+            errno = EINVAL;
+            return ry_errorf(err, "%s:%d: empty name", path, lineno);
+        }
+        alloc = m->n;
+        m->guid = xrealloc(m->guid, (alloc + 1) * sizeof(*m->guid));
+        m->name = xrealloc(m->name, (alloc + 1) * sizeof(*m->name));
+        m->guid[m->n] = guid;
+        m->name[m->n++] = xstrdup(name);
+    }
+    fclose(fp);
+    return 0;
+}
+
+const char *ibf_namemap_get(const struct ibf_namemap *m, uint64_t guid)
+{
+    for (size_t i = 0; m && i < m->n; i++)
+        if (m->guid[i] == guid)
+            return m->name[i];
+    return NULL;
+}
+
+void ibf_namemap_free(struct ibf_namemap *m)
+{
+    for (size_t i = 0; i < m->n; i++)
+        free(m->name[i]);
+    free(m->name);
+    free(m->guid);
+    memset(m, 0, sizeof(*m));
+}
+
+/* ---- naming ---- */
+
+static int one_word(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (isspace((unsigned char)*s) || !isprint((unsigned char)*s) || *s == '/' || *s == ':')
+            return 0;
+    return 1;
+}
+
+/* "gpu02 mlx5_1" -> host gpu02, hca mlx5_1 (exactly two printable words) */
+static int host_hca(const char *desc, char **host, char **hca)
+{
+    const char *sp = strchr(desc, ' ');
+    char *h, *d;
+
+    if (!sp || sp == desc || strchr(sp + 1, ' ') || !sp[1])
+        return 0;
+    h = xasprintf("%.*s", (int)(sp - desc), desc);
+    d = xstrdup(sp + 1);
+    if (!one_word(h) || !one_word(d)) {
+        free(h);
+        free(d);
+        return 0;
+    }
+    *host = h;
+    *hca = d;
+    return 1;
+}
+
+void ibf_name_nodes(struct ibf_fabric *f, const struct ibf_namemap *m)
+{
+    for (size_t i = 0; i < f->n; i++) {
+        struct ibf_node *n = &f->nodes[i];
+        const char *mapped = ibf_namemap_get(m, n->guid);
+        int unique = 1;
+
+        free(n->name);
+        free(n->host);
+        free(n->hca);
+        n->name = n->host = n->hca = NULL;
+        if (n->type == IBF_CA && mapped && host_hca(mapped, &n->host, &n->hca)) {
+            n->name = xasprintf("%s/%s", n->host, n->hca);
+            continue;
+        }
+        if (n->type == IBF_CA && mapped && one_word(mapped)) {
+            n->host = xstrdup(mapped); /* a host name only: the HCA is named by the map */
+            n->name = xstrdup(mapped);
+            continue;
+        }
+        if (mapped) {
+            n->name = xstrdup(mapped);
+            continue;
+        }
+        if (n->type == IBF_CA && host_hca(n->desc, &n->host, &n->hca)) {
+            n->name = xasprintf("%s/%s", n->host, n->hca);
+            continue;
+        }
+        for (size_t j = 0; j < f->n && unique; j++)
+            unique = j == i || strcmp(f->nodes[j].desc, n->desc) != 0;
+        n->name = xstrdup(unique && one_word(n->desc) ? n->desc : n->id);
+    }
+}
+
+const char *ibf_port_label(const struct ibf_fabric *f, int node, int port, char *buf, size_t len)
+{
+    if (node < 0 || (size_t)node >= f->n)
+        snprintf(buf, len, "(none)");
+    else
+        snprintf(buf, len, "%s:%d", f->nodes[node].name ? f->nodes[node].name : f->nodes[node].id,
+                 port);
+    return buf;
+}

@@ -1,0 +1,163 @@
+#ifndef RAILYARD_IB_IBFABRIC_H
+#define RAILYARD_IB_IBFABRIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "src/common/error.h"
+
+/* An InfiniBand fabric as railyard sees it: nodes (switches, HCAs, routers), their ports with
+ * the link each one trains (width, speed, state) and the port at the other end of the cable,
+ * and optionally two samples of the PMA port counters. It is filled either from the text
+ * `ibnetdiscover` prints (ibf_parse_ibnetdiscover) or live through libibnetdisc and libibmad
+ * (ibf_discover), and judged by ibf_analyze (ib/ibcheck.h). */
+
+enum ibf_node_type { IBF_CA = 1, IBF_SWITCH = 2, IBF_ROUTER = 3 };
+
+/* Link speeds, slowest first (the order is used to say "slower than expected"). */
+enum ibf_speed {
+    IBF_SPEED_UNKNOWN = 0,
+    IBF_SDR,
+    IBF_DDR,
+    IBF_QDR,
+    IBF_FDR10,
+    IBF_FDR,
+    IBF_EDR,
+    IBF_HDR,
+    IBF_NDR,
+    IBF_XDR,
+    IBF_NSPEEDS
+};
+
+/* PortInfo:PortState and PortPhysicalState values (0: not known, as in a dump). */
+enum { IBF_STATE_DOWN = 1, IBF_STATE_INIT = 2, IBF_STATE_ARMED = 3, IBF_STATE_ACTIVE = 4 };
+enum { IBF_PHYS_SLEEP = 1, IBF_PHYS_POLLING = 2, IBF_PHYS_DISABLED = 3, IBF_PHYS_LINKUP = 5 };
+
+/* PMA counters, named as in the IBA specification and perfquery. The error counters come first
+ * (up to IBF_NERRCTR), then the traffic counters. */
+enum ibf_ctr {
+    IBF_SYMBOL_ERR,
+    IBF_LINK_RECOVERY,
+    IBF_LINK_DOWNED,
+    IBF_RCV_ERR,
+    IBF_RCV_REMOTE_PHYS,
+    IBF_RCV_SWITCH_RELAY,
+    IBF_XMIT_DISCARDS,
+    IBF_XMIT_CONSTRAINT,
+    IBF_RCV_CONSTRAINT,
+    IBF_LOCAL_INTEGRITY,
+    IBF_EXCESS_OVERRUN,
+    IBF_VL15_DROPPED,
+    IBF_NERRCTR,
+    IBF_XMIT_WAIT = IBF_NERRCTR,
+    IBF_XMIT_DATA, /* in 4-octet words, as the PMA counts */
+    IBF_RCV_DATA,
+    IBF_XMIT_PKTS,
+    IBF_RCV_PKTS,
+    IBF_NCTR
+};
+
+struct ibf_sample {
+    int valid;
+    int extended; /* the data counters are the 64-bit PortCountersExtended ones */
+    double t;     /* seconds (CLOCK_MONOTONIC) */
+    uint64_t v[IBF_NCTR];
+};
+
+struct ibf_port {
+    int num;
+    int present; /* the node has this port (switch ports exist even when not cabled) */
+    uint64_t guid;
+    int lid;
+    int width;            /* lanes: 1, 2, 4, 8, 12; 0 not known */
+    enum ibf_speed speed; /* per lane */
+    int state, phys;      /* 0 not known */
+    int remote;           /* node index of the other end, -1 none */
+    int remote_port;
+    int line; /* line of the dump that describes the port, 0 live */
+    struct ibf_sample s[2];
+    char *error; /* why the counters could not be read, or NULL */
+};
+
+struct ibf_node {
+    enum ibf_node_type type;
+    uint64_t guid;
+    char *id;   /* "S-0c42a10300001000" / "H-..." (ibnetdiscover's node id) */
+    char *desc; /* NodeDescription */
+    char *name; /* how railyard names it: "gpu02/mlx5_1", "leaf-r2-0", or the id */
+    char *host; /* for an HCA: the host ("gpu02"), or NULL */
+    char *hca;  /* for an HCA: the device ("mlx5_1"), or NULL when not known */
+    int nports;
+    int lid;                /* switch: port 0's LID */
+    struct ibf_port *ports; /* [0..nports] */
+    int line;
+};
+
+struct ibf_fabric {
+    struct ibf_node *nodes;
+    size_t n, alloc;
+    char *source;     /* "ibnetdiscover file X" or "live, ca ibsim0 port 1" */
+    int hops_limited; /* the dump says it covers a limited number of hops */
+    int nsamples;     /* 0, 1 or 2 counter samples */
+    double interval;  /* seconds between the samples */
+};
+
+/* Names and values */
+const char *ibf_speed_name(enum ibf_speed s);
+enum ibf_speed ibf_speed_parse(const char *s); /* "HDR" (any case) or IBF_SPEED_UNKNOWN */
+double ibf_speed_lane_gbps(enum ibf_speed s);
+const char *ibf_state_name(int state);
+const char *ibf_phys_name(int phys);
+extern const char *const ibf_phys_names[8]; /* PortPhysicalState 0-7 as the IBA names them */
+const char *ibf_ctr_name(enum ibf_ctr c);
+int ibf_ctr_parse(const char *name); /* index or -1 */
+int ibf_ctr_bits(enum ibf_ctr c);    /* width of the PortCounters field */
+
+/* Add a node (strings copied); returns its index. ports are allocated for 0..nports. */
+size_t ibf_add_node(struct ibf_fabric *f, enum ibf_node_type type, uint64_t guid, const char *id,
+                    const char *desc, int nports);
+int ibf_find_guid(const struct ibf_fabric *f, uint64_t guid); /* node index or -1 */
+void ibf_fabric_free(struct ibf_fabric *f);
+
+/* A node-name map (ibnetdiscover --node-name-map: lines "0xGUID "name"", also the
+ * "H-<guid> name" form). */
+struct ibf_namemap {
+    uint64_t *guid;
+    char **name;
+    size_t n;
+};
+int ibf_namemap_load(struct ibf_namemap *m, const char *path, ry_error_t *err);
+const char *ibf_namemap_get(const struct ibf_namemap *m, uint64_t guid);
+void ibf_namemap_free(struct ibf_namemap *m);
+
+/* Give every node its name, host and hca: from the name map (may be NULL), or an HCA whose
+ * NodeDescription is "<host> <hca>", or a NodeDescription that is one word and unique, else the
+ * id. */
+void ibf_name_nodes(struct ibf_fabric *f, const struct ibf_namemap *m);
+
+/* "gpu02/mlx5_1:1" */
+const char *ibf_port_label(const struct ibf_fabric *f, int node, int port, char *buf, size_t len);
+
+/* Parse the text of `ibnetdiscover` (file name used in messages). 0, or -1 with err naming
+ * FILE:LINE. */
+int ibf_parse_ibnetdiscover(struct ibf_fabric *f, const char *path, ry_error_t *err);
+int ibf_parse_ibnetdiscover_buffer(struct ibf_fabric *f, const char *buf, size_t len,
+                                   const char *name, ry_error_t *err);
+
+/* Live discovery from a local HCA port (ca NULL and port 0: the first usable one) through
+ * libibnetdisc; timeout_ms for each MAD. Without libibnetdisc: -1 saying so. */
+struct ibf_live_opts {
+    const char *ca;
+    int port;
+    int timeout_ms;
+    int retries;
+};
+int ibf_discover(struct ibf_fabric *f, const struct ibf_live_opts *o, ry_error_t *err);
+/* Read PortCounters (and PortCountersExtended where ClassPortInfo says so) of every cabled port
+ * into sample slot (0 or 1). Ports that do not answer keep an error string; -1 only when no port
+ * at all could be read. */
+int ibf_sample_counters(struct ibf_fabric *f, const struct ibf_live_opts *o, int slot,
+                        ry_error_t *err);
+int ibf_live_available(void);
+
+#endif

@@ -1,0 +1,28 @@
+#include "config.h"
+
+#include "ib/ibfabric.h"
+
+/* Built without libibnetdisc/libibmad: live discovery says so; ibnetdiscover files still load. */
+
+int ibf_live_available(void)
+{
+    return 0;
+}
+
+int ibf_discover(struct ibf_fabric *f, const struct ibf_live_opts *o, ry_error_t *err)
+{
+    (void)f;
+    (void)o;
+    return ry_errorf(err, "this railyard was built without libibnetdisc/libibmad: live fabric "
+                          "discovery is not available (read a dump with --ibnetdiscover FILE)");
+}
+
+int ibf_sample_counters(struct ibf_fabric *f, const struct ibf_live_opts *o, int slot,
+                        ry_error_t *err)
+{
+    (void)f;
+    (void)o;
+    (void)slot;
+    return ry_errorf(err, "this railyard was built without libibnetdisc/libibmad: PMA counters "
+                          "are not available");
+}

@@ -1,0 +1,151 @@
+#!/bin/bash
+# railyard fabric live, through libibnetdisc and libibmad, on a simulated fabric (ibsim +
+# OpenSM, scripts/ibsim-fabric): a healthy 4 hosts x 4 rails fabric has no finding; each fault
+# alone and all together are named with the exact cable or port; a dump replayed in ibsim
+# judges the same live and offline; ibsim dying mid-query gives exit 2, not a hang;
+# railyard check --fabric keeps the node's own cables.
+. "$RAILYARD_SRCDIR/tests/lib.sh"
+SIM=$RAILYARD_SRCDIR/scripts/ibsim-fabric
+have_feature ibnetdisc || skip_all "built without libibnetdisc/libibmad"
+have_feature yaml || skip_all "built without libyaml: the rig's maps need it"
+for p in ibsim opensm ibnetdiscover jq timeout; do
+    command -v $p >/dev/null || skip_all "$p is not installed (scripts/install-deps)"
+done
+ls /usr/lib/*/umad2sim/libumad2sim.so >/dev/null 2>&1 || skip_all "libumad2sim.so is not installed"
+export IBSIM_FABRIC_DIR=$TMP/sim
+trap '"$SIM" stop >/dev/null 2>&1; rm -rf "$TMP"' EXIT
+cd "$TMP" || exit 1 # libumad2sim writes its sysfs view into the current directory
+
+start() { "$SIM" start "$@" >"$TMP/start.log" 2>&1 || { sed 's/^/# /' "$TMP/start.log"; return 1; }; }
+stop() { "$SIM" stop >/dev/null 2>&1; }
+fab() { timeout 120 "$SIM" run "$RAILYARD" fabric "$@" >"$TMP/out" 2>"$TMP/err"; rc=$?; }
+fails() { grep -E '^(FAIL|WARN)' "$TMP/out" | awk '{print $2, $3}' | sort | tr '\n' ';'; }
+# a fabric with the given faults: start it, judge it against the map and the reference
+judge() { # judge DESCRIPTION EXPECTED-RC EXPECTED-FINDINGS GEN-OPTIONS...
+    local d=$1 want_rc=$2 want=$3
+    shift 3
+    "$SIM" gen "$@" >"$TMP/f.net" 2>"$TMP/gen.err" || { ok 1 "$d: gen"; sed 's/^/# /' "$TMP/gen.err"; return; }
+    start "$TMP/f.net" || { ok 1 "$d: fabric starts"; return; }
+    if [ -n "${FLAP:-}" ]; then # a link flapping while railyard samples
+        ( fab --map "$TMP/rail.map" --interval 3; echo "$rc" >"$TMP/flap.rc" ) &
+        local bg=$! n
+        sleep 0.7
+        for n in 1 2 3; do "$SIM" cmd "PerformanceSet \"$FLAP\"[1] PortCounters.LinkDownedCounter=$n" >/dev/null; sleep 0.3; done
+        wait $bg
+        rc=$(cat "$TMP/flap.rc")
+    else
+        fab --map "$TMP/rail.map"
+    fi
+    stop
+    is "$rc $(fails)" "$want_rc $want" "$d"
+}
+
+"$SIM" gen --hosts 4 --rails 4 --map "$TMP/rail.map" >"$TMP/healthy.net"
+ok $? "gen: healthy 4 x 4 fabric and its map"
+"$RAILYARD" map validate "$TMP/rail.map" >/dev/null; ok $? "the generated map validates"
+start "$TMP/healthy.net"; ok $? "ibsim + OpenSM up (SUBNET UP)"
+timeout 60 "$SIM" run ibnetdiscover >"$TMP/ref.topo" 2>/dev/null
+ok $? "ibnetdiscover of the healthy fabric (the reference)"
+echo "  expect: ref.topo" >>"$TMP/rail.map"
+fab --map "$TMP/rail.map"
+is "$rc $(fails)" "0 " "healthy: exit 0, no finding"
+grep -q '6 switches, 16 HCAs, 24 cables' "$TMP/out"; ok $? "healthy: 6 switches, 16 HCAs, 24 cables"
+grep -q 'counters: 2 samples 1.0 s apart' "$TMP/out"; ok $? "healthy: counters sampled twice"
+if have_feature jansson; then
+    fab --map "$TMP/rail.map" --json --interval 0.2
+    jq -e '.counters.samples == 2 and ([.links[].ends[] | select(.counters.PortXmitData != null)] | length) == 48
+           and ([.links[].ends[].extended] | all) and ([.links[] | select(.width == 4 and .speed == "HDR" and .state == "Active")] | length) == 24' \
+        "$TMP/out" >/dev/null
+    ok $? "healthy JSON: 24 active 4xHDR links, PortCounters and PortCountersExtended on all 48 ends"
+else
+    skip "built without jansson"
+fi
+# rising LinkDowned: a flapping HCA link while railyard samples
+( fab --map "$TMP/rail.map" --interval 3; echo "$rc" >"$TMP/rising.rc" ) &
+bg=$!
+sleep 0.7
+for n in 1 2 3; do "$SIM" cmd "PerformanceSet \"gpu03/mlx5_2\"[1] PortCounters.LinkDownedCounter=$n" >/dev/null; sleep 0.3; done
+wait $bg
+is "$(cat "$TMP/rising.rc") $(fails)" "1 port.errors.rising gpu03/mlx5_2:1;" "rising LinkDownedCounter: the HCA port is named"
+grep -q 'LinkDownedCounter +3 in 3.0 s (cable to leaf-r2-0:3)' "$TMP/out"; ok $? "rising: the delta, the interval and the cable are said"
+# check --fabric: the node's own cables only
+{ cat "$TMP/rail.map"; printf 'severity:\n  nic.: ignore\n'; } >"$TMP/check.map"
+mkdir -p "$TMP/nosys/class" "$TMP/nosys/bus"
+timeout 60 "$SIM" run "$RAILYARD" check --fabric --map "$TMP/check.map" --node gpu01 --sysfs-root "$TMP/nosys" >"$TMP/out" 2>"$TMP/err"
+is "$? $(fails)" "0 " "check --fabric on a healthy fabric: exit 0"
+stop
+
+judge "swapped cables: both HCAs named" 1 "rail.cabling gpu02/mlx5_1:1;rail.cabling gpu02/mlx5_2:1;" \
+    --swap gpu02/mlx5_1,gpu02/mlx5_2
+grep -q 'rail.cabling  *gpu02/mlx5_1:1  *expected leaf of rail 1, observed cabled to leaf-r2-0 port 2 (rail 2)' "$TMP/out"
+ok $? "the cable is named: expected leaf of rail 1, cabled to leaf-r2-0 port 2 (rail 2)"
+judge "moved cable: the HCA and the leaf port it went to" 1 "rail.cabling gpu03/mlx5_1:1;" \
+    --move gpu03/mlx5_1=leaf-r2-0
+grep -q 'cabled to leaf-r2-0 port 7 (rail 2)' "$TMP/out"; ok $? "moved: the spare port is named"
+judge "1x link" 1 "link.width gpu01/mlx5_3:1<->leaf-r3-0:1;" --width gpu01/mlx5_3=1x
+judge "EDR link on an HDR fabric" 1 "link.speed gpu04/mlx5_0:1<->leaf-r0-0:4;" --speed gpu04/mlx5_0=EDR
+grep -q 'expected HDR, observed EDR' "$TMP/out"; ok $? "EDR: expected and observed speed"
+judge "slow spine link" 1 "link.speed leaf-r1-0:5<->spine-0:2;" --speed leaf-r1-0:5=QDR
+judge "down HCA link: the switch port is Down/Polling" 1 "link.state gpu03/mlx5_2:1<->leaf-r2-0:3;" \
+    --down gpu03/mlx5_2
+grep -q 'observed Down/Polling at leaf-r2-0:3' "$TMP/out"; ok $? "down: the port state is said"
+judge "down spine link" 1 "link.state leaf-r1-0:6<->spine-1:2;" --down leaf-r1-0:6
+judge "preset SymbolErrorCounter: a warning on that port" 0 "port.errors leaf-r0-0:2;" \
+    --counter leaf-r0-0:2:PortCounters.SymbolErrorCounter=1234
+grep -q 'SymbolErrorCounter 1234 (cable to gpu02/mlx5_0:1)' "$TMP/out"; ok $? "preset counter: value and cable"
+judge "duplicate NodeDescription" 1 "fabric.desc.duplicate gpu03;" --desc 'gpu04/mlx5_3=gpu03 mlx5_3'
+judge "leaf-to-leaf cable" 1 "fabric.link.extra leaf-r0-0:7<->leaf-r1-0:7;" --link leaf-r0-0,leaf-r1-0
+
+ALL="--swap gpu02/mlx5_1,gpu02/mlx5_2 --move gpu03/mlx5_1=leaf-r2-0 --width gpu01/mlx5_3=1x
+ --speed gpu04/mlx5_0=EDR --speed leaf-r0-0:5=QDR --down gpu03/mlx5_2 --down leaf-r1-0:6
+ --counter leaf-r0-0:2:PortCounters.SymbolErrorCounter=1234"
+# shellcheck disable=SC2086
+FLAP=gpu01/mlx5_0 judge "all faults at once (and a flapping link): exactly that set" 1 "fabric.desc.duplicate gpu03;fabric.link.extra leaf-r0-0:7<->leaf-r1-0:3;link.speed gpu04/mlx5_0:1<->leaf-r0-0:4;link.speed leaf-r0-0:5<->spine-0:1;link.state gpu03/mlx5_2:1<->leaf-r2-0:3;link.state leaf-r1-0:6<->spine-1:2;link.width gpu01/mlx5_3:1<->leaf-r3-0:1;port.errors leaf-r0-0:2;port.errors.rising gpu01/mlx5_0:1;rail.cabling gpu02/mlx5_1:1;rail.cabling gpu02/mlx5_2:1;rail.cabling gpu03/mlx5_1:1;" \
+    $ALL --desc 'gpu04/mlx5_3=gpu03 mlx5_3' --link leaf-r0-0,leaf-r1-0
+
+# a dump of the faulty fabric, replayed in ibsim: the same verdict live and offline
+# shellcheck disable=SC2086
+"$SIM" gen $ALL >"$TMP/all.net"
+start "$TMP/all.net"
+timeout 60 "$SIM" run ibnetdiscover >"$TMP/all.topo" 2>/dev/null; ok $? "dump of the faulty fabric"
+timeout 60 "$SIM" run "$RAILYARD" check --fabric --map "$TMP/check.map" --node gpu02 --sysfs-root "$TMP/nosys" >"$TMP/out" 2>"$TMP/err"
+is "$? $(fails)" "1 port.errors leaf-r0-0:2;rail.cabling gpu02/mlx5_1:1;rail.cabling gpu02/mlx5_2:1;" \
+   "check --fabric --node gpu02: only gpu02's cables (and the port facing its HCA)"
+timeout 60 "$SIM" run "$RAILYARD" check --fabric --map "$TMP/check.map" --node gpu02 --sysfs-root "$TMP/nosys" --reason >"$TMP/out" 2>"$TMP/err"
+is "$(cat "$TMP/out")" "railyard: rail.cabling mlx5_1:1 cabled to leaf-r2-0 port 2 (rail 2) exp leaf +1" \
+   "check --fabric --reason: one line for the node reason"
+stop
+"$RAILYARD" fabric --ibnetdiscover "$TMP/all.topo" --map "$TMP/rail.map" >"$TMP/out" 2>"$TMP/err"
+is $? 1 "the dump judged offline: exit 1"
+offline=$(fails)
+start "$TMP/all.topo"; ok $? "ibsim runs the replayed dump"
+fab --map "$TMP/rail.map" --no-counters
+is "$(fails)" "$offline" "replayed dump: live and offline give the same findings"
+stop
+
+# bad situations: exit 2, a message, no hang
+start "$TMP/healthy.net"
+( fab --map "$TMP/rail.map" --interval 3 --timeout 60; echo "$rc" >"$TMP/gone.rc" ) &
+bg=$!
+sleep 1
+kill -KILL "$(cat "$IBSIM_FABRIC_DIR/ibsim.pid")"
+wait $bg
+is "$(cat "$TMP/gone.rc")" 2 "ibsim killed between the two counter samples: exit 2"
+grep -q 'no port answered a PMA counter query' "$TMP/err"; ok $? "... saying no port answered"
+stop
+start "$TMP/healthy.net"
+eval "$("$SIM" env)"
+kill -KILL "$(cat "$IBSIM_FABRIC_DIR/ibsim.pid")"
+timeout 60 "$RAILYARD" fabric --timeout 3 >"$TMP/out" 2>"$TMP/err"
+rc=$?
+unset LD_PRELOAD
+is $rc 2 "no simulator at all (the client would wait forever): the deadline gives exit 2"
+grep -q 'deadline reached' "$TMP/err"; ok $? "... saying the deadline was reached"
+stop
+start "$TMP/healthy.net" --sm none
+fab --map "$TMP/rail.map" --no-counters
+is "$rc $(fails | tr ';' '\n' | grep -c 'link.state')" "1 24" "no subnet manager: every link is named Initialize, not Active"
+fab --map "$TMP/rail.map"
+is $rc 2 "no subnet manager: counters cannot be read (no LIDs): exit 2"
+stop
+done_testing
