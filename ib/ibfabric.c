@@ -113,6 +113,7 @@ size_t ibf_add_node(struct ibf_fabric *f, enum ibf_node_type type, uint64_t guid
     n->id = xstrdup(id);
     n->desc = xstrdup(desc ? desc : "");
     n->nports = nports;
+    n->pma_ext = -1;
     n->ports = xcalloc((size_t)nports + 1, sizeof(*n->ports));
     for (int p = 0; p <= nports; p++) {
         n->ports[p].num = p;

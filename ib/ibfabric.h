@@ -91,6 +91,7 @@ struct ibf_node {
     int lid;                /* switch: port 0's LID */
     struct ibf_port *ports; /* [0..nports] */
     int line;
+    int pma_ext; /* PMA ClassPortInfo offers PortCountersExtended: 1, 0, or -1 not asked */
 };
 
 struct ibf_fabric {

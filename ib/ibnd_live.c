@@ -201,7 +201,6 @@ int ibf_sample_counters(struct ibf_fabric *f, const struct ibf_live_opts *o, int
     mad_rpc_set_retries(srcport, o->retries >= 0 ? o->retries : 2);
     for (size_t i = 0; i < f->n; i++) {
         struct ibf_node *n = &f->nodes[i];
-        int ext_ok = -1; /* per node: ClassPortInfo asked once */
 
         for (int p = 1; p <= n->nports; p++) {
             struct ibf_port *q = &n->ports[p];
@@ -221,13 +220,13 @@ int ibf_sample_counters(struct ibf_fabric *f, const struct ibf_live_opts *o, int
             }
             memset(&portid, 0, sizeof(portid));
             ib_portid_set(&portid, q->lid, 0, 0);
-            if (ext_ok < 0) {
+            if (n->pma_ext < 0) { /* ClassPortInfo once per node, for both samples */
                 memset(buf, 0, sizeof(buf));
                 if (pma_query_via(buf, &portid, p, timeout, CLASS_PORT_INFO, srcport)) {
                     unsigned cap = mad_get_field(buf, 0, IB_CPI_CAPMASK_F);
-                    ext_ok = (cap & (PM_CAP_EXT_WIDTH | PM_CAP_EXT_WIDTH_NOIETF)) != 0;
+                    n->pma_ext = (cap & (PM_CAP_EXT_WIDTH | PM_CAP_EXT_WIDTH_NOIETF)) != 0;
                 } else
-                    ext_ok = 0;
+                    n->pma_ext = 0;
             }
             memset(buf, 0, sizeof(buf));
             if (!pma_query_via(buf, &portid, p, timeout, IB_GSI_PORT_COUNTERS, srcport)) {
@@ -241,7 +240,7 @@ int ibf_sample_counters(struct ibf_fabric *f, const struct ibf_live_opts *o, int
             s->t = now();
             for (int c = 0; c < IBF_NCTR; c++)
                 s->v[c] = mad_get_field(buf, 0, (enum MAD_FIELDS)pc_fields[c]);
-            if (ext_ok) {
+            if (n->pma_ext > 0) {
                 memset(buf, 0, sizeof(buf));
                 if (pma_query_via(buf, &portid, p, timeout, IB_GSI_PORT_COUNTERS_EXT, srcport)) {
                     s->extended = 1;
