@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "reports/out.h"
+#include "ib/ibfabric.h"
 #include "src/cmd/cmd.h"
 #include "topo/hostlist.h"
 #include "topo/map.h"
@@ -128,6 +129,20 @@ static void print_map(struct out *o, const struct topo_map *map)
         out_obj_close(o);
     }
     out_arr_close(o);
+    if (map->fabric.present) {
+        const struct map_fabric *fb = &map->fabric;
+        out_obj_open(o, "fabric");
+        out_text(o, "  fabric:");
+        out_str(o, "speed", fb->speed ? " speed %s" : NULL,
+                fb->speed ? ibf_speed_name(fb->speed) : NULL);
+        out_int_opt(o, "width", fb->width ? " width %sx" : NULL, fb->width, fb->width > 0);
+        out_str(o, "expect", fb->expect ? " expect %s" : NULL, fb->expect);
+        out_str(o, "node_name_map", fb->node_name_map ? " node names %s" : NULL, fb->node_name_map);
+        out_double(o, "interval_s", fb->interval > 0 ? " interval %s s" : NULL, 1, fb->interval,
+                   fb->interval > 0);
+        out_u64(o, "counter_limits", " %s counter limits\n", fb->ncounters);
+        out_obj_close(o);
+    }
 }
 
 static int validate_or_show(int argc, char **argv, int show)

@@ -44,6 +44,8 @@ bad fabric-interval "interval takes seconds" 'cluster: x\nnode_types: {a: {}}\nf
 printf 'cluster: x\nnode_types: {a: {}}\nfabric:\n  speed: ndr\n  width: 2x\n  expect: ref.topo\n  interval: 0.5\n  counters:\n    SymbolErrorCounter: {total: 100, rising: 2}\nseverity: {port.errors: ignore, link.: warn}\n' >"$TMP/fabric.map"
 "$RAILYARD" map validate "$TMP/fabric.map" >/dev/null 2>"$TMP/err"
 is $? 0 "a map with every fabric key validates"
+"$RAILYARD" map show "$TMP/fabric.map" | grep -qF "fabric: speed NDR width 2x expect $TMP/ref.topo interval 0.5 s 1 counter limits"
+ok $? "map show: the fabric section, the reference dump resolved against the map's directory"
 "$RAILYARD" map validate "$TMP/none.map" 2>"$TMP/err"; is $? 2 "missing map file: exit 2"
 grep -q "cannot open $TMP/none.map" "$TMP/err"; ok $? "...naming the file"
 
