@@ -164,6 +164,27 @@ static void print_links(struct out *o, const struct ibf_fabric *f)
     out_arr_close(o);
 }
 
+static void print_nodes(struct out *o, const struct ibf_fabric *f)
+{
+    static const char *const types[] = { "?", "hca", "switch", "router" };
+
+    out_arr_open(o, "nodes");
+    for (size_t i = 0; i < f->n; i++) {
+        const struct ibf_node *n = &f->nodes[i];
+        out_obj_open(o, NULL);
+        out_str(o, "name", NULL, n->name);
+        out_str(o, "type", NULL, types[n->type <= 3 ? n->type : 0]);
+        out_str(o, "id", NULL, n->id);
+        out_str(o, "node_description", NULL, n->desc);
+        out_str(o, "host", NULL, n->host);
+        out_str(o, "hca", NULL, n->hca);
+        out_int(o, "ports", NULL, n->nports);
+        out_int_opt(o, "lid", NULL, n->lid, n->type == IBF_SWITCH && n->lid > 0);
+        out_obj_close(o);
+    }
+    out_arr_close(o);
+}
+
 static void count_fabric(const struct ibf_fabric *f, size_t *sw, size_t *ca, size_t *cables)
 {
     *sw = *ca = *cables = 0;
@@ -307,6 +328,8 @@ static int run(int argc, char **argv)
     for (size_t i = 0; i < d.notes.n; i++)
         out_str(o, NULL, "  note: %s\n", d.notes.v[i]);
     out_arr_close(o);
+    if (out_is_json(o))
+        print_nodes(o, &d.f);
     if (c.links || out_is_json(o))
         print_links(o, &d.f);
     report_findings(o, &fnd, common.verbose);

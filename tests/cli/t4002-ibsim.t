@@ -32,9 +32,9 @@ judge() { # judge DESCRIPTION EXPECTED-RC EXPECTED-FINDINGS GEN-OPTIONS...
     start "$TMP/f.net" || { ok 1 "$d: fabric starts"; return; }
     if [ -n "${FLAP:-}" ]; then # a link flapping while railyard samples
         ( fab --map "$TMP/rail.map" --interval 3; echo "$rc" >"$TMP/flap.rc" ) &
-        local bg=$! n
+        local bg=$!
         sleep 0.7
-        for n in 1 2 3; do "$SIM" cmd "PerformanceSet \"$FLAP\"[1] PortCounters.LinkDownedCounter=$n" >/dev/null; sleep 0.3; done
+        "$SIM" ramp "$FLAP:LinkDownedCounter" --count 3
         wait $bg
         rc=$(cat "$TMP/flap.rc")
     else
@@ -82,7 +82,7 @@ fi
 ( fab --map "$TMP/rail.map" --interval 3; echo "$rc" >"$TMP/rising.rc" ) &
 bg=$!
 sleep 0.7
-for n in 1 2 3; do "$SIM" cmd "PerformanceSet \"gpu03/mlx5_2\"[1] PortCounters.LinkDownedCounter=$n" >/dev/null; sleep 0.3; done
+"$SIM" ramp gpu03/mlx5_2:LinkDownedCounter --count 3 --every 0.3
 wait $bg
 is "$(cat "$TMP/rising.rc") $(fails)" "1 port.errors.rising gpu03/mlx5_2:1;" "rising LinkDownedCounter: the HCA port is named"
 grep -q 'LinkDownedCounter +[1-3] in 3\.[0-9] s (cable to leaf-r2-0:3)' "$TMP/out"; ok $? "rising: the delta, the interval and the cable are said"
@@ -100,6 +100,16 @@ ok $? "the cable is named: expected leaf of rail 1, cabled to leaf-r2-0 port 2 (
 judge "moved cable: the HCA and the leaf port it went to" 1 "rail.cabling gpu03/mlx5_1:1;" \
     --move gpu03/mlx5_1=leaf-r2-0
 grep -q 'cabled to leaf-r2-0 port 7 (rail 2)' "$TMP/out"; ok $? "moved: the spare port is named"
+# rising symbol errors on a switch port (ramp EP:COUNTER with a switch port)
+start "$TMP/healthy.net"
+( fab --map "$TMP/rail.map" --interval 2; echo "$rc" >"$TMP/sym.rc" ) &
+bg=$!
+sleep 0.5
+"$SIM" ramp leaf-r1-0:4:SymbolErrorCounter --step 7 --count 4
+wait $bg
+stop
+is "$(cat "$TMP/sym.rc") $(fails)" "1 port.errors.rising leaf-r1-0:4;" "symbol errors rising on a leaf port: that port is named"
+grep -q 'SymbolErrorCounter +[0-9]* in 2\.[0-9] s (cable to gpu04/mlx5_1:1)' "$TMP/out"; ok $? "... with its cable"
 judge "1x link" 1 "link.width gpu01/mlx5_3:1<->leaf-r3-0:1;" --width gpu01/mlx5_3=1x
 judge "EDR link on an HDR fabric" 1 "link.speed gpu04/mlx5_0:1<->leaf-r0-0:4;" --speed gpu04/mlx5_0=EDR
 grep -q 'expected HDR, observed EDR' "$TMP/out"; ok $? "EDR: expected and observed speed"
