@@ -151,6 +151,24 @@ fab --map "$TMP/rail.map" --no-counters
 is "$(fails)" "$offline" "replayed dump: live and offline give the same findings"
 stop
 
+# a real cluster's dump (PSMN X5, QDR with DDR hosts) replayed in ibsim: live = offline
+PSMN=$SHARED_FIXTURES/ibnetdiscover/psmn_x5_X5.topofile.txt
+if [ -f "$PSMN" ]; then
+    sed 's/: x5-ddr$/: x5-qdr/' "$RAILYARD_SRCDIR/tests/fixtures/maps/psmn-x5.map" >"$TMP/qdr.map"
+    names=$SHARED_FIXTURES/ibnetdiscover/psmn_x5_X5.map.txt
+    "$RAILYARD" fabric --ibnetdiscover "$PSMN" --map "$TMP/qdr.map" --node-name-map "$names" >"$TMP/out" 2>"$TMP/err"
+    offline=$(fails)
+    start "$PSMN"; ok $? "ibsim runs the real PSMN X5 dump (11 switches, 89 HCAs)"
+    fab --map "$TMP/qdr.map" --node-name-map "$names" --no-counters
+    stop
+    is "$rc $(fails | tr ';' '\n' | grep -c '^link.speed')" "1 21" "PSMN live: the 21 named DDR hosts fail a QDR map"
+    is "$(fails)" "$offline" "PSMN: live and offline give the same findings"
+else
+    skip "shared fixture psmn_x5_X5.topofile.txt not found"
+    skip "shared fixture psmn_x5_X5.topofile.txt not found"
+    skip "shared fixture psmn_x5_X5.topofile.txt not found"
+fi
+
 # bad situations: exit 2, a message, no hang
 start "$TMP/healthy.net"
 ( fab --map "$TMP/rail.map" --interval 3 --timeout 60; echo "$rc" >"$TMP/gone.rc" ) &
