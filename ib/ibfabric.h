@@ -152,6 +152,7 @@ struct ibf_live_opts {
     int port;
     int timeout_ms;
     int retries;
+    const char *only_host; /* read the counters of this host's cables only (NULL: all) */
 };
 int ibf_discover(struct ibf_fabric *f, const struct ibf_live_opts *o, ry_error_t *err);
 /* Read PortCounters (and PortCountersExtended where ClassPortInfo says so) of every cabled port

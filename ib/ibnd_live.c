@@ -210,6 +210,9 @@ int ibf_sample_counters(struct ibf_fabric *f, const struct ibf_live_opts *o, int
 
             if (!q->present || q->remote < 0)
                 continue;
+            if (o->only_host && !(n->host && !strcmp(n->host, o->only_host)) &&
+                !(f->nodes[q->remote].host && !strcmp(f->nodes[q->remote].host, o->only_host)))
+                continue;
             asked++;
             memset(s, 0, sizeof(*s));
             free(q->error);

@@ -46,6 +46,7 @@ struct fabric_opts {
     int no_counters;
     double interval; /* <0: the map's or 1 s */
     int mad_timeout_ms, retries;
+    const char *only_host; /* counters of this host's cables only (railyard check --fabric) */
 };
 
 struct fabric_data {

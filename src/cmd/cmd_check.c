@@ -192,6 +192,7 @@ static int run(int argc, char **argv)
     topo_compare(node, host, map, type, &f);
     if (c.fabric) {
         struct ibf_expect e = { map, NULL, host };
+        c.fo.only_host = host;
         if (fabric_collect(&c.fo, map, &fd, &err) < 0) {
             snprintf(msg, sizeof(msg), "fabric: %s", err.text);
             rc = error_out(o, host, msg);

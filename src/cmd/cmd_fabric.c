@@ -55,7 +55,7 @@ int fabric_collect(const struct fabric_opts *o, const struct topo_map *map, stru
     double interval = o->interval >= 0                  ? o->interval
                       : map && map->fabric.interval > 0 ? map->fabric.interval
                                                         : 1.0;
-    struct ibf_live_opts lo = { o->ca, o->port, o->mad_timeout_ms, o->retries };
+    struct ibf_live_opts lo = { o->ca, o->port, o->mad_timeout_ms, o->retries, o->only_host };
 
     memset(d, 0, sizeof(*d));
     if (names && ibf_namemap_load(&d->names, names, err) < 0)
@@ -72,6 +72,8 @@ int fabric_collect(const struct fabric_opts *o, const struct topo_map *map, stru
     } else {
         if (ibf_discover(&d->f, &lo, err) < 0)
             return -1;
+        if (o->only_host) /* counters: only the host's cables, so the names are needed first */
+            ibf_name_nodes(&d->f, &d->names);
         if (!o->no_counters) {
             if (ibf_sample_counters(&d->f, &lo, 0, err) < 0)
                 return -1;
