@@ -91,9 +91,9 @@ static void add(struct ctx *c, enum topo_sev sev, const char *check, const char 
 {
     const char *h = c->e->only_host;
 
-    if (a >= 0 && pa >= 0)
+    if (a >= 0 && pa >= 0 && pa <= c->f->nodes[a].nports)
         c->claimed[a][pa] = 1;
-    if (b >= 0 && pb >= 0)
+    if (b >= 0 && pb >= 0 && pb <= c->f->nodes[b].nports)
         c->claimed[b][pb] = 1;
     if (h && !host_is(c->f, a, h) && !host_is(c->f, b, h) && !strstr(subject, h))
         return;
@@ -743,7 +743,9 @@ int ibf_analyze(const struct ibf_fabric *f, const struct ibf_expect *e, struct t
         c.live_of = xcalloc(e->ref->n ? e->ref->n : 1, sizeof(int));
         for (size_t r = 0; r < e->ref->n; r++) {
             c.live_of[r] = ref_match(f, e->ref, r);
-            if (c.live_of[r] >= 0)
+            if (c.live_of[r] >= 0 && c.ref_of[c.live_of[r]] >= 0)
+                c.live_of[r] = -1; /* two reference nodes with one name: not matched */
+            else if (c.live_of[r] >= 0)
                 c.ref_of[c.live_of[r]] = (int)r;
         }
     }

@@ -126,9 +126,16 @@ static int parse_header(struct parser *p, const char *s)
     }
     if (!guid && (id[0] == 'S' || id[0] == 'H' || id[0] == 'R') && id[1] == '-')
         guid = strtoull(id + 2, NULL, 16);
-    for (size_t i = 0; i < p->f->n; i++)
+    for (size_t i = 0; i < p->f->n; i++) {
+        char msg[200];
         if (!strcmp(p->f->nodes[i].id, id))
             return perr(p, "node \"%s\" is described twice", id);
+        if (guid && p->f->nodes[i].guid == guid) {
+            snprintf(msg, sizeof(msg), "node GUID %016llx is also that of \"%s\" (line %d)",
+                     (unsigned long long)guid, p->f->nodes[i].id, p->f->nodes[i].line);
+            return perr(p, "%s", msg);
+        }
+    }
     p->cur = (int)ibf_add_node(p->f, type, guid, id, desc, (int)nports);
     p->f->nodes[p->cur].line = p->line;
     if (type == IBF_SWITCH && q)

@@ -116,6 +116,10 @@ int main(void)
     ok(parse(&f, "Switch 8 \"S-1\"\n[1] \"S-1\"[2]\n[2] \"S-1\"[3]\n[3] \"S-1\"[1]\n", &err) < 0 &&
            strstr(err.text, "leads elsewhere"),
        "a cable whose ends disagree: %s", err.text);
+    ok(parse(&f, "switchguid=0x10\nSwitch 1 \"S-a\"\n\nSwitch 8 \"S-0000000000000010\"\n", &err) <
+               0 &&
+           strstr(err.text, "t.topo:4:") && strstr(err.text, "also that of \"S-a\" (line 2)"),
+       "two nodes with one GUID (found by the fuzzer): %s", err.text);
     ok(parse(&f, "# only comments\n", &err) < 0 && strstr(err.text, "not ibnetdiscover output"),
        "no record at all");
     ok(parse(&f, "Switch 8 \"S-1\"\nSwitch 8 \"S-1\"\n", &err) < 0 && strstr(err.text, "twice"),
