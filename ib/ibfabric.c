@@ -292,6 +292,44 @@ void ibf_name_nodes(struct ibf_fabric *f, const struct ibf_namemap *m)
     }
 }
 
+int ibf_name_hca(struct ibf_fabric *f, uint64_t guid, const char *host, const char *hca)
+{
+    int i = guid ? ibf_find_guid(f, guid) : -1;
+    struct ibf_node *n;
+
+    if (i < 0 || f->nodes[i].type != IBF_CA)
+        return 0;
+    n = &f->nodes[i];
+    free(n->name);
+    free(n->host);
+    free(n->hca);
+    n->host = xstrdup(host);
+    n->hca = xstrdup(hca);
+    n->name = xasprintf("%s/%s", host, hca);
+    return 1;
+}
+
+uint64_t ibf_guid_parse(const char *s)
+{
+    uint64_t v = 0;
+    int digits = 0;
+
+    if (!s)
+        return 0;
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+        s += 2;
+    for (; *s && !isspace((unsigned char)*s); s++) {
+        if (*s == ':')
+            continue;
+        if (!isxdigit((unsigned char)*s) || ++digits > 16)
+            return 0;
+        v = v << 4 |
+            (uint64_t)(isdigit((unsigned char)*s) ? *s - '0'
+                                                  : (tolower((unsigned char)*s) - 'a' + 10));
+    }
+    return v;
+}
+
 const char *ibf_port_label(const struct ibf_fabric *f, int node, int port, char *buf, size_t len)
 {
     if (node < 0 || (size_t)node >= f->n)

@@ -136,6 +136,12 @@ void ibf_namemap_free(struct ibf_namemap *m);
  * id. */
 void ibf_name_nodes(struct ibf_fabric *f, const struct ibf_namemap *m);
 
+/* Name the HCA with this node GUID host/hca whatever its NodeDescription says (railyard check
+ * --fabric knows its own HCAs' GUIDs). 1 when the fabric has it, 0 when not. */
+int ibf_name_hca(struct ibf_fabric *f, uint64_t guid, const char *host, const char *hca);
+/* "f877:faff:fea2:1afc" or "0xf877faff..." (sysfs, ibstat) -> the GUID, 0 when unreadable */
+uint64_t ibf_guid_parse(const char *s);
+
 /* "gpu02/mlx5_1:1" */
 const char *ibf_port_label(const struct ibf_fabric *f, int node, int port, char *buf, size_t len);
 

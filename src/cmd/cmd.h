@@ -47,6 +47,10 @@ struct fabric_opts {
     double interval; /* <0: the map's or 1 s */
     int mad_timeout_ms, retries;
     const char *only_host; /* counters of this host's cables only (railyard check --fabric) */
+    /* this host's HCAs by node GUID: named only_host/hca whatever their NodeDescription */
+    const uint64_t *own_guid;
+    const char *const *own_hca;
+    size_t nown;
 };
 
 struct fabric_data {

@@ -9,6 +9,7 @@
 #include "reports/findings.h"
 #include "reports/out.h"
 #include "src/cmd/cmd.h"
+#include "src/common/xmalloc.h"
 #include "topo/compare.h"
 #include "topo/map.h"
 
@@ -102,6 +103,28 @@ static void print_reason(const struct topo_findings *f, const char *host)
     printf("%s%s\n", line, more);
 }
 
+/* This node's HCAs, found in the fabric by GUID, should say "<host> <hca>": other nodes' and
+ * the fabric tools' view of the cabling depends on it. */
+static void check_own_descs(const struct ibf_fabric *fab, const struct topo_node *node,
+                            const char *host, struct topo_findings *f)
+{
+    for (size_t i = 0; i < node->nnics; i++) {
+        int n =
+            node->nics[i].rdma ? ibf_find_guid(fab, ibf_guid_parse(node->nics[i].node_guid)) : -1;
+        char *want, subj[300];
+        if (n < 0)
+            continue;
+        want = xasprintf("%s %s", host, node->nics[i].name);
+        snprintf(subj, sizeof(subj), "%s/%s", host, node->nics[i].name);
+        if (strcmp(fab->nodes[n].desc, want))
+            topo_findings_add(f, TOPO_SEV_WARN, "fabric.desc.mismatch", subj, want,
+                              fab->nodes[n].desc,
+                              "the fabric sees this HCA under another NodeDescription: run "
+                              "rdma-ndd, or write /sys/class/infiniband/<hca>/node_desc");
+        free(want);
+    }
+}
+
 static int error_out(struct out *o, const char *host, const char *msg)
 {
     ry_error_t err;
@@ -192,14 +215,27 @@ static int run(int argc, char **argv)
     topo_compare(node, host, map, type, &f);
     if (c.fabric) {
         struct ibf_expect e = { map, NULL, host };
+        uint64_t *guids = xcalloc(node->nnics + 1, sizeof(*guids));
+        const char **hcas = xcalloc(node->nnics + 1, sizeof(*hcas));
+        int frc;
+        /* this node's own HCAs are known by GUID: their NodeDescriptions may be unset */
+        for (size_t i = 0; i < node->nnics; i++)
+            if (node->nics[i].rdma && (guids[c.fo.nown] = ibf_guid_parse(node->nics[i].node_guid)))
+                hcas[c.fo.nown++] = node->nics[i].name;
         c.fo.only_host = host;
-        if (fabric_collect(&c.fo, map, &fd, &err) < 0) {
+        c.fo.own_guid = guids;
+        c.fo.own_hca = hcas;
+        frc = fabric_collect(&c.fo, map, &fd, &err);
+        free(guids);
+        free(hcas);
+        if (frc < 0) {
             snprintf(msg, sizeof(msg), "fabric: %s", err.text);
             rc = error_out(o, host, msg);
             goto out;
         }
         e.ref = fd.have_ref ? &fd.ref : NULL;
         ibf_analyze(&fd.f, &e, &f, NULL);
+        check_own_descs(&fd.f, node, host, &f);
     }
     topo_findings_sort(&f);
 

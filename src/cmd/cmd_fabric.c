@@ -45,6 +45,13 @@ static void sleep_s(double s)
         ;
 }
 
+static void name_fabric(const struct fabric_opts *o, struct fabric_data *d)
+{
+    ibf_name_nodes(&d->f, &d->names);
+    for (size_t i = 0; o->only_host && i < o->nown; i++)
+        ibf_name_hca(&d->f, o->own_guid[i], o->only_host, o->own_hca[i]);
+}
+
 int fabric_collect(const struct fabric_opts *o, const struct topo_map *map, struct fabric_data *d,
                    ry_error_t *err)
 {
@@ -73,7 +80,7 @@ int fabric_collect(const struct fabric_opts *o, const struct topo_map *map, stru
         if (ibf_discover(&d->f, &lo, err) < 0)
             return -1;
         if (o->only_host) /* counters: only the host's cables, so the names are needed first */
-            ibf_name_nodes(&d->f, &d->names);
+            name_fabric(o, d);
         if (!o->no_counters) {
             if (ibf_sample_counters(&d->f, &lo, 0, err) < 0)
                 return -1;
@@ -83,7 +90,7 @@ int fabric_collect(const struct fabric_opts *o, const struct topo_map *map, stru
             d->f.interval = interval;
         }
     }
-    ibf_name_nodes(&d->f, &d->names);
+    name_fabric(o, d);
     return 0;
 }
 

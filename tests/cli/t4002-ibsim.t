@@ -134,7 +134,7 @@ FLAP=gpu01/mlx5_0 judge "all faults at once (and a flapping link): exactly that 
 
 # a dump of the faulty fabric, replayed in ibsim: the same verdict live and offline
 # shellcheck disable=SC2086
-"$SIM" gen $ALL >"$TMP/all.net"
+"$SIM" gen $ALL --desc 'gpu04/mlx5_3=gpu03 mlx5_3' >"$TMP/all.net"
 start "$TMP/all.net"
 timeout 60 "$SIM" run ibnetdiscover >"$TMP/all.topo" 2>/dev/null; ok $? "dump of the faulty fabric"
 timeout 60 "$SIM" run "$RAILYARD" check --fabric --map "$TMP/check.map" --node gpu02 --sysfs-root "$TMP/nosys" >"$TMP/out" 2>"$TMP/err"
@@ -143,6 +143,19 @@ is "$? $(fails)" "1 port.errors leaf-r0-0:2;rail.cabling gpu02/mlx5_1:1;rail.cab
 timeout 60 "$SIM" run "$RAILYARD" check --fabric --map "$TMP/check.map" --node gpu02 --sysfs-root "$TMP/nosys" --reason >"$TMP/out" 2>"$TMP/err"
 is "$(cat "$TMP/out")" "railyard: rail.cabling mlx5_1:1 cabled to leaf-r2-0 port 2 (rail 2) exp leaf +1" \
    "check --fabric --reason: one line for the node reason"
+# gpu04's mlx5_3 says "gpu03 mlx5_3": check --fabric on gpu04 finds its own HCA by GUID (from
+# its sysfs) and names the wrong NodeDescription
+d=$TMP/gpu04sys/class/infiniband/mlx5_3
+mkdir -p "$d/ports/1" "$TMP/gpu04sys/bus"
+echo a088:c203:0004:0300 >"$d/node_guid"
+echo "4: ACTIVE" >"$d/ports/1/state"
+echo "5: LinkUp" >"$d/ports/1/phys_state"
+echo InfiniBand >"$d/ports/1/link_layer"
+timeout 60 "$SIM" run "$RAILYARD" check --fabric --map "$TMP/check.map" --node gpu04 --sysfs-root "$TMP/gpu04sys" >"$TMP/out" 2>"$TMP/err"
+is "$? $(fails)" "1 fabric.desc.duplicate gpu03;fabric.desc.mismatch gpu04/mlx5_3;link.speed gpu04/mlx5_0:1<->leaf-r0-0:4;" \
+   "check --fabric --node gpu04: its HCA found by GUID despite another host's NodeDescription"
+grep -q 'fabric.desc.mismatch gpu04/mlx5_3  *expected gpu04 mlx5_3, observed gpu03 mlx5_3' "$TMP/out"
+ok $? "... and the NodeDescription it should have is said"
 stop
 "$RAILYARD" fabric --ibnetdiscover "$TMP/all.topo" --map "$TMP/rail.map" >"$TMP/out" 2>"$TMP/err"
 is $? 1 "the dump judged offline: exit 1"

@@ -142,6 +142,11 @@ int main(void)
         ibf_namemap_free(&m);
         unlink(path);
     }
+    ok(ibf_guid_parse("a088:c203:0004:0300") == 0xa088c20300040300ull, "sysfs GUID form");
+    ok(ibf_guid_parse("0xa088c20300040300") == 0xa088c20300040300ull, "ibstat GUID form");
+    ok(ibf_guid_parse("a088:c203:0004:0300:01") == 0 && ibf_guid_parse("xyz") == 0 &&
+           ibf_guid_parse(NULL) == 0,
+       "unreadable GUIDs give 0");
     is_int(ibf_speed_parse("ndr"), IBF_NDR, "speed names parse in any case");
     is_str(ibf_speed_name(IBF_FDR10), "FDR10", "FDR10");
     is_int(ibf_ctr_parse("LinkDownedCounter"), IBF_LINK_DOWNED, "counter names");
