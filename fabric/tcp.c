@@ -442,3 +442,22 @@ const struct fabric_transport fabric_transport_tcp = {
     .pong = tcp_pong,
     .teardown = tcp_teardown,
 };
+
+/* The control channel of other transports (verbs): a connection on the rail, through the tcp
+ * transport's listener. */
+int fabric_tcp_dial(void *tcp_state, const struct fabric_endpoint *peer, double deadline,
+                    ry_error_t *err)
+{
+    return dial(tcp_state, peer, deadline, err);
+}
+
+int fabric_tcp_accept(void *tcp_state, const struct fabric_endpoint *peer, double deadline,
+                      ry_error_t *err)
+{
+    return accept_one(tcp_state, peer, deadline, err);
+}
+
+int fabric_tcp_xfer(int fd, void *buf, size_t len, int writing, double deadline, ry_error_t *err)
+{
+    return xfer_all(fd, buf, len, writing, deadline, err);
+}

@@ -1,6 +1,7 @@
 #ifndef RAILYARD_FABRIC_TRANSPORT_H
 #define RAILYARD_FABRIC_TRANSPORT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "src/common/error.h"
@@ -43,6 +44,31 @@ struct fabric_transport {
 };
 
 extern const struct fabric_transport fabric_transport_tcp;
+/* RDMA writes over libibverbs (RC), the control channel on the tcp transport's listener; NULL
+ * members when railyard is built without libibverbs. */
+extern const struct fabric_transport fabric_transport_verbs;
+/* options of the verbs transport: the GID index (-1: chosen from the GID table) */
+extern int fabric_verbs_gid_index;
+
+/* The tcp transport's control-channel helpers (fabric/tcp.c) for other transports: state is
+ * what fabric_transport_tcp.setup made. */
+int fabric_tcp_dial(void *tcp_state, const struct fabric_endpoint *peer, double deadline,
+                    ry_error_t *err);
+int fabric_tcp_accept(void *tcp_state, const struct fabric_endpoint *peer, double deadline,
+                      ry_error_t *err);
+int fabric_tcp_xfer(int fd, void *buf, size_t len, int writing, double deadline, ry_error_t *err);
+
+/* GID selection (fabric/gid.c): from a port's GID table, the index to use on netdev: override
+ * when >= 0; else a RoCE v2 GID of netdev with an IPv4-mapped address, else any RoCE v2 GID of
+ * netdev, else a RoCE v1 one (IB ports: 0). -1 when none fits. */
+struct fabric_gid {
+    int index;
+    char gid[48];  /* "fe80:0000:..." as sysfs writes it */
+    char type[16]; /* "RoCE v2", "RoCE v1", "IB/RoCE v1" */
+    char ndev[32];
+};
+int fabric_pick_gid(const struct fabric_gid *t, int n, const char *netdev, int infiniband,
+                    int override);
 
 /* CLOCK_MONOTONIC in seconds */
 double fabric_now(void);

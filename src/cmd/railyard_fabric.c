@@ -57,7 +57,7 @@ struct result_msg { /* one per rank per round */
 };
 
 struct opts {
-    const char *map, *schedule, *pairs, *run_dir, *netdev_fmt, *node_type;
+    const char *map, *schedule, *pairs, *run_dir, *netdev_fmt, *node_type, *transport;
     double duration, round_timeout, start_timeout, connect_timeout;
     int streams, iters, shift, json, verbose, bidir, retest;
 };
@@ -92,6 +92,8 @@ static void usage(FILE *fp)
             "  --retest                then retest suspect nodes against known-good ones\n"
             "  --iters <n>             ping-pong iterations for latency (default 200)\n"
             "  --netdev <format>       rail netdev without a map, printf format (default rail%%d)\n"
+            "  -t, --transport <name>  tcp (default) or verbs (RC RDMA writes, libibverbs)\n"
+            "  --gid-index <n>         verbs on RoCE: this GID index (default: from the table)\n"
             "  --round-timeout <s>     deadline of a round (default duration + 10)\n"
             "  --start-timeout <s>     deadline of the start-up exchange (default 60)\n"
             "  --connect-timeout <s>   a link that does not connect by then fails (default 5)\n"
@@ -113,6 +115,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         { "streams", required_argument, NULL, 'S' },
         { "iters", required_argument, NULL, 'I' },
         { "netdev", required_argument, NULL, 'N' },
+        { "transport", required_argument, NULL, 't' },
+        { "gid-index", required_argument, NULL, 'G' },
         { "round-timeout", required_argument, NULL, 'R' },
         { "start-timeout", required_argument, NULL, 'A' },
         { "connect-timeout", required_argument, NULL, 'C' },
@@ -129,6 +133,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
     memset(o, 0, sizeof(*o));
     o->schedule = "neighbor";
+    o->transport = "tcp";
     o->duration = 2;
     o->streams = 1;
     o->iters = 200;
@@ -138,7 +143,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
     o->connect_timeout = 5;
     o->netdev_fmt = "rail%d";
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "m:s:d:o:jvh", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "m:s:d:o:t:jvh", lo, NULL)) != -1) {
         double v = 0;
         if (optarg && strchr("dRAKSIC", c)) {
             v = strtod(optarg, &end);
@@ -163,6 +168,17 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         case 'S': o->streams = (int)v; break;
         case 'I': o->iters = (int)v; break;
         case 'N': o->netdev_fmt = optarg; break;
+        case 't': o->transport = optarg; break;
+        case 'G':
+            fabric_verbs_gid_index = (int)strtol(optarg, &end, 10);
+            if (end == optarg || *end || fabric_verbs_gid_index < 0 ||
+                fabric_verbs_gid_index > 255) {
+                if (world_rank == 0)
+                    fprintf(stderr, "railyard-fabric: --gid-index takes 0 to 255, not '%s'\n",
+                            optarg);
+                return -1;
+            }
+            break;
         case 'R': o->round_timeout = v; break;
         case 'A': o->start_timeout = v; break;
         case 'C': o->connect_timeout = v; break;
@@ -196,6 +212,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
                     "railyard-fabric: unknown schedule '%s' (neighbor, ring, all-pairs, "
                     "custom)\n",
                     o->schedule);
+        return -1;
+    }
+    if (strcmp(o->transport, "tcp") && strcmp(o->transport, "verbs")) {
+        if (world_rank == 0)
+            fprintf(stderr, "railyard-fabric: unknown transport '%s' (tcp, verbs)\n", o->transport);
         return -1;
     }
     if (!strcmp(o->schedule, "custom") && !o->pairs) {
@@ -324,7 +345,7 @@ static void print_results(struct out *o, struct run *r, const struct topo_findin
     out_bool(o, "complete", NULL, done);
     out_str(o, "map", NULL, r->o->map);
     out_str(o, "node_type", NULL, r->type_name);
-    out_str(o, "transport", NULL, "tcp");
+    out_str(o, "transport", NULL, r->o->transport);
     out_str(o, "schedule", "railyard-fabric: %s", r->o->schedule);
     out_int(o, "nodes", " schedule, %s nodes", r->nodes);
     out_int(o, "rails", " x %s rails", r->rails);
@@ -646,7 +667,7 @@ int main(int argc, char **argv)
     struct rank_info me;
     struct topo_map *map = NULL;
     const struct map_node_type *type = NULL;
-    const struct fabric_transport *t = &fabric_transport_tcp;
+    const struct fabric_transport *t;
     void *ts = NULL;
     MPI_Comm node_comm;
     MPI_Request req;
@@ -672,6 +693,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return rc > 0 ? 0 : 2;
     }
+    t = strcmp(o.transport, "verbs") ? &fabric_transport_tcp : &fabric_transport_verbs;
     if (o.map && !(map = topo_map_load(o.map, &err))) {
         if (world_rank == 0)
             logmsg("%s", err.text);
@@ -679,8 +701,20 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    /* who am I: node by host name (shared-memory communicator), rail by local rank */
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
+    /* who am I: node by host name (shared-memory communicator), rail by local rank; where
+     * several "nodes" share one machine (Soft-RoCE rails in one guest), RAILYARD_FABRIC_NODE
+     * names each rank's node */
+    if (getenv("RAILYARD_FABRIC_NODE") && *getenv("RAILYARD_FABRIC_NODE")) {
+        char(*all)[NAME_LEN] = xcalloc((size_t)world_size, NAME_LEN);
+        int color = 0;
+        snprintf(myhost, sizeof(myhost), "%s", getenv("RAILYARD_FABRIC_NODE"));
+        MPI_Allgather(myhost, NAME_LEN, MPI_CHAR, all, NAME_LEN, MPI_CHAR, MPI_COMM_WORLD);
+        while (strcmp(all[color], myhost))
+            color++;
+        MPI_Comm_split(MPI_COMM_WORLD, color, world_rank, &node_comm);
+        free(all);
+    } else
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
     memset(&me, 0, sizeof(me));
     snprintf(me.host, sizeof(me.host), "%s", myhost);
     MPI_Comm_rank(node_comm, &me.local_rank);

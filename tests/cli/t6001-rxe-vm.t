@@ -1,11 +1,14 @@
 #!/bin/bash
 # railyard against real kernel RDMA devices: Soft-RoCE (rdma_rxe) in a QEMU guest
-# (scripts/rxe-vm check): inventory and check of live rxe devices, a captured map, RDMA writes
-# on two rails, a tbf-shaped rail, a rail taken down. Each guest result is one TAP line here.
+# (scripts/rxe-vm check): inventory and check of live rxe devices, a captured map, perftest and
+# railyard's verbs transport (verified RDMA writes, ping-pong; and railyard-fabric --transport
+# verbs under Open MPI) on two rails, a tbf-shaped rail, a rail taken down. Each guest result is one TAP line here.
 . "$RAILYARD_SRCDIR/tests/lib.sh"
 VM=$RAILYARD_SRCDIR/scripts/rxe-vm
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (QEMU shares / with the guest)"
-for p in qemu-system-x86_64 busybox cpio ib_write_bw ibv_devices jq tc; do
+[ -x "$(dirname "$RAILYARD")/railyard-fabric" ] || skip_all "railyard-fabric not built (configure found no MPI)"
+have_feature verbs || skip_all "built without libibverbs: no verbs transport"
+for p in qemu-system-x86_64 busybox cpio ib_write_bw ibv_devices jq tc mpirun; do
     command -v $p >/dev/null || skip_all "$p is not installed (scripts/install-deps)"
 done
 have_feature jansson || skip_all "built without jansson: the guest tests read --json"
@@ -14,6 +17,7 @@ cd "$TMP" || exit 1
 if ! "$VM" prepare >"$TMP/prepare.log" 2>&1; then
     skip_all "the guest kernel could not be fetched: $(tail -n 1 "$TMP/prepare.log")"
 fi
+[ -x "$(dirname "$RAILYARD")/tests/rxe/verbs_pair" ] || skip_all "tests/rxe/verbs_pair not built (make check builds it)"
 "$VM" check --railyard "$RAILYARD" >"$TMP/out" 2>&1
 rc=$?
 while IFS= read -r line; do
@@ -25,5 +29,5 @@ while IFS= read -r line; do
 done <"$TMP/out"
 is "$rc" 0 "rxe-vm check exits 0"
 [ $rc -eq 0 ] || sed 's/^/# /' "$TMP/out" | tail -n 30
-grep -q '^12 passed, 0 failed$' "$TMP/out"; ok $? "the guest ran all 12 checks"
+grep -q '^20 passed, 0 failed$' "$TMP/out"; ok $? "the guest ran all 20 checks"
 done_testing

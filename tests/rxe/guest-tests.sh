@@ -42,6 +42,66 @@ ok $? "map capture on the guest gives a valid map"
 "$RAILYARD" check --map "$T/rxe.map" >"$T/check.out"
 ok $? "check against the captured map passes"
 
+# railyard's own verbs transport (tests/rxe/verbs_pair: RC RDMA writes with data verification,
+# then write ping-pong), GID chosen from the table (RoCE v2 IPv4) unless given
+PAIR=${VERBS_PAIR:-$(dirname "$RAILYARD")/tests/rxe/verbs_pair}
+vp() { timeout 120 "$PAIR" "$@" 2>&1; }
+out0=$(vp ra0 rb0 -1 2); rc0=$?
+out1=$(vp ra1 rb1 0 2); rc1=$?
+echo "# verbs rail 0 (GID auto): $out0"
+echo "# verbs rail 1 (GID 0): $out1"
+[ $rc0 -eq 0 ] && [ $rc1 -eq 0 ]; ok $? "verbs transport: RDMA writes verified and ping-pong on both rails"
+v0=$(echo "$out0" | awk '/bw_gbps/ {print $2}')
+awk -v a="${v0:-0}" 'BEGIN {exit !(a > 0)}'; ok $? "verbs transport: rail 0 moves data ($v0 Gb/s)"
+echo "$out0" | grep -q 'p50_us [0-9.]* p99_us [0-9.]*'; ok $? "verbs transport: latency p50/p99 measured"
+vp ra0 rb0 7 1 >"$T/badgid" 2>&1
+[ $? -ne 0 ] && grep -q 'rxe_a0 port 1: no usable GID for ra0 at the given --gid-index' "$T/badgid"
+ok $? "verbs transport: a GID index the port does not have is refused by name"
+
+# railyard-fabric --transport verbs under Open MPI: two "nodes" in this guest (named by
+# RAILYARD_FABRIC_NODE), each with its two rxe rails
+FABRIC=$(dirname "$RAILYARD")/railyard-fabric
+cat >"$T/two.map" <<'MAP'
+cluster: rxe
+node_types:
+  a:
+    nics:
+      - {name: rxe_a0, rail: 0, netdev: ra0, link_layer: Ethernet}
+      - {name: rxe_a1, rail: 1, netdev: ra1, link_layer: Ethernet}
+    thresholds: {rail_bw_gbps: 0.1} # Soft-RoCE under emulation moves 0.2-0.3 Gb/s
+  b:
+    nics:
+      - {name: rxe_b0, rail: 0, netdev: rb0, link_layer: Ethernet}
+      - {name: rxe_b1, rail: 1, netdev: rb1, link_layer: Ethernet}
+    thresholds: {rail_bw_gbps: 0.1}
+nodes:
+  nodea: a
+  nodeb: b
+rails:
+  0:
+  1:
+MAP
+mpi_fabric() { # RUN-DIR [railyard-fabric options]
+    local dir=$1 m="--allow-run-as-root --oversubscribe --stdin none --mca btl tcp,self --mca pml ob1
+        --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo --mca mpi_yield_when_idle 1"
+    shift
+    # shellcheck disable=SC2086
+    timeout 300 mpirun $m -np 2 -x RAILYARD_FABRIC_NODE=nodea "$FABRIC" --map "$T/two.map" \
+        --transport verbs -d 2 -o "$dir" "$@" : \
+        -np 2 -x RAILYARD_FABRIC_NODE=nodeb "$FABRIC" --map "$T/two.map" --transport verbs -d 2 \
+        -o "$dir" "$@" >"$dir.out" 2>&1
+}
+if [ -x "$FABRIC" ] && command -v mpirun >/dev/null; then
+    mpi_fabric "$T/run1"
+    rc=$?
+    sed -n 's/^  1  .*/# &/p' "$T/run1.out"
+    [ $rc -eq 0 ] && jq -e '.transport == "verbs" and (.links | length) == 2 and ([.links[].ok] | all)
+        and ([.links[].bw_gbps] | min > 0)' "$T/run1/results.json" >/dev/null
+    ok $? "railyard-fabric --transport verbs: both rails of nodea->nodeb measured (exit $rc)"
+else
+    ok 1 "railyard-fabric (MPI) is not built or mpirun is missing"
+fi
+
 bw0=$(write_bw 0 18515)
 bw1=$(write_bw 1 18516)
 echo "# ib_write_bw rail 0: $bw0 Gb/s, rail 1: $bw1 Gb/s"
@@ -54,6 +114,24 @@ bw0b=$(write_bw 0 18518)
 echo "# shaped rail 1: $bw1s Gb/s, rail 0: $bw0b Gb/s"
 awk -v a="$bw0b" -v b="$bw1s" 'BEGIN {exit !(b < a / 2)}'
 ok $? "a rail shaped by tbf moves less than half of the other"
+vs1=$(vp ra1 rb1 -1 2 | awk '/bw_gbps/ {print $2}')
+vs0=$(vp ra0 rb0 -1 2 | awk '/bw_gbps/ {print $2}')
+echo "# verbs shaped rail 1: $vs1 Gb/s, rail 0: $vs0 Gb/s"
+awk -v a="${vs0:-0}" -v b="${vs1:-0}" 'BEGIN {exit !(a > 0 && b < a / 2)}'
+ok $? "verbs transport: the shaped rail measures below half of the other"
+if [ -x "$FABRIC" ] && command -v mpirun >/dev/null; then
+    mpi_fabric "$T/run2"
+    rc=$?
+    sed -n 's/^  1  .*/# &/p' "$T/run2.out"
+    # two nodes cannot tell which end is slow: the finding names the pair's path on rail 1
+    [ $rc -eq 1 ] && jq -e '[.findings[] | select(.severity == "fail") | "\(.check) \(.subject)"] == ["link.path nodea<->nodeb/rail1"]' \
+        "$T/run2/results.json" >/dev/null &&
+        jq -e '[.links[] | select(.rail == 1)][0].bw_gbps < ([.links[] | select(.rail == 0)][0].bw_gbps / 2)' \
+            "$T/run2/results.json" >/dev/null
+    ok $? "railyard-fabric --transport verbs names the shaped rail (link.path nodea<->nodeb/rail1, exit $rc)"
+else
+    ok 1 "railyard-fabric (MPI) is not built or mpirun is missing"
+fi
 
 ip link set rb1 down
 sleep 1
@@ -61,6 +139,10 @@ sleep 1
 rc=$?
 [ $rc -eq 1 ] && grep -q 'FAIL  nic.port.state  *rxevm/rxe_b1:1 *expected ACTIVE, observed DOWN' "$T/check.out"
 ok $? "a rail taken down is named by railyard check (exit $rc)"
+vp ra1 rb1 -1 1 >"$T/down" 2>&1
+rc=$?
+[ $rc -eq 1 ] && grep -q 'port 1 is down, not ACTIVE' "$T/down"
+ok $? "verbs transport to a port that is down: a clear error, no hang ($(head -c 80 "$T/down"))"
 rm -rf "$T"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,20 @@
+#include "config.h"
+
+#include <string.h>
+
+#include "fabric/transport.h"
+
+/* Built without libibverbs: the verbs transport says so at setup. */
+
+int fabric_verbs_gid_index = -1;
+
+static int none_setup(const char *netdev, struct fabric_endpoint *local, void **state,
+                      ry_error_t *err)
+{
+    (void)netdev;
+    *state = NULL;
+    memset(local, 0, sizeof(*local));
+    return ry_errorf(err, "this railyard-fabric was built without libibverbs: no verbs transport");
+}
+
+const struct fabric_transport fabric_transport_verbs = { .name = "verbs", .setup = none_setup };
