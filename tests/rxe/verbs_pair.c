@@ -10,8 +10,8 @@
 #include "fabric/transport.h"
 
 /* The verbs transport between the two ends of one rail, without MPI: verbs_pair NETDEV_A
- * NETDEV_B [GID_INDEX [SECONDS]]. A forked child sets up B; the endpoints cross over pipes; A
- * writes to B for SECONDS (B verifies the data), then ping-pongs. Prints "bw_gbps X p50_us Y
+ * NETDEV_B [GID_INDEX [SECONDS [PINGS]]]. A forked child sets up B; the endpoints cross over pipes;
+ * A writes to B for SECONDS (B verifies the data), then ping-pongs. Prints "bw_gbps X p50_us Y
  * p99_us Z" or the error, exit 0 or 1. Run by tests/rxe/guest-tests.sh on Soft-RoCE rails. */
 
 static int xfer(int fd, void *buf, size_t len, int writing)
@@ -40,7 +40,7 @@ int main(int argc, char **argv)
     pid_t child;
 
     if (argc < 3) {
-        fprintf(stderr, "usage: verbs_pair NETDEV_A NETDEV_B [GID_INDEX [SECONDS]]\n");
+        fprintf(stderr, "usage: verbs_pair NETDEV_A NETDEV_B [GID_INDEX [SECONDS [PINGS]]]\n");
         return 2;
     }
     if (argc > 3)
@@ -82,7 +82,7 @@ int main(int argc, char **argv)
         goto out;
     }
     printf("bw_gbps %.4f", s.bw_gbps);
-    if (t->ping(st, &eb, 200, fabric_now() + 30, &s, &err) < 0) {
+    if (t->ping(st, &eb, argc > 5 ? atoi(argv[5]) : 200, fabric_now() + 60, &s, &err) < 0) {
         fprintf(stderr, "\nA: %s\n", err.text);
         goto out;
     }
