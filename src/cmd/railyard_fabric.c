@@ -935,17 +935,15 @@ int main(int argc, char **argv)
 
         if (isatty(STDERR_FILENO) && !o.json)
             fputs("\r                                   \r", stderr);
-        /* a link of a node that lost a rank failed because of the loss when the rank died in
-         * the middle of its round (its partner saw a reset before rank 0 saw the death): it
-         * says nothing about ports or cables */
+        /* a failed link of a node that lost a rank says nothing sure about ports or cables (a
+         * rank dying mid-round resets its partners before rank 0 sees the death): the node is
+         * named rank.failed and must be tested again anyway */
         for (size_t i = 0; i < r.nlinks; i++) {
             struct fabric_link *l = &r.links[i];
             int lost = 0;
-            for (int k = 0; k < r.rails && !l->ok && !l->rank_failed; k++) {
-                int la = r.rank_lost[r.rank_of[l->a * r.rails + k]];
-                int lb = r.rank_lost[r.rank_of[l->b * r.rails + k]];
-                lost |= (la && l->round >= la - 1) || (lb && l->round >= lb - 1);
-            }
+            for (int k = 0; k < r.rails && !l->ok && !l->rank_failed; k++)
+                lost |= r.rank_lost[r.rank_of[l->a * r.rails + k]] ||
+                        r.rank_lost[r.rank_of[l->b * r.rails + k]];
             if (lost) {
                 l->rank_failed = 1;
                 snprintf(l->error, sizeof(l->error), "rank lost");
