@@ -66,13 +66,27 @@ static int is_low(struct ctx *c, const struct fabric_link *l)
     return l->ok && c->ref[l->rail] > 0 && l->bw_gbps < c->ref[l->rail];
 }
 
+/* Left out of the localization: a link whose rank died, and a failed link of a node that lost a
+ * rank (a rank dying mid-round resets its partners before rank 0 sees the death; the node is
+ * named rank.failed and needs a new test anyway). */
+static int excluded(const struct fabric_input *in, const struct fabric_link *l)
+{
+    if (l->rank_failed)
+        return 1;
+    for (size_t i = 0; !l->ok && i < in->nfailed; i++)
+        if (in->failed_nodes[i] == l->a || in->failed_nodes[i] == l->b)
+            return 1;
+    return 0;
+}
+
 /* does node q have an edge on rail r, other than with p, that is not failed (and, when
  * want_good, not low either)? */
 static int partner_fine_elsewhere(struct ctx *c, int q, int p, int rail, int want_good)
 {
     for (size_t i = 0; i < c->in->nlinks; i++) {
         const struct fabric_link *l = &c->in->links[i];
-        if (l->rail != rail || l->rank_failed || (l->a != q && l->b != q) || l->a == p || l->b == p)
+        if (l->rail != rail || excluded(c->in, l) || (l->a != q && l->b != q) || l->a == p ||
+            l->b == p)
             continue;
         if (l->ok && (!want_good || !is_low(c, l)))
             return 1;
@@ -95,7 +109,7 @@ static int culprit(struct ctx *c, int n, int r, int unreach)
         const struct fabric_link *l = &c->in->links[i];
         struct port_view *w;
         int q;
-        if (l->rail != r || l->rank_failed || (l->a != n && l->b != n))
+        if (l->rail != r || excluded(c->in, l) || (l->a != n && l->b != n))
             continue;
         if (unreach ? l->ok : !is_low(c, l))
             continue;
@@ -114,7 +128,7 @@ static void classify(struct ctx *c)
     for (size_t i = 0; i < in->nlinks; i++) {
         const struct fabric_link *l = &in->links[i];
         int ends[2] = { l->a, l->b };
-        if (l->rank_failed)
+        if (excluded(in, l))
             continue;
         for (int e = 0; e < 2; e++) {
             struct port_view *v = pv(c, ends[e], l->rail);
@@ -180,7 +194,7 @@ static void report_links(struct ctx *c)
     for (size_t i = 0; i < in->nlinks; i++) {
         const struct fabric_link *l = &in->links[i];
         struct port_view *va, *vb;
-        if (l->rank_failed)
+        if (excluded(in, l))
             continue;
         va = pv(c, l->a, l->rail);
         vb = pv(c, l->b, l->rail);
@@ -319,7 +333,7 @@ size_t fabric_suspects(const struct fabric_input *in, int *suspect, int *good)
         }
     for (size_t i = 0; i < in->nlinks; i++) {
         const struct fabric_link *l = &in->links[i];
-        if (l->rank_failed || (l->ok && !is_low(&c, l)))
+        if (excluded(in, l) || (l->ok && !is_low(&c, l)))
             continue;
         good[l->a] = good[l->b] = 0;
         if (!pv(&c, l->a, l->rail)->culprit_bw && !pv(&c, l->a, l->rail)->culprit_unreach &&

@@ -332,6 +332,26 @@ static void check_duplicates(struct ctx *c)
     }
 }
 
+/* this host's own HCAs (found by GUID) should say "<host> <hca>": the fabric tools and the
+ * other nodes see the cabling through it */
+static void check_own_descs(struct ctx *c)
+{
+    for (size_t i = 0; c->e->only_host && i < c->e->nown; i++) {
+        int n = ibf_find_guid(c->f, c->e->own_guid[i]);
+        char *want, subj[300];
+        if (n < 0)
+            continue;
+        want = xasprintf("%s %s", c->e->only_host, c->e->own_hca[i]);
+        snprintf(subj, sizeof(subj), "%s/%s", c->e->only_host, c->e->own_hca[i]);
+        if (strcmp(c->f->nodes[n].desc, want))
+            topo_findings_add(c->out, TOPO_SEV_WARN, "fabric.desc.mismatch", subj, want,
+                              c->f->nodes[n].desc,
+                              "the fabric sees this HCA under another NodeDescription: run "
+                              "rdma-ndd, or write /sys/class/infiniband/<hca>/node_desc");
+        free(want);
+    }
+}
+
 /* ---- the reference dump ---- */
 
 static int ref_match(const struct ibf_fabric *live, const struct ibf_fabric *ref, size_t r)
@@ -754,6 +774,7 @@ int ibf_analyze(const struct ibf_fabric *f, const struct ibf_expect *e, struct t
                                 "not judged");
     compute_rails(&c);
     check_duplicates(&c);
+    check_own_descs(&c);
     check_rails(&c);
     check_links(&c);
     if (e->ref)

@@ -13,6 +13,7 @@
  *   fabric.link.missing, fabric.link.extra, fabric.link.moved   against a reference dump or the
  *                        map's hosts and rails (leaf-to-leaf cables are extra)
  *   fabric.desc.duplicate   two HCAs with one "<host> <hca>" NodeDescription
+ *   fabric.desc.mismatch    one of only_host's HCAs under another NodeDescription
  *   port.errors          an error counter above its limit
  *   port.errors.rising   an error counter that rose between the two samples
  * Expected values come from, in order: the reference dump, the map (fabric: speed/width, the
@@ -23,6 +24,11 @@ struct ibf_expect {
     const struct topo_map *map;   /* may be NULL */
     const struct ibf_fabric *ref; /* reference dump, may be NULL */
     const char *only_host;        /* keep findings that involve this host's HCAs (check --fabric) */
+    /* only_host's own HCAs by node GUID (from its sysfs): each should say "<host> <hca>"
+     * (fabric.desc.mismatch otherwise) */
+    const uint64_t *own_guid;
+    const char *const *own_hca;
+    size_t nown;
 };
 
 struct ibf_notes {

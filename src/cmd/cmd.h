@@ -64,8 +64,6 @@ struct fabric_data {
 int fabric_collect(const struct fabric_opts *o, const struct topo_map *map, struct fabric_data *d,
                    ry_error_t *err);
 void fabric_data_free(struct fabric_data *d);
-/* exit 2 with a message after seconds */
-void fabric_arm_deadline(double seconds);
 
 /* Parse argv with the common options plus extra (a getopt_long table ending with a zero
  * entry, may be NULL) and extra_short. Calls on_extra for each extra option; it returns 0, or
@@ -76,5 +74,10 @@ int cmd_parse(const struct cmd_entry *cmd, int argc, char **argv, struct cmd_com
               int (*on_extra)(int opt, const char *arg, void *ctx), void *ctx);
 
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The deadline: after seconds, say "railyard: <cmd>: deadline reached ..." and exit 2 ("could
+ * not judge"), so a health check never runs into Slurm's own kill and never drains a node for
+ * it, and a fabric that stops answering never hangs the command. alarm(0) disarms it. */
+void cmd_arm_deadline(const char *cmd, double seconds);
 
 #endif

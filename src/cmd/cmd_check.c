@@ -1,6 +1,5 @@
 #include "config.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,18 +65,6 @@ static int on_opt(int opt, const char *arg, void *ctx)
     return -1;
 }
 
-/* The deadline: a check that cannot finish in time says so and exits 2 ("could not judge"),
- * so a health check never runs into Slurm's own kill and never drains a node for it. */
-static void deadline(int sig)
-{
-    static const char msg[] = "railyard: check: deadline reached before the check finished\n";
-    (void)sig;
-    if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
-        /* nothing more can be done */
-    }
-    _exit(RY_EXIT_ERROR);
-}
-
 /* One line for Slurm's node reason (at most 80 characters): the first failure, "+N" more. */
 static void print_reason(const struct topo_findings *f, const char *host)
 {
@@ -101,28 +88,6 @@ static void print_reason(const struct topo_findings *f, const char *host)
     for (size_t n = strlen(line); n > 0 && line[n - 1] == ' '; n--)
         line[n - 1] = '\0'; /* cut inside a word gap */
     printf("%s%s\n", line, more);
-}
-
-/* This node's HCAs, found in the fabric by GUID, should say "<host> <hca>": other nodes' and
- * the fabric tools' view of the cabling depends on it. */
-static void check_own_descs(const struct ibf_fabric *fab, const struct topo_node *node,
-                            const char *host, struct topo_findings *f)
-{
-    for (size_t i = 0; i < node->nnics; i++) {
-        int n =
-            node->nics[i].rdma ? ibf_find_guid(fab, ibf_guid_parse(node->nics[i].node_guid)) : -1;
-        char *want, subj[300];
-        if (n < 0)
-            continue;
-        want = xasprintf("%s %s", host, node->nics[i].name);
-        snprintf(subj, sizeof(subj), "%s/%s", host, node->nics[i].name);
-        if (strcmp(fab->nodes[n].desc, want))
-            topo_findings_add(f, TOPO_SEV_WARN, "fabric.desc.mismatch", subj, want,
-                              fab->nodes[n].desc,
-                              "the fabric sees this HCA under another NodeDescription: run "
-                              "rdma-ndd, or write /sys/class/infiniband/<hca>/node_desc");
-        free(want);
-    }
 }
 
 static int error_out(struct out *o, const char *host, const char *msg)
@@ -182,8 +147,7 @@ static int run(int argc, char **argv)
             printf("%s\n", topo_check_ids[i]);
         return RY_EXIT_OK;
     }
-    signal(SIGALRM, deadline);
-    alarm((unsigned)(c.timeout + 0.999));
+    cmd_arm_deadline("check", c.timeout);
 
     if (!(o = out_create(stdout, common.json ? OUT_JSON : OUT_TEXT, &err)))
         return error_out(NULL, c.node, err.text);
@@ -214,7 +178,7 @@ static int run(int argc, char **argv)
     }
     topo_compare(node, host, map, type, &f);
     if (c.fabric) {
-        struct ibf_expect e = { map, NULL, host };
+        struct ibf_expect e = { map, NULL, host, NULL, NULL, 0 };
         uint64_t *guids = xcalloc(node->nnics + 1, sizeof(*guids));
         const char **hcas = xcalloc(node->nnics + 1, sizeof(*hcas));
         int frc;
@@ -225,7 +189,14 @@ static int run(int argc, char **argv)
         c.fo.only_host = host;
         c.fo.own_guid = guids;
         c.fo.own_hca = hcas;
+        e.own_guid = guids;
+        e.own_hca = hcas;
+        e.nown = c.fo.nown;
         frc = fabric_collect(&c.fo, map, &fd, &err);
+        if (frc == 0) {
+            e.ref = fd.have_ref ? &fd.ref : NULL;
+            ibf_analyze(&fd.f, &e, &f, NULL);
+        }
         free(guids);
         free(hcas);
         if (frc < 0) {
@@ -233,9 +204,6 @@ static int run(int argc, char **argv)
             rc = error_out(o, host, msg);
             goto out;
         }
-        e.ref = fd.have_ref ? &fd.ref : NULL;
-        ibf_analyze(&fd.f, &e, &f, NULL);
-        check_own_descs(&fd.f, node, host, &f);
     }
     topo_findings_sort(&f);
 

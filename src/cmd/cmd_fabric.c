@@ -1,7 +1,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,23 +19,6 @@
  * dump), sample the PMA counters twice, and judge it against the map and a reference dump. */
 
 #define FABRIC_SCHEMA_VERSION 1
-
-static void fabric_deadline(int sig)
-{
-    static const char msg[] = "railyard: fabric: deadline reached before the fabric was read "
-                              "(is the subnet reachable?)\n";
-    (void)sig;
-    if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
-        /* nothing more can be done */
-    }
-    _exit(RY_EXIT_ERROR);
-}
-
-void fabric_arm_deadline(double seconds)
-{
-    signal(SIGALRM, fabric_deadline);
-    alarm((unsigned)(seconds + 0.999));
-}
 
 static void sleep_s(double s)
 {
@@ -287,7 +269,7 @@ static int run(int argc, char **argv)
         cmd_error("fabric: unexpected argument '%s'", argv[idx]);
         return RY_EXIT_ERROR;
     }
-    fabric_arm_deadline(c.timeout);
+    cmd_arm_deadline("fabric", c.timeout);
     if (!(o = out_create(stdout, common.json ? OUT_JSON : OUT_TEXT, &err))) {
         cmd_error("fabric: %s", err.text);
         return RY_EXIT_ERROR;
@@ -302,7 +284,7 @@ static int run(int argc, char **argv)
     }
     alarm(0);
     {
-        struct ibf_expect e = { map, d.have_ref ? &d.ref : NULL, NULL };
+        struct ibf_expect e = { map, d.have_ref ? &d.ref : NULL, NULL, NULL, NULL, 0 };
         ibf_analyze(&d.f, &e, &fnd, &d.notes);
     }
     topo_findings_sort(&fnd);

@@ -1,10 +1,12 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "src/cmd/cmd.h"
 
@@ -34,6 +36,25 @@ void cmd_error(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+}
+
+static char deadline_msg[128];
+
+static void on_deadline(int sig)
+{
+    (void)sig;
+    if (write(STDERR_FILENO, deadline_msg, strlen(deadline_msg)) < 0) {
+        /* nothing more can be done */
+    }
+    _exit(RY_EXIT_ERROR);
+}
+
+void cmd_arm_deadline(const char *cmd, double seconds)
+{
+    snprintf(deadline_msg, sizeof(deadline_msg),
+             "railyard: %s: deadline reached (%.0f s) before it finished\n", cmd, seconds);
+    signal(SIGALRM, on_deadline);
+    alarm((unsigned)(seconds + 0.999));
 }
 
 static void cmd_help(const struct cmd_entry *cmd, FILE *fp)

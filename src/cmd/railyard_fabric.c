@@ -323,7 +323,7 @@ struct run {
     size_t nlinks;
     int *failed; /* nodes with a lost rank */
     size_t nfailed;
-    int *rank_lost; /* per world rank: 0 alive, else 1 + the round it was lost in */
+    int *rank_lost; /* per world rank */
     size_t rounds_done;
     double *expect; /* per rail */
     const char *type_name;
@@ -909,7 +909,7 @@ int main(int argc, char **argv)
                     got[k] = 1;
                 else {
                     int n;
-                    r.rank_lost[k] = (int)round + 1; /* lost in this round (0: alive) */
+                    r.rank_lost[k] = 1;
                     for (n = 0; n < r.nodes; n++)
                         if (!strcmp(r.names[n], r.info[k].host))
                             break;
@@ -935,20 +935,6 @@ int main(int argc, char **argv)
 
         if (isatty(STDERR_FILENO) && !o.json)
             fputs("\r                                   \r", stderr);
-        /* a failed link of a node that lost a rank says nothing sure about ports or cables (a
-         * rank dying mid-round resets its partners before rank 0 sees the death): the node is
-         * named rank.failed and must be tested again anyway */
-        for (size_t i = 0; i < r.nlinks; i++) {
-            struct fabric_link *l = &r.links[i];
-            int lost = 0;
-            for (int k = 0; k < r.rails && !l->ok && !l->rank_failed; k++)
-                lost |= r.rank_lost[r.rank_of[l->a * r.rails + k]] ||
-                        r.rank_lost[r.rank_of[l->b * r.rails + k]];
-            if (lost) {
-                l->rank_failed = 1;
-                snprintf(l->error, sizeof(l->error), "rank lost");
-            }
-        }
         make_input(&r, &in, &ports);
         fabric_analyze(&in, &f);
         free((void *)in.failed_nodes);

@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (ibf_parse_ibnetdiscover_buffer(&f, (const char *)data, size, "fuzz", &err) == 0) {
         struct topo_findings out = { 0 };
         struct ibf_notes notes = { 0 };
-        struct ibf_expect e = { NULL, &f, NULL };
+        struct ibf_expect e = { NULL, &f, NULL, NULL, NULL, 0 };
         ibf_analyze(&f, &e, &out, &notes);
         topo_findings_free(&out);
         ibf_notes_free(&notes);

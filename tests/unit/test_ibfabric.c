@@ -39,7 +39,7 @@ int main(void)
 {
     struct ibf_fabric f;
     struct topo_findings fnd = { 0 };
-    struct ibf_expect e = { NULL, NULL, NULL };
+    struct ibf_expect e = { NULL, NULL, NULL, NULL, NULL, 0 };
     ry_error_t err;
     char buf[256];
     int sw1, ca;
