@@ -98,29 +98,30 @@ AM_CONDITIONAL([HAVE_MPI], [test $ry_have_mpi = yes])
 ])
 
 dnl RY_CHECK_CUDA: --with-cuda=check|yes|no|DIR, default DIR /usr/local/cuda.
-dnl Links the static runtime so binaries start on nodes without a driver.
+dnl Needs cuda.h (driver API types); nothing is linked: libcuda.so.1 is loaded at run time, so
+dnl the binaries start on nodes without a GPU driver.
 AC_DEFUN([RY_CHECK_CUDA], [
-RY_ARG_WITH([cuda], [build CUDA probes (DIR defaults to /usr/local/cuda)])
+RY_ARG_WITH([cuda], [CUDA device memory for GPUDirect RDMA (DIR defaults to /usr/local/cuda)])
 ry_have_cuda=no
-CUDA_CPPFLAGS=; CUDA_LDFLAGS=; CUDA_LIBS=
+CUDA_CPPFLAGS=
 AS_IF([test "x$with_cuda" != xno], [
   AS_CASE([$with_cuda], [yes|check], [ry_cuda_dir=/usr/local/cuda], [ry_cuda_dir=$with_cuda])
   CUDA_CPPFLAGS="-I$ry_cuda_dir/include"
-  CUDA_LDFLAGS="-L$ry_cuda_dir/lib64 -L$ry_cuda_dir/lib"
-  ry_save_CPPFLAGS=$CPPFLAGS; ry_save_LDFLAGS=$LDFLAGS; ry_save_LIBS=$LIBS
-  CPPFLAGS="$CPPFLAGS $CUDA_CPPFLAGS"; LDFLAGS="$LDFLAGS $CUDA_LDFLAGS"
-  AC_CHECK_HEADER([cuda_runtime_api.h],
-    [AC_CHECK_LIB([cudart_static], [cudaGetDeviceCount],
-       [ry_have_cuda=yes; CUDA_LIBS="-lcudart_static -ldl -lrt -lpthread"], [], [-ldl -lrt -lpthread])])
-  CPPFLAGS=$ry_save_CPPFLAGS; LDFLAGS=$ry_save_LDFLAGS; LIBS=$ry_save_LIBS
+  ry_save_CPPFLAGS=$CPPFLAGS
+  CPPFLAGS="$CPPFLAGS $CUDA_CPPFLAGS"
+  AC_CHECK_HEADER([cuda.h],
+    [AC_CHECK_DECL([cuMemGetHandleForAddressRange], [ry_have_cuda=yes], [],
+       [[#include <cuda.h>]])])
+  AS_UNSET([ac_cv_header_cuda_h])
+  CPPFLAGS=$ry_save_CPPFLAGS
   AS_IF([test $ry_have_cuda = no], [
-    CUDA_CPPFLAGS=; CUDA_LDFLAGS=
+    CUDA_CPPFLAGS=
     AS_IF([test "x$with_cuda" = xcheck],
-      [AC_MSG_WARN([CUDA not found under $ry_cuda_dir; building without CUDA probes])],
-      [AC_MSG_ERROR([--with-cuda=$with_cuda was given but CUDA was not found under $ry_cuda_dir])])])
+      [AC_MSG_WARN([CUDA >= 11.7 (cuda.h) not found under $ry_cuda_dir; building without GPU memory])],
+      [AC_MSG_ERROR([--with-cuda=$with_cuda was given but CUDA >= 11.7 (cuda.h) was not found under $ry_cuda_dir])])])
 ])
-AS_IF([test $ry_have_cuda = yes], [AC_DEFINE([HAVE_CUDA], [1], [Define to 1 to build CUDA probes.])])
-AC_SUBST([CUDA_CPPFLAGS]) AC_SUBST([CUDA_LDFLAGS]) AC_SUBST([CUDA_LIBS])
+AS_IF([test $ry_have_cuda = yes], [AC_DEFINE([HAVE_CUDA], [1], [Define to 1 to use CUDA device memory.])])
+AC_SUBST([CUDA_CPPFLAGS])
 AM_CONDITIONAL([HAVE_CUDA], [test $ry_have_cuda = yes])
 ])
 

@@ -189,7 +189,7 @@ static void report_ports(struct ctx *c)
 static void report_links(struct ctx *c)
 {
     const struct fabric_input *in = c->in;
-    char e[96], o[160];
+    char e[96], o[512];
 
     for (size_t i = 0; i < in->nlinks; i++) {
         const struct fabric_link *l = &in->links[i];
@@ -213,9 +213,12 @@ static void report_links(struct ctx *c)
                     "%s<->%s/rail%d", l->a, l->b, l->rail);
         }
         if (l->ok && (l->errors_a > 0 || l->errors_b > 0)) {
-            snprintf(o, sizeof(o), "%lld errors/drops on %s, %lld on %s during the test",
+            snprintf(o, sizeof(o),
+                     "%lld errors/drops on %s%s%s%s, %lld on %s%s%s%s during the test",
                      l->errors_a > 0 ? l->errors_a : 0, in->node_names[l->a],
-                     l->errors_b > 0 ? l->errors_b : 0, in->node_names[l->b]);
+                     l->counters_a[0] ? " (" : "", l->counters_a, l->counters_a[0] ? ")" : "",
+                     l->errors_b > 0 ? l->errors_b : 0, in->node_names[l->b],
+                     l->counters_b[0] ? " (" : "", l->counters_b, l->counters_b[0] ? ")" : "");
             finding(c, TOPO_SEV_WARN, "link.errors", "no new errors", o,
                     "the link carried traffic with errors: not all of it was goodput",
                     "%s<->%s/rail%d", l->a, l->b, l->rail);

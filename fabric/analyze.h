@@ -15,10 +15,13 @@ struct fabric_link {
     int ok;          /* 1: measured; 0: failed (error says why) */
     int rank_failed; /* one of the two ranks died or hung: not a link fault */
     char error[128];
-    double bw_gbps;                /* goodput at the receiver */
-    double lat_p50_us, lat_p99_us; /* <0 unknown */
-    long long retrans;             /* TCP retransmissions of the sender, -1 unknown */
-    long long errors_a, errors_b;  /* netdev errors+drops during the round, -1 unknown */
+    double bw_gbps;                        /* goodput at the receiver */
+    double lat_p50_us, lat_p99_us;         /* <0 unknown */
+    long long retrans;                     /* TCP retransmissions of the sender, -1 unknown */
+    long long errors_a, errors_b;          /* netdev errors+drops and RDMA error counters during the
+                                              round, -1 unknown */
+    char counters_a[128], counters_b[128]; /* RDMA port counters that rose ("" none) */
+    char mem_a[96], mem_b[96];             /* verbs: the memory each end used ("" n/a) */
 };
 
 struct fabric_port {

@@ -13,7 +13,9 @@
 struct fabric_endpoint {
     char addr[48]; /* the rail's address, textual */
     uint16_t port;
-    int32_t ok; /* 0: the rank could not set up (error says why) */
+    int32_t ok;       /* 0: the rank could not set up (error says why) */
+    int32_t unusable; /* 1: the test cannot run on this node at all (a missing driver or
+                         library, not a port fault): the run cannot judge */
     char error[128];
 };
 
@@ -23,11 +25,13 @@ struct fabric_stats {
     long long bytes;
     long long retrans; /* sender's TCP retransmissions, -1 unknown */
     double lat_p50_us, lat_p99_us;
+    char mem[160]; /* verbs: the memory the data moved through ("host (NUMA node 0)") */
 };
 
 struct fabric_transport {
     const char *name;
-    /* bind to the rail's network interface; fill local (ok=0 with a reason on failure) */
+    /* bind to the rail's network interface; fill local (ok=0 with a reason when the port
+     * fails; -1 when the test cannot run on this node at all) */
     int (*setup)(const char *netdev, struct fabric_endpoint *local, void **state, ry_error_t *err);
     /* send for duration seconds over streams connections, which must connect by connect_by;
      * out gets the receiver's figures */
@@ -47,8 +51,22 @@ extern const struct fabric_transport fabric_transport_tcp;
 /* RDMA writes over libibverbs (RC), the control channel on the tcp transport's listener; NULL
  * members when railyard is built without libibverbs. */
 extern const struct fabric_transport fabric_transport_verbs;
-/* options of the verbs transport: the GID index (-1: chosen from the GID table) */
-extern int fabric_verbs_gid_index;
+/* options of the verbs transport, set before setup */
+enum fabric_verbs_op { FABRIC_OP_WRITE = 0, FABRIC_OP_READ, FABRIC_OP_SEND };
+struct fabric_verbs_opts {
+    enum fabric_verbs_op op;
+    int qps;         /* queue pairs per link (1..16) */
+    int window;      /* work requests in flight per queue pair */
+    size_t msg;      /* bytes per work request */
+    int tos;         /* RoCE traffic class, -1 the port's default */
+    int gid_index;   /* -1: chosen from the GID table */
+    int verify;      /* check every byte received, not a sample */
+    const char *mem; /* "host", "cuda", "cuda:N", "cuda:BUSID" */
+};
+extern struct fabric_verbs_opts fabric_verbs_opts;
+/* "write" -> FABRIC_OP_WRITE...; -1 when unknown */
+int fabric_verbs_op_parse(const char *s);
+const char *fabric_verbs_op_name(enum fabric_verbs_op op);
 
 /* The tcp transport's control-channel helpers (fabric/tcp.c) for other transports: state is
  * what fabric_transport_tcp.setup made. */

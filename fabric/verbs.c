@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,84 +9,108 @@
 
 #include <infiniband/verbs.h>
 
+#include "fabric/mem.h"
 #include "fabric/transport.h"
+#include "fabric/verbs_util.h"
 #include "src/common/xmalloc.h"
 #include "topo/sysfs.h"
 
-/* The verbs transport: RDMA writes over an RC queue pair between the two ends of a rail, the
- * queue pair's numbers exchanged on a TCP control connection of the same rail (the tcp
- * transport's listener). Bandwidth: 64 KiB writes, WINDOW of them in flight, for the round's
- * duration; a write completes at the sender once the receiver's HCA has acknowledged it, so the
- * sender's completed bytes are what arrived. Latency: 8-byte write ping-pong, each side polling
- * its own memory. Every verbs error names the host's device, port and the call. */
+/* The verbs transport: RC queue pairs between the two ends of a rail, their numbers exchanged
+ * on a TCP control connection of the same rail (the tcp transport's listener).
+ *
+ * Bandwidth, data flowing from the sender to the receiver for the round's duration, msg bytes
+ * per work request, window requests in flight per queue pair, spread over qps queue pairs:
+ *   write  the sender RDMA-writes into the receiver's buffer; a write completes at the sender
+ *          once the receiver's HCA acknowledged it, so completed bytes arrived;
+ *   read   the receiver RDMA-reads the sender's buffer (the duration comes in the hello);
+ *   send   the receiver posts receives, the sender sends; the receiver counts what arrived.
+ * The receiving side checks the pattern in what arrived (a sample, or every byte with
+ * --verify). Latency: 8-byte RDMA-write ping-pong on host memory, each side polling its own.
+ * Every verbs error names the device, the port and the call, with the likely cause. */
 
-#define MSG     (64 * 1024)
-#define WINDOW  16
-#define REGION  (MSG * WINDOW)
-#define SLOT    (REGION) /* the ping-pong word after the data */
-#define BUFSIZE (REGION + 64)
+/* the values fabric_wc_hint() knows statuses by */
+_Static_assert(IBV_WC_RETRY_EXC_ERR == 12 && IBV_WC_RNR_RETRY_EXC_ERR == 13 &&
+                   IBV_WC_REM_ACCESS_ERR == 10 && IBV_WC_WR_FLUSH_ERR == 5 &&
+                   IBV_WC_GENERAL_ERR == 21,
+               "enum ibv_wc_status changed");
 
-int fabric_verbs_gid_index = -1;
+#define CTL_SIZE 4096 /* host memory for the ping-pong words */
+#define MAX_QPS  16
 
 struct verbs_state {
     char netdev[32], dev[64];
     int port, gid_index, infiniband;
     void *tcp; /* control channel */
     struct ibv_context *ctx;
+    struct ibv_device_attr dattr;
     struct ibv_pd *pd;
     struct ibv_cq *cq;
-    struct ibv_mr *mr;
-    char *buf;
+    struct ibv_mr *mr, *ctl_mr;
+    struct fabric_mem mem;
+    char *ctl;
+    size_t region; /* qps * window * msg */
     struct ibv_port_attr attr;
     union ibv_gid gid;
+    int dmabuf_fd;
 };
 
 struct qp_info {
-    uint32_t qpn, psn, rkey, mtu;
-    uint64_t addr;
+    uint32_t qpn, psn, rkey, mtu, ctl_rkey, rd_atom;
+    uint64_t addr, ctl_addr;
     uint16_t lid;
     uint8_t gid[16];
 };
 
+struct hello { /* sender -> receiver, after the queue pairs */
+    int32_t op, qps, window;
+    int64_t msg;
+    double duration;
+};
+
+struct done_msg {
+    int64_t bytes;
+    double seconds;
+};
+
 static int verr(const struct verbs_state *st, ry_error_t *err, const char *call, int e)
 {
-    return ry_errorf(err, "%s port %d: %s: %s", st->dev, st->port, call, strerror(e ? e : EIO));
+    const char *hint = fabric_verbs_errno_hint(call, e ? e : EIO);
+    return ry_errorf(err, "%s port %d: %s: %s%s%s", st->dev, st->port, call, strerror(e ? e : EIO),
+                     hint ? ": " : "", hint ? hint : "");
+}
+
+static int wcerr(const struct verbs_state *st, ry_error_t *err, const struct ibv_wc *wc)
+{
+    const char *hint = fabric_wc_hint(wc->status);
+    const char *what = wc->opcode == IBV_WC_RDMA_READ ? "RDMA read"
+                       : wc->opcode == IBV_WC_SEND    ? "send"
+                       : wc->opcode & IBV_WC_RECV     ? "receive"
+                                                      : "RDMA write";
+    return ry_errorf(err, "%s port %d: %s completed with '%s'%s%s", st->dev, st->port, what,
+                     ibv_wc_status_str(wc->status), hint ? ": " : "", hint ? hint : "");
 }
 
 /* the RDMA device and port whose network interface is netdev */
 static int find_port(struct verbs_state *st, ry_error_t *err)
 {
     struct ibv_device **list;
-    int n;
+    int n, listed = 0, e = 0;
 
+    if (fabric_rdma_port(NULL, st->netdev, st->dev, sizeof(st->dev), &st->port) < 0)
+        return ry_errorf(err, "no RDMA device has netdev %s", st->netdev);
     if (!(list = ibv_get_device_list(&n)))
         return ry_errorf(err, "ibv_get_device_list: %s", strerror(errno));
-    for (int i = 0; i < n && !st->dev[0]; i++) {
-        const char *name = ibv_get_device_name(list[i]);
-        char buf[64];
-        for (int p = 1; p <= 4 && !st->dev[0]; p++) {
-            if (topo_sysfs_read(NULL, buf, sizeof(buf), NULL,
-                                "class/infiniband/%s/ports/%d/gid_attrs/ndevs/0", name, p) == 0 &&
-                !strcmp(buf, st->netdev)) {
-                snprintf(st->dev, sizeof(st->dev), "%s", name);
-                st->port = p;
-            }
+    for (int i = 0; i < n && !listed; i++)
+        if (!strcmp(ibv_get_device_name(list[i]), st->dev)) {
+            listed = 1;
+            if (!(st->ctx = ibv_open_device(list[i])))
+                e = errno;
         }
-        if (!st->dev[0] &&
-            topo_sysfs_read(NULL, buf, sizeof(buf), NULL,
-                            "class/infiniband/%s/device/net/%s/dev_id", name, st->netdev) == 0) {
-            snprintf(st->dev, sizeof(st->dev), "%s", name); /* IPoIB: the first port */
-            st->port = 1;
-            st->infiniband = 1;
-        }
-        if (st->dev[0])
-            st->ctx = ibv_open_device(list[i]);
-    }
     ibv_free_device_list(list);
-    if (!st->dev[0])
-        return ry_errorf(err, "no RDMA device has netdev %s", st->netdev);
+    if (!listed)
+        return ry_errorf(err, "%s: not listed by libibverbs (no provider for it?)", st->dev);
     if (!st->ctx)
-        return verr(st, err, "ibv_open_device", errno);
+        return verr(st, err, "ibv_open_device", e);
     return 0;
 }
 
@@ -107,10 +132,10 @@ static int pick_gid(struct verbs_state *st, ry_error_t *err)
                         "class/infiniband/%s/ports/%d/gid_attrs/ndevs/%d", st->dev, st->port, i);
         n++;
     }
-    st->gid_index = fabric_pick_gid(t, n, st->netdev, st->infiniband, fabric_verbs_gid_index);
+    st->gid_index = fabric_pick_gid(t, n, st->netdev, st->infiniband, fabric_verbs_opts.gid_index);
     if (st->gid_index < 0)
         return ry_errorf(err, "%s port %d: no usable GID for %s%s", st->dev, st->port, st->netdev,
-                         fabric_verbs_gid_index >= 0 ? " at the given --gid-index" : "");
+                         fabric_verbs_opts.gid_index >= 0 ? " at the given --gid-index" : "");
     if (ibv_query_gid(st->ctx, (uint8_t)st->port, st->gid_index, &st->gid))
         return verr(st, err, "ibv_query_gid", errno);
     return 0;
@@ -124,53 +149,121 @@ static void verbs_teardown(void *state)
         return;
     if (st->mr)
         ibv_dereg_mr(st->mr);
+    if (st->ctl_mr)
+        ibv_dereg_mr(st->ctl_mr);
+    if (st->dmabuf_fd >= 0)
+        close(st->dmabuf_fd);
     if (st->cq)
         ibv_destroy_cq(st->cq);
     if (st->pd)
         ibv_dealloc_pd(st->pd);
     if (st->ctx)
         ibv_close_device(st->ctx);
-    free(st->buf);
+    fabric_mem_free(&st->mem);
+    free(st->ctl);
     if (st->tcp)
         fabric_transport_tcp.teardown(st->tcp);
     free(st);
 }
 
+/* Register the data buffer: host memory as it is; device memory by dma-buf first, then the
+ * device pointer itself (nvidia-peermem). */
+static int register_mem(struct verbs_state *st, ry_error_t *err)
+{
+    int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+    ry_error_t e1 = { "" };
+
+    if (!st->mem.cuda) {
+        if (!(st->mr = ibv_reg_mr(st->pd, st->mem.host, st->mem.size, access)))
+            return verr(st, err, "ibv_reg_mr", errno);
+        return 0;
+    }
+#if HAVE_DECL_IBV_REG_DMABUF_MR
+    if (fabric_cuda_dmabuf(&st->mem.dev, &st->dmabuf_fd, &e1) == 0) {
+        st->mr =
+            ibv_reg_dmabuf_mr(st->pd, 0, st->mem.size, st->mem.dev.dptr, st->dmabuf_fd, access);
+        if (st->mr) {
+            snprintf(st->mem.desc + strlen(st->mem.desc),
+                     sizeof(st->mem.desc) - strlen(st->mem.desc), ", dma-buf");
+            return 0;
+        }
+        verr(st, &e1, "ibv_reg_dmabuf_mr", errno);
+        close(st->dmabuf_fd);
+        st->dmabuf_fd = -1;
+    }
+#else
+    ry_errorf(&e1, "libibverbs has no ibv_reg_dmabuf_mr");
+#endif
+    st->mr = ibv_reg_mr(st->pd, (void *)(uintptr_t)st->mem.dev.dptr, st->mem.size, access);
+    if (st->mr) {
+        snprintf(st->mem.desc + strlen(st->mem.desc), sizeof(st->mem.desc) - strlen(st->mem.desc),
+                 ", peer memory");
+        return 0;
+    }
+    verr(st, err, "ibv_reg_mr(device memory)", errno);
+    return ry_error_prefix(err, "dma-buf: %s; ", e1.text);
+}
+
 static int verbs_setup(const char *netdev, struct fabric_endpoint *local, void **state,
                        ry_error_t *err)
 {
+    const struct fabric_verbs_opts *o = &fabric_verbs_opts;
     struct verbs_state *st = xcalloc(1, sizeof(*st));
     ry_error_t e = { "" };
+    int cqe;
 
     *state = st;
+    st->dmabuf_fd = -1;
     snprintf(st->netdev, sizeof(st->netdev), "%s", netdev);
     if (fabric_transport_tcp.setup(netdev, local, &st->tcp, err) < 0)
         return -1;
     if (!local->ok)
         return 0;
-    if (find_port(st, &e) < 0 || pick_gid(st, &e) < 0)
+    if (find_port(st, &e) < 0)
         goto bad;
     if (ibv_query_port(st->ctx, (uint8_t)st->port, &st->attr)) {
         verr(st, &e, "ibv_query_port", errno);
         goto bad;
     }
+    st->infiniband = st->attr.link_layer == IBV_LINK_LAYER_INFINIBAND;
+    if (pick_gid(st, &e) < 0)
+        goto bad;
     if (st->attr.state != IBV_PORT_ACTIVE) {
         ry_errorf(&e, "%s port %d is %s, not ACTIVE", st->dev, st->port,
                   ibv_port_state_str(st->attr.state));
         goto bad;
     }
-    st->buf = xcalloc(1, BUFSIZE);
+    if (ibv_query_device(st->ctx, &st->dattr)) {
+        verr(st, &e, "ibv_query_device", errno);
+        goto bad;
+    }
+    if (o->window + 4 > st->dattr.max_qp_wr) {
+        ry_errorf(&e, "%s: --window %d is more than the device's %d work requests per queue pair",
+                  st->dev, o->window, st->dattr.max_qp_wr - 4);
+        goto bad;
+    }
+    st->region = (size_t)o->qps * (size_t)o->window * o->msg;
+    if (fabric_mem_alloc(&st->mem, o->mem, st->dev, netdev, st->region, &e) < 0) {
+        /* no such memory on this node: the run cannot judge, no port is at fault */
+        local->ok = 0;
+        return ry_errorf(err, "%s port %d: --mem %s: %s", st->dev, st->port, o->mem, e.text);
+    }
+    st->ctl = xcalloc(1, CTL_SIZE);
     if (!(st->pd = ibv_alloc_pd(st->ctx))) {
         verr(st, &e, "ibv_alloc_pd", errno);
         goto bad;
     }
-    if (!(st->cq = ibv_create_cq(st->ctx, WINDOW * 2 + 8, NULL, NULL, 0))) {
+    cqe = o->qps * (o->window + 4) * 2;
+    if (cqe > st->dattr.max_cqe)
+        cqe = st->dattr.max_cqe;
+    if (!(st->cq = ibv_create_cq(st->ctx, cqe, NULL, NULL, 0))) {
         verr(st, &e, "ibv_create_cq", errno);
         goto bad;
     }
-    if (!(st->mr = ibv_reg_mr(st->pd, st->buf, BUFSIZE,
-                              IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-                                  IBV_ACCESS_REMOTE_READ))) {
+    if (register_mem(st, &e) < 0)
+        goto bad;
+    if (!(st->ctl_mr = ibv_reg_mr(st->pd, st->ctl, CTL_SIZE,
+                                  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE))) {
         verr(st, &e, "ibv_reg_mr", errno);
         goto bad;
     }
@@ -183,12 +276,13 @@ bad:
 
 static struct ibv_qp *make_qp(struct verbs_state *st, struct qp_info *me, ry_error_t *err)
 {
+    const struct fabric_verbs_opts *o = &fabric_verbs_opts;
     struct ibv_qp_init_attr ia = {
         .send_cq = st->cq,
         .recv_cq = st->cq,
         .qp_type = IBV_QPT_RC,
-        .cap = { .max_send_wr = WINDOW + 4,
-                 .max_recv_wr = 4,
+        .cap = { .max_send_wr = (uint32_t)o->window + 4,
+                 .max_recv_wr = (uint32_t)o->window + 4,
                  .max_send_sge = 1,
                  .max_recv_sge = 1 },
     };
@@ -213,9 +307,12 @@ static struct ibv_qp *make_qp(struct verbs_state *st, struct qp_info *me, ry_err
     me->qpn = qp->qp_num;
     me->psn = (uint32_t)(lrand48() & 0xffffff);
     me->rkey = st->mr->rkey;
-    me->addr = (uint64_t)(uintptr_t)st->buf;
+    me->addr = st->mem.cuda ? st->mem.dev.dptr : (uint64_t)(uintptr_t)st->mem.host;
+    me->ctl_rkey = st->ctl_mr->rkey;
+    me->ctl_addr = (uint64_t)(uintptr_t)st->ctl;
     me->lid = st->attr.lid;
     me->mtu = st->attr.active_mtu;
+    me->rd_atom = (uint32_t)(st->dattr.max_qp_rd_atom > 0 ? st->dattr.max_qp_rd_atom : 1);
     memcpy(me->gid, st->gid.raw, 16);
     return qp;
 }
@@ -224,21 +321,25 @@ static int connect_qp(struct verbs_state *st, struct ibv_qp *qp, const struct qp
                       const struct qp_info *peer, ry_error_t *err)
 {
     struct ibv_qp_attr a;
+    int init_rd = st->dattr.max_qp_init_rd_atom > 0 ? st->dattr.max_qp_init_rd_atom : 1;
+    int rd = (int)peer->rd_atom < init_rd ? (int)peer->rd_atom : init_rd;
 
     memset(&a, 0, sizeof(a));
     a.qp_state = IBV_QPS_RTR;
     a.path_mtu = (enum ibv_mtu)(peer->mtu < me->mtu ? peer->mtu : me->mtu);
     a.dest_qp_num = peer->qpn;
     a.rq_psn = peer->psn;
-    a.max_dest_rd_atomic = 1;
+    a.max_dest_rd_atomic = (uint8_t)(me->rd_atom > 16 ? 16 : me->rd_atom);
     a.min_rnr_timer = 12;
     a.ah_attr.port_num = (uint8_t)st->port;
     a.ah_attr.dlid = peer->lid;
-    if (!st->infiniband || st->attr.link_layer == IBV_LINK_LAYER_ETHERNET) {
+    if (!st->infiniband) {
         a.ah_attr.is_global = 1;
         memcpy(a.ah_attr.grh.dgid.raw, peer->gid, 16);
         a.ah_attr.grh.sgid_index = (uint8_t)st->gid_index;
         a.ah_attr.grh.hop_limit = 64;
+        if (fabric_verbs_opts.tos >= 0)
+            a.ah_attr.grh.traffic_class = (uint8_t)fabric_verbs_opts.tos;
     }
     if ((errno =
              ibv_modify_qp(qp, &a,
@@ -251,7 +352,7 @@ static int connect_qp(struct verbs_state *st, struct ibv_qp *qp, const struct qp
     a.retry_cnt = 7;
     a.rnr_retry = 7;
     a.sq_psn = me->psn;
-    a.max_rd_atomic = 1;
+    a.max_rd_atomic = (uint8_t)(rd > 16 ? 16 : rd);
     if ((errno = ibv_modify_qp(qp, &a,
                                IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
                                    IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC)))
@@ -259,165 +360,314 @@ static int connect_qp(struct verbs_state *st, struct ibv_qp *qp, const struct qp
     return 0;
 }
 
-static int post_write(struct verbs_state *st, struct ibv_qp *qp, const struct qp_info *peer,
-                      size_t off, size_t len, uint64_t id, int signaled, ry_error_t *err)
+/* post one work request on qp: data ops use the data buffer at off, op IBV_WR_RDMA_WRITE,
+ * IBV_WR_RDMA_READ or IBV_WR_SEND; recv posts a receive instead */
+static int post(struct verbs_state *st, struct ibv_qp *qp, int opcode, int recv,
+                const struct qp_info *peer, size_t off, size_t len, uint64_t id, int signaled,
+                ry_error_t *err)
 {
-    struct ibv_sge sge = { .addr = (uint64_t)(uintptr_t)(st->buf + off),
-                           .length = (uint32_t)len,
-                           .lkey = st->mr->lkey };
+    struct ibv_sge sge = {
+        .addr = (st->mem.cuda ? st->mem.dev.dptr : (uint64_t)(uintptr_t)st->mem.host) + off,
+        .length = (uint32_t)len,
+        .lkey = st->mr->lkey
+    };
+
+    if (recv) {
+        struct ibv_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 }, *bad;
+        if ((errno = ibv_post_recv(qp, &wr, &bad)))
+            return verr(st, err, "ibv_post_recv", errno);
+        return 0;
+    }
     struct ibv_send_wr wr = { .wr_id = id,
                               .sg_list = &sge,
                               .num_sge = 1,
-                              .opcode = IBV_WR_RDMA_WRITE,
-                              .send_flags = signaled ? IBV_SEND_SIGNALED : 0u };
-    struct ibv_send_wr *bad;
-
-    wr.wr.rdma.remote_addr = peer->addr + off;
-    wr.wr.rdma.rkey = peer->rkey;
+                              .opcode = (enum ibv_wr_opcode)opcode,
+                              .send_flags = signaled ? IBV_SEND_SIGNALED : 0u },
+                       *bad;
+    if (opcode != IBV_WR_SEND && peer) {
+        wr.wr.rdma.remote_addr = peer->addr + off;
+        wr.wr.rdma.rkey = peer->rkey;
+    }
     if ((errno = ibv_post_send(qp, &wr, &bad)))
         return verr(st, err, "ibv_post_send", errno);
     return 0;
 }
 
-/* wait for one completion (deadline): 0, or -1 naming the status */
-static int reap(struct verbs_state *st, double deadline, ry_error_t *err)
+/* one completion (deadline): 0 with *wc, or -1 naming the status */
+static int reap(struct verbs_state *st, double deadline, struct ibv_wc *wc, ry_error_t *err)
 {
-    struct ibv_wc wc;
-
     for (;;) {
-        int n = ibv_poll_cq(st->cq, 1, &wc);
+        int n = ibv_poll_cq(st->cq, 1, wc);
         if (n < 0)
             return verr(st, err, "ibv_poll_cq", EIO);
-        if (n == 1) {
-            if (wc.status != IBV_WC_SUCCESS)
-                return ry_errorf(err, "%s port %d: RDMA write completed with '%s'", st->dev,
-                                 st->port, ibv_wc_status_str(wc.status));
-            return 0;
-        }
+        if (n == 1)
+            return wc->status == IBV_WC_SUCCESS ? 0 : wcerr(st, err, wc);
         if (fabric_now() > deadline)
             return ry_errorf(err, "%s port %d: no completion before the deadline", st->dev,
                              st->port);
     }
 }
 
-/* the control connection and a connected QP: dial (sender) or accept (receiver) */
-static struct ibv_qp *pair_up(struct verbs_state *st, const struct fabric_endpoint *peer,
-                              int dialing, double by, int *fd, struct qp_info *remote,
-                              ry_error_t *err)
-{
-    struct qp_info me;
-    struct ibv_qp *qp = NULL;
-
-    if (!st->ctx || !st->mr) {
-        ry_errorf(err, "%s is not set up for verbs", st->netdev);
-        return NULL;
-    }
-    *fd = dialing ? fabric_tcp_dial(st->tcp, peer, by, err)
-                  : fabric_tcp_accept(st->tcp, peer, by, err);
-    if (*fd < 0)
-        return NULL;
-    memset(st->buf + SLOT, 0, 16); /* before the peer can write into it */
-    if (!(qp = make_qp(st, &me, err)))
-        goto fail;
-    if (fabric_tcp_xfer(*fd, &me, sizeof(me), 1, by, err) < 0 ||
-        fabric_tcp_xfer(*fd, remote, sizeof(*remote), 0, by, err) < 0 ||
-        connect_qp(st, qp, &me, remote, err) < 0)
-        goto fail;
-    return qp;
-fail:
-    if (qp)
-        ibv_destroy_qp(qp);
-    close(*fd);
-    *fd = -1;
-    return NULL;
-}
-
-struct done_msg {
-    int64_t bytes;
-    double seconds;
+struct link {
+    int fd, nqp;
+    struct ibv_qp *qp[MAX_QPS];
+    struct qp_info remote[MAX_QPS];
 };
 
-static void fill_stats(const struct done_msg *d, struct fabric_stats *out)
+static void link_close(struct link *l)
+{
+    for (int i = 0; i < l->nqp; i++)
+        ibv_destroy_qp(l->qp[i]);
+    if (l->fd >= 0)
+        close(l->fd);
+    l->nqp = 0;
+    l->fd = -1;
+}
+
+/* the control connection and nqp connected queue pairs: dial (sender) or accept (receiver) */
+static int pair_up(struct verbs_state *st, const struct fabric_endpoint *peer, int dialing, int nqp,
+                   double by, struct link *l, ry_error_t *err)
+{
+    struct qp_info me[MAX_QPS];
+
+    memset(l, 0, sizeof(*l));
+    l->fd = -1;
+    if (!st->ctx || !st->mr)
+        return ry_errorf(err, "%s is not set up for verbs", st->netdev);
+    l->fd = dialing ? fabric_tcp_dial(st->tcp, peer, by, err)
+                    : fabric_tcp_accept(st->tcp, peer, by, err);
+    if (l->fd < 0)
+        return -1;
+    memset(st->ctl, 0, 16); /* before the peer can write into it */
+    for (; l->nqp < nqp; l->nqp++)
+        if (!(l->qp[l->nqp] = make_qp(st, &me[l->nqp], err)))
+            goto fail;
+    if (fabric_tcp_xfer(l->fd, me, sizeof(me[0]) * (size_t)nqp, 1, by, err) < 0 ||
+        fabric_tcp_xfer(l->fd, l->remote, sizeof(l->remote[0]) * (size_t)nqp, 0, by, err) < 0)
+        goto fail;
+    for (int i = 0; i < nqp; i++)
+        if (connect_qp(st, l->qp[i], &me[i], &l->remote[i], err) < 0)
+            goto fail;
+    return 0;
+fail:
+    link_close(l);
+    return -1;
+}
+
+/* the pattern in the slots that data reached: all of them once more than the region moved,
+ * else the first (posts start there) */
+static int check_slots(struct verbs_state *st, const struct done_msg *d, const char *what,
+                       ry_error_t *err)
+{
+    size_t msg = fabric_verbs_opts.msg;
+    size_t len = (size_t)d->bytes >= st->region ? st->region : (d->bytes > 0 ? msg : 0);
+
+    if (fabric_mem_check(&st->mem, 0, len, msg, fabric_verbs_opts.verify, err) < 0)
+        return ry_error_prefix(err, "%s port %d: %s: ", st->dev, st->port, what);
+    return 0;
+}
+
+static void fill_stats(const struct verbs_state *st, const struct done_msg *d,
+                       struct fabric_stats *out)
 {
     out->bytes = d->bytes;
     out->seconds = d->seconds;
     out->bw_gbps = d->seconds > 0 ? (double)d->bytes * 8 / d->seconds / 1e9 : 0;
     out->retrans = -1;
+    snprintf(out->mem, sizeof(out->mem), "%s", st->mem.desc);
+}
+
+/* post RDMA writes or reads for duration seconds over every queue pair, window each */
+static int stream(struct verbs_state *st, struct link *l, int opcode, double duration,
+                  double deadline, struct done_msg *done, ry_error_t *err)
+{
+    const struct fabric_verbs_opts *o = &fabric_verbs_opts;
+    struct fabric_window w;
+    double t0 = fabric_now(), end = t0 + duration;
+    int rc = 0;
+
+    fabric_window_init(&w, l->nqp, o->window);
+    done->bytes = 0;
+    while (fabric_now() < end || w.inflight > 0) {
+        struct ibv_wc wc;
+        int qp = fabric_now() < end ? fabric_window_pick(&w) : -1;
+        if (qp >= 0) {
+            int slot;
+            uint64_t id = fabric_window_post(&w, qp, &slot);
+            if ((rc = post(st, l->qp[qp], opcode, 0, &l->remote[qp], (size_t)slot * o->msg, o->msg,
+                           id, 1, err)) < 0)
+                break;
+            continue;
+        }
+        if ((rc = reap(st, deadline, &wc, err)) < 0)
+            break;
+        if (fabric_window_complete(&w, wc.wr_id, NULL) < 0) {
+            rc = ry_errorf(err, "%s port %d: completion out of order (wr_id %#llx)", st->dev,
+                           st->port, (unsigned long long)wc.wr_id);
+            break;
+        }
+        done->bytes += (int64_t)o->msg;
+    }
+    done->seconds = fabric_now() - t0;
+    fabric_window_free(&w);
+    return rc;
 }
 
 static int verbs_send(void *state, const struct fabric_endpoint *peer, double duration, int streams,
                       double connect_by, double deadline, struct fabric_stats *out, ry_error_t *err)
 {
+    const struct fabric_verbs_opts *o = &fabric_verbs_opts;
     struct verbs_state *st = state;
-    struct qp_info remote;
+    struct hello h = { (int32_t)o->op, o->qps, o->window, (int64_t)o->msg, duration };
     struct done_msg done = { 0, 0 };
-    struct ibv_qp *qp;
-    int fd, inflight = 0, rc = -1;
-    double t0, end;
-    uint64_t n = 0;
+    struct link l;
+    int rc = -1;
+    char ready;
 
     (void)streams;
     memset(out, 0, sizeof(*out));
-    if (!(qp = pair_up(st, peer, 1, connect_by < deadline ? connect_by : deadline, &fd, &remote,
-                       err)))
+    if (fabric_mem_fill(&st->mem, o->msg, err) < 0 ||
+        pair_up(st, peer, 1, o->qps, connect_by < deadline ? connect_by : deadline, &l, err) < 0)
         return -1;
-    for (size_t i = 0; i < REGION; i++)
-        st->buf[i] = (char)(i * 7 + 1);
-    t0 = fabric_now();
-    end = t0 + duration;
-    while (fabric_now() < end || inflight > 0) {
-        if (fabric_now() < end && inflight < WINDOW) {
-            if (post_write(st, qp, &remote, (n % WINDOW) * MSG, MSG, n, 1, err) < 0)
-                goto out;
-            n++;
-            inflight++;
-            continue;
-        }
-        if (reap(st, deadline, err) < 0)
-            goto out;
-        inflight--;
-        done.bytes += MSG;
-    }
-    done.seconds = fabric_now() - t0;
-    if (fabric_tcp_xfer(fd, &done, sizeof(done), 1, deadline, err) < 0)
+    if (fabric_tcp_xfer(l.fd, &h, sizeof(h), 1, deadline, err) < 0 ||
+        fabric_tcp_xfer(l.fd, &ready, 1, 0, deadline, err) < 0)
         goto out;
-    fill_stats(&done, out);
+    if (o->op == FABRIC_OP_READ) {
+        /* the receiver pulls; its figures come back */
+        if (fabric_tcp_xfer(l.fd, &done, sizeof(done), 0, deadline, err) < 0)
+            goto out;
+    } else {
+        if (stream(st, &l, o->op == FABRIC_OP_SEND ? IBV_WR_SEND : IBV_WR_RDMA_WRITE, duration,
+                   deadline, &done, err) < 0 ||
+            fabric_tcp_xfer(l.fd, &done, sizeof(done), 1, deadline, err) < 0)
+            goto out;
+        if (o->op == FABRIC_OP_SEND && /* what the receiver counted */
+            fabric_tcp_xfer(l.fd, &done, sizeof(done), 0, deadline, err) < 0)
+            goto out;
+    }
+    fill_stats(st, &done, out);
     rc = 0;
 out:
-    ibv_destroy_qp(qp);
-    close(fd);
+    link_close(&l);
+    return rc;
+}
+
+/* send/recv: keep window receives posted per queue pair, count and check what arrives, until
+ * the sender's total has arrived */
+static int receive_sends(struct verbs_state *st, struct link *l, double deadline,
+                         struct done_msg *got, ry_error_t *err)
+{
+    const struct fabric_verbs_opts *o = &fabric_verbs_opts;
+    struct done_msg sent = { -1, 0 };
+    struct fabric_window w;
+    int rc = 0;
+    char ready = 1;
+
+    fabric_window_init(&w, l->nqp, o->window);
+    for (int qp = 0; qp < l->nqp && rc == 0; qp++)
+        for (int k = 0; k < o->window && rc == 0; k++) {
+            int slot;
+            uint64_t id = fabric_window_post(&w, qp, &slot);
+            rc = post(st, l->qp[qp], 0, 1, NULL, (size_t)slot * o->msg, o->msg, id, 0, err);
+        }
+    if (rc == 0)
+        rc = fabric_tcp_xfer(l->fd, &ready, 1, 1, deadline, err);
+    got->bytes = 0;
+    while (rc == 0 && (sent.bytes < 0 || got->bytes < sent.bytes)) {
+        struct ibv_wc wc;
+        int n = ibv_poll_cq(st->cq, 1, &wc), slot;
+        if (n < 0) {
+            rc = verr(st, err, "ibv_poll_cq", EIO);
+            break;
+        }
+        if (n == 0) {
+            struct pollfd p = { l->fd, POLLIN, 0 };
+            if (sent.bytes < 0 && poll(&p, 1, 0) == 1) {
+                rc = fabric_tcp_xfer(l->fd, &sent, sizeof(sent), 0, deadline, err);
+                got->seconds = sent.seconds;
+            } else if (fabric_now() > deadline)
+                rc = ry_errorf(err, "%s port %d: %lld of %lld bytes arrived before the deadline",
+                               st->dev, st->port, (long long)got->bytes, (long long)sent.bytes);
+            continue;
+        }
+        if (wc.status != IBV_WC_SUCCESS) {
+            rc = wcerr(st, err, &wc);
+            break;
+        }
+        if (fabric_window_complete(&w, wc.wr_id, &slot) < 0) {
+            rc = ry_errorf(err, "%s port %d: receive completed out of order", st->dev, st->port);
+            break;
+        }
+        got->bytes += wc.byte_len;
+        if (wc.byte_len != o->msg)
+            rc = ry_errorf(err, "%s port %d: a %u-byte message where %zu were sent", st->dev,
+                           st->port, wc.byte_len, o->msg);
+        else if ((rc = fabric_mem_check(&st->mem, (size_t)slot * o->msg, o->msg, o->msg, o->verify,
+                                        err)) == 0) {
+            int qp = (int)(wc.wr_id >> 48);
+            uint64_t id = fabric_window_post(&w, qp, &slot);
+            rc = post(st, l->qp[qp], 0, 1, NULL, (size_t)slot * o->msg, o->msg, id, 0, err);
+        }
+    }
+    fabric_window_free(&w);
     return rc;
 }
 
 static int verbs_recv(void *state, const struct fabric_endpoint *peer, int streams,
                       double connect_by, double deadline, struct fabric_stats *out, ry_error_t *err)
 {
+    const struct fabric_verbs_opts *o = &fabric_verbs_opts;
     struct verbs_state *st = state;
-    struct qp_info remote;
-    struct done_msg done;
-    struct ibv_qp *qp;
-    int fd, rc = -1;
+    struct done_msg done = { 0, 0 };
+    struct hello h;
+    struct link l;
+    int rc = -1;
+    char ready = 1;
 
     (void)streams;
     memset(out, 0, sizeof(*out));
-    if (!(qp = pair_up(st, peer, 0, connect_by < deadline ? connect_by : deadline, &fd, &remote,
-                       err)))
+    if (fabric_mem_clear(&st->mem, err) < 0 ||
+        pair_up(st, peer, 0, o->qps, connect_by < deadline ? connect_by : deadline, &l, err) < 0)
         return -1;
-    if (fabric_tcp_xfer(fd, &done, sizeof(done), 0, deadline, err) < 0)
+    if (fabric_tcp_xfer(l.fd, &h, sizeof(h), 0, deadline, err) < 0)
         goto out;
-    /* the data the sender's writes left in this buffer must be its pattern */
-    for (size_t i = 0; i < REGION && i < (size_t)done.bytes; i += 4093)
-        if (st->buf[i] != (char)(i * 7 + 1)) {
-            ry_errorf(err, "%s port %d: data written by the peer differs at offset %zu", st->dev,
-                      st->port, i);
+    if (h.op != (int32_t)o->op || h.qps != o->qps || h.window != o->window ||
+        h.msg != (int64_t)o->msg) {
+        ry_errorf(err,
+                  "the peer runs another verbs test (%s, %d queue pairs, window %d, %lld "
+                  "bytes)",
+                  fabric_verbs_op_name((enum fabric_verbs_op)h.op), h.qps, h.window,
+                  (long long)h.msg);
+        goto out;
+    }
+    switch (o->op) {
+    case FABRIC_OP_WRITE:
+        if (fabric_tcp_xfer(l.fd, &ready, 1, 1, deadline, err) < 0 ||
+            fabric_tcp_xfer(l.fd, &done, sizeof(done), 0, deadline, err) < 0)
             goto out;
-        }
-    fill_stats(&done, out);
+        /* the sender's writes must have left its pattern in every slot they reached */
+        if (check_slots(st, &done, "RDMA write", err) < 0)
+            goto out;
+        break;
+    case FABRIC_OP_READ:
+        if (fabric_tcp_xfer(l.fd, &ready, 1, 1, deadline, err) < 0 ||
+            stream(st, &l, IBV_WR_RDMA_READ, h.duration, deadline, &done, err) < 0)
+            goto out;
+        if (check_slots(st, &done, "RDMA read", err) < 0)
+            goto out;
+        if (fabric_tcp_xfer(l.fd, &done, sizeof(done), 1, deadline, err) < 0)
+            goto out;
+        break;
+    case FABRIC_OP_SEND:
+        if (receive_sends(st, &l, deadline, &done, err) < 0 ||
+            fabric_tcp_xfer(l.fd, &done, sizeof(done), 1, deadline, err) < 0)
+            goto out;
+        break;
+    }
+    fill_stats(st, &done, out);
     rc = 0;
 out:
-    memset(st->buf, 0, REGION);
-    ibv_destroy_qp(qp);
-    close(fd);
+    link_close(&l);
     return rc;
 }
 
@@ -427,15 +677,20 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* ping-pong: each side writes the round number into the other's slot and polls its own */
-static int pingpong(struct verbs_state *st, struct ibv_qp *qp, const struct qp_info *remote,
-                    int iters, int pinger, double deadline, double *lat, ry_error_t *err)
+/* ping-pong on the control buffers: each side writes the round number from its ctl + 8 into
+ * the other's ctl word and polls its own */
+static int pingpong(struct verbs_state *st, struct link *l, int iters, int pinger, double deadline,
+                    double *lat, ry_error_t *err)
 {
-    volatile uint64_t *slot = (volatile uint64_t *)(st->buf + SLOT);
-    uint64_t *send = (uint64_t *)(st->buf + SLOT + 8);
+    volatile uint64_t *slot = (volatile uint64_t *)st->ctl;
+    uint64_t *send = (uint64_t *)(st->ctl + 8);
+    struct ibv_sge sge = { (uint64_t)(uintptr_t)send, 8, st->ctl_mr->lkey };
+    struct ibv_send_wr wr, *bad;
+    struct ibv_wc wc;
 
     for (int i = 1; i <= iters; i++) {
         double t = fabric_now();
+        int signaled = i % 8 == 0 || i == iters;
         if (!pinger)
             while (*slot != (uint64_t)i)
                 if (fabric_now() > deadline)
@@ -444,9 +699,17 @@ static int pingpong(struct verbs_state *st, struct ibv_qp *qp, const struct qp_i
         *send = (uint64_t)i;
         /* one write in 8 is signaled and reaped (the send queue must not fill); the others
          * are not waited for, so the round trip is the peer's answer, not an acknowledgement */
-        if (post_write(st, qp, remote, SLOT + 8, 8, (uint64_t)i, i % 8 == 0 || i == iters, err) < 0)
-            return -1;
-        if ((i % 8 == 0 || i == iters) && reap(st, deadline, err) < 0)
+        memset(&wr, 0, sizeof(wr));
+        wr.wr_id = (uint64_t)i;
+        wr.sg_list = &sge;
+        wr.num_sge = 1;
+        wr.opcode = IBV_WR_RDMA_WRITE;
+        wr.send_flags = signaled ? IBV_SEND_SIGNALED : 0u;
+        wr.wr.rdma.remote_addr = l->remote[0].ctl_addr;
+        wr.wr.rdma.rkey = l->remote[0].ctl_rkey;
+        if ((errno = ibv_post_send(l->qp[0], &wr, &bad)))
+            return verr(st, err, "ibv_post_send", errno);
+        if (signaled && reap(st, deadline, &wc, err) < 0)
             return -1;
         if (pinger) {
             while (*slot != (uint64_t)i)
@@ -463,27 +726,23 @@ static int verbs_ping(void *state, const struct fabric_endpoint *peer, int iters
                       struct fabric_stats *out, ry_error_t *err)
 {
     struct verbs_state *st = state;
-    struct qp_info remote;
-    struct ibv_qp *qp;
-    int fd, rc = -1;
+    struct link l;
+    int rc = -1;
     int32_t n = iters;
     double *lat;
 
-    memset(out, 0, sizeof(*out));
-    if (iters < 1 || !(qp = pair_up(st, peer, 1, deadline, &fd, &remote, err)))
+    if (iters < 1 || pair_up(st, peer, 1, 1, deadline, &l, err) < 0)
         return -1;
     lat = xcalloc((size_t)iters, sizeof(*lat));
-    remote.addr -= 8; /* writes go from our SLOT + 8 to the peer's SLOT */
-    if (fabric_tcp_xfer(fd, &n, sizeof(n), 1, deadline, err) == 0 &&
-        pingpong(st, qp, &remote, iters, 1, deadline, lat, err) == 0) {
+    if (fabric_tcp_xfer(l.fd, &n, sizeof(n), 1, deadline, err) == 0 &&
+        pingpong(st, &l, iters, 1, deadline, lat, err) == 0) {
         qsort(lat, (size_t)iters, sizeof(*lat), cmp_double);
         out->lat_p50_us = lat[iters / 2];
         out->lat_p99_us = lat[(iters * 99) / 100 < iters ? (iters * 99) / 100 : iters - 1];
         rc = 0;
     }
     free(lat);
-    ibv_destroy_qp(qp);
-    close(fd);
+    link_close(&l);
     return rc;
 }
 
@@ -491,18 +750,15 @@ static int verbs_pong(void *state, const struct fabric_endpoint *peer, double de
                       ry_error_t *err)
 {
     struct verbs_state *st = state;
-    struct qp_info remote;
-    struct ibv_qp *qp;
-    int fd, rc = -1;
+    struct link l;
+    int rc = -1;
     int32_t n;
 
-    if (!(qp = pair_up(st, peer, 0, deadline, &fd, &remote, err)))
+    if (pair_up(st, peer, 0, 1, deadline, &l, err) < 0)
         return -1;
-    remote.addr -= 8;
-    if (fabric_tcp_xfer(fd, &n, sizeof(n), 0, deadline, err) == 0 && n > 0 && n < 10000000)
-        rc = pingpong(st, qp, &remote, n, 0, deadline, NULL, err);
-    ibv_destroy_qp(qp);
-    close(fd);
+    if (fabric_tcp_xfer(l.fd, &n, sizeof(n), 0, deadline, err) == 0 && n > 0 && n < 10000000)
+        rc = pingpong(st, &l, n, 0, deadline, NULL, err);
+    link_close(&l);
     return rc;
 }
 

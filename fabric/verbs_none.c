@@ -6,8 +6,6 @@
 
 /* Built without libibverbs: the verbs transport says so at setup. */
 
-int fabric_verbs_gid_index = -1;
-
 static int none_setup(const char *netdev, struct fabric_endpoint *local, void **state,
                       ry_error_t *err)
 {

@@ -18,6 +18,7 @@
 #include "fabric/analyze.h"
 #include "fabric/schedule.h"
 #include "fabric/transport.h"
+#include "fabric/verbs_util.h"
 #include "reports/findings.h"
 #include "reports/out.h"
 #include "src/common/xmalloc.h"
@@ -54,6 +55,8 @@ struct result_msg { /* one per rank per round */
     int32_t ok2; /* --bidir: the reverse direction */
     char error2[128];
     double bw2_gbps;
+    char counters[128]; /* RDMA port counters that rose during the round */
+    char mem[96];       /* verbs: the memory the data moved through */
 };
 
 struct opts {
@@ -78,29 +81,38 @@ __attribute__((format(printf, 1, 2))) static void logmsg(const char *fmt, ...)
 
 static void usage(FILE *fp)
 {
-    fprintf(fp,
-            "usage: mpirun [...] railyard-fabric [--map <file>] [--schedule <name>] [<options>]\n\n"
-            "Test every rail of every node, one rank per (node, rail), and name the culprits.\n\n"
-            "  -m, --map <file>        expected topology map (rails, netdevs, rates)\n"
-            "  --node-type <type>      the map's node type (default: from the host lists)\n"
-            "  -s, --schedule <name>   neighbor (default), ring, all-pairs, custom\n"
-            "  --shift <k>             ring: test node i with node i+k (default 1)\n"
-            "  --pairs <file>          custom: lines '<node> <node>'\n"
-            "  -d, --duration <s>      seconds of traffic per link and round (default 2)\n"
-            "  --streams <n>           parallel TCP streams per link (default 1)\n"
-            "  --bidir                 also measure each link in the reverse direction\n"
-            "  --retest                then retest suspect nodes against known-good ones\n"
-            "  --iters <n>             ping-pong iterations for latency (default 200)\n"
-            "  --netdev <format>       rail netdev without a map, printf format (default rail%%d)\n"
-            "  -t, --transport <name>  tcp (default) or verbs (RC RDMA writes, libibverbs)\n"
-            "  --gid-index <n>         verbs on RoCE: this GID index (default: from the table)\n"
-            "  --round-timeout <s>     deadline of a round (default duration + 10)\n"
-            "  --start-timeout <s>     deadline of the start-up exchange (default 60)\n"
-            "  --connect-timeout <s>   a link that does not connect by then fails (default 5)\n"
-            "  -o, --run-dir <dir>     keep results.json, the map and the command line there\n"
-            "  -j, --json              print the results as JSON\n"
-            "  -v, --verbose           list passed checks and every link\n"
-            "  -h, --help              this help\n");
+    fprintf(
+        fp,
+        "usage: mpirun [...] railyard-fabric [--map <file>] [--schedule <name>] [<options>]\n\n"
+        "Test every rail of every node, one rank per (node, rail), and name the culprits.\n\n"
+        "  -m, --map <file>        expected topology map (rails, netdevs, rates)\n"
+        "  --node-type <type>      the map's node type (default: from the host lists)\n"
+        "  -s, --schedule <name>   neighbor (default), ring, all-pairs, custom\n"
+        "  --shift <k>             ring: test node i with node i+k (default 1)\n"
+        "  --pairs <file>          custom: lines '<node> <node>'\n"
+        "  -d, --duration <s>      seconds of traffic per link and round (default 2)\n"
+        "  --streams <n>           parallel TCP streams per link (default 1)\n"
+        "  --bidir                 also measure each link in the reverse direction\n"
+        "  --retest                then retest suspect nodes against known-good ones\n"
+        "  --iters <n>             ping-pong iterations for latency (default 200)\n"
+        "  --netdev <format>       rail netdev without a map, printf format (default rail%%d)\n"
+        "  -t, --transport <name>  tcp (default) or verbs (RC RDMA writes, libibverbs)\n"
+        "  --op <op>               verbs: write (default), read or send\n"
+        "  --qps <n>               verbs: queue pairs per link (default 1, at most 16)\n"
+        "  --window <n>            verbs: work requests in flight per queue pair (default 16)\n"
+        "  --msg-size <bytes>      verbs: bytes per work request (default 64K; K, M suffixes)\n"
+        "  --mem <kind>            verbs: host (default; on the NIC's NUMA node), cuda (the GPU\n"
+        "                          nearest the NIC), cuda:N or cuda:<PCI address>\n"
+        "  --verify                verbs: check every byte received (default: a sample)\n"
+        "  --gid-index <n>         verbs on RoCE: this GID index (default: from the table)\n"
+        "  --tos <n>               verbs on RoCE: traffic class of the packets (0-255)\n"
+        "  --round-timeout <s>     deadline of a round (default duration + 10)\n"
+        "  --start-timeout <s>     deadline of the start-up exchange (default 60)\n"
+        "  --connect-timeout <s>   a link that does not connect by then fails (default 5)\n"
+        "  -o, --run-dir <dir>     keep results.json, the map and the command line there\n"
+        "  -j, --json              print the results as JSON\n"
+        "  -v, --verbose           list passed checks and every link\n"
+        "  -h, --help              this help\n");
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)
@@ -117,6 +129,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         { "netdev", required_argument, NULL, 'N' },
         { "transport", required_argument, NULL, 't' },
         { "gid-index", required_argument, NULL, 'G' },
+        { "op", required_argument, NULL, 'O' },
+        { "qps", required_argument, NULL, 'Q' },
+        { "window", required_argument, NULL, 'W' },
+        { "msg-size", required_argument, NULL, 'M' },
+        { "mem", required_argument, NULL, 'E' },
+        { "verify", no_argument, NULL, 'V' },
+        { "tos", required_argument, NULL, 'Y' },
         { "round-timeout", required_argument, NULL, 'R' },
         { "start-timeout", required_argument, NULL, 'A' },
         { "connect-timeout", required_argument, NULL, 'C' },
@@ -145,7 +164,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
     opterr = 0;
     while ((c = getopt_long(argc, argv, "m:s:d:o:t:jvh", lo, NULL)) != -1) {
         double v = 0;
-        if (optarg && strchr("dRAKSIC", c)) {
+        if (optarg && strchr("dRAKSICQW", c)) {
             v = strtod(optarg, &end);
             if (end == optarg || *end || v <= 0 || v > 86400) {
                 const char *name = "option";
@@ -170,15 +189,47 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         case 'N': o->netdev_fmt = optarg; break;
         case 't': o->transport = optarg; break;
         case 'G':
-            fabric_verbs_gid_index = (int)strtol(optarg, &end, 10);
-            if (end == optarg || *end || fabric_verbs_gid_index < 0 ||
-                fabric_verbs_gid_index > 255) {
+        case 'Y': {
+            long x = strtol(optarg, &end, 10);
+            if (end == optarg || *end || x < 0 || x > 255) {
                 if (world_rank == 0)
-                    fprintf(stderr, "railyard-fabric: --gid-index takes 0 to 255, not '%s'\n",
+                    fprintf(stderr, "railyard-fabric: --%s takes 0 to 255, not '%s'\n",
+                            c == 'G' ? "gid-index" : "tos", optarg);
+                return -1;
+            }
+            *(c == 'G' ? &fabric_verbs_opts.gid_index : &fabric_verbs_opts.tos) = (int)x;
+            break;
+        }
+        case 'O':
+            if (fabric_verbs_op_parse(optarg) < 0) {
+                if (world_rank == 0)
+                    fprintf(stderr, "railyard-fabric: unknown --op '%s' (write, read, send)\n",
                             optarg);
                 return -1;
             }
+            fabric_verbs_opts.op = (enum fabric_verbs_op)fabric_verbs_op_parse(optarg);
             break;
+        case 'Q': fabric_verbs_opts.qps = (int)v; break;
+        case 'W': fabric_verbs_opts.window = (int)v; break;
+        case 'M': {
+            double x = strtod(optarg, &end);
+            if (end != optarg && (*end == 'K' || *end == 'k') && !end[1])
+                x *= 1024;
+            else if (end != optarg && (*end == 'M' || *end == 'm') && !end[1])
+                x *= 1024 * 1024;
+            else if (end == optarg || *end)
+                x = -1;
+            if (x < 8 || x > 64 * 1024 * 1024 || x != (double)(size_t)x) {
+                if (world_rank == 0)
+                    fprintf(stderr, "railyard-fabric: --msg-size takes 8 bytes to 64M, not '%s'\n",
+                            optarg);
+                return -1;
+            }
+            fabric_verbs_opts.msg = (size_t)x;
+            break;
+        }
+        case 'E': fabric_verbs_opts.mem = optarg; break;
+        case 'V': fabric_verbs_opts.verify = 1; break;
         case 'R': o->round_timeout = v; break;
         case 'A': o->start_timeout = v; break;
         case 'C': o->connect_timeout = v; break;
@@ -227,6 +278,22 @@ static int parse_opts(int argc, char **argv, struct opts *o)
     if (o->streams > 16) {
         if (world_rank == 0)
             fprintf(stderr, "railyard-fabric: --streams is at most 16\n");
+        return -1;
+    }
+    if (fabric_verbs_opts.qps > 16 || fabric_verbs_opts.window > 4096 ||
+        (double)fabric_verbs_opts.qps * fabric_verbs_opts.window * (double)fabric_verbs_opts.msg >
+            1024.0 * 1024 * 1024) {
+        if (world_rank == 0)
+            fprintf(stderr, "railyard-fabric: --qps is at most 16, --window at most 4096, and "
+                            "qps x window x msg-size at most 1 GiB\n");
+        return -1;
+    }
+    if (strcmp(o->transport, "verbs") &&
+        (fabric_verbs_opts.op != FABRIC_OP_WRITE || fabric_verbs_opts.qps != 1 ||
+         strcmp(fabric_verbs_opts.mem, "host") || fabric_verbs_opts.verify)) {
+        if (world_rank == 0)
+            fprintf(stderr, "railyard-fabric: --op, --qps, --mem and --verify need "
+                            "--transport verbs\n");
         return -1;
     }
     if (o->round_timeout < 0)
@@ -346,6 +413,20 @@ static void print_results(struct out *o, struct run *r, const struct topo_findin
     out_str(o, "map", NULL, r->o->map);
     out_str(o, "node_type", NULL, r->type_name);
     out_str(o, "transport", NULL, r->o->transport);
+    if (!strcmp(r->o->transport, "verbs")) {
+        const struct fabric_verbs_opts *v = &fabric_verbs_opts;
+        out_obj_open(o, "verbs");
+        out_str(o, "op", "railyard-fabric: verbs RDMA %s", fabric_verbs_op_name(v->op));
+        out_int(o, "qps", ", %s queue pair(s)", v->qps);
+        out_int(o, "window", " x %s in flight", v->window);
+        out_u64(o, "msg_bytes", ", %s-byte messages", v->msg);
+        out_str(o, "mem", ", %s memory", v->mem);
+        out_bool(o, "verify", NULL, v->verify);
+        out_text(o, "%s\n", v->verify ? ", every byte verified" : "");
+        out_int_opt(o, "tos", NULL, v->tos, v->tos >= 0);
+        out_int_opt(o, "gid_index", NULL, v->gid_index, v->gid_index >= 0);
+        out_obj_close(o);
+    }
     out_str(o, "schedule", "railyard-fabric: %s", r->o->schedule);
     out_int(o, "nodes", " schedule, %s nodes", r->nodes);
     out_int(o, "rails", " x %s rails", r->rails);
@@ -385,6 +466,12 @@ static void print_results(struct out *o, struct run *r, const struct topo_findin
         out_double(o, "lat_p50_us", NULL, 1, l->lat_p50_us, l->ok && l->lat_p50_us > 0);
         out_double(o, "lat_p99_us", NULL, 1, l->lat_p99_us, l->ok && l->lat_p99_us > 0);
         out_int_opt(o, "retrans", NULL, l->retrans, l->retrans >= 0);
+        out_int_opt(o, "errors_from", NULL, l->errors_a, l->errors_a >= 0);
+        out_int_opt(o, "errors_to", NULL, l->errors_b, l->errors_b >= 0);
+        out_str(o, "counters_from", NULL, l->counters_a[0] ? l->counters_a : NULL);
+        out_str(o, "counters_to", NULL, l->counters_b[0] ? l->counters_b : NULL);
+        out_str(o, "mem_from", NULL, l->mem_a[0] ? l->mem_a : NULL);
+        out_str(o, "mem_to", NULL, l->mem_b[0] ? l->mem_b : NULL);
         out_obj_close(o);
     }
     out_arr_close(o);
@@ -484,7 +571,9 @@ static void run_round(const struct opts *o, const struct fabric_transport *t, vo
     struct fabric_stats st;
     ry_error_t err = { "" };
     long long e0 = read_errors(netdev), e1;
-    int peer, rc = 0;
+    struct fabric_hwc h0, h1;
+    char rdev[64];
+    int peer, rc = 0, rport, hwc;
 
     memset(res, 0, sizeof(*res));
     memset(&st, 0, sizeof(st));
@@ -493,6 +582,9 @@ static void run_round(const struct opts *o, const struct fabric_transport *t, vo
     res->peer = peer;
     res->carrier = read_carrier(netdev);
     res->retrans = -1;
+    /* the RDMA port's error and congestion counters (RoCE, IPoIB, any verbs run) */
+    hwc = fabric_rdma_port(NULL, netdev, rdev, sizeof(rdev), &rport) == 0 &&
+          fabric_hwc_sample(NULL, rdev, rport, &h0) == 0;
     if (res->role != ROLE_IDLE) {
         const struct fabric_endpoint *pe = &info[rank_of[peer * rails + rail]].ep;
         if (!info[rank_of[node * rails + rail]].ep.ok)
@@ -530,6 +622,11 @@ static void run_round(const struct opts *o, const struct fabric_transport *t, vo
     res->lat_p99_us = st.lat_p99_us;
     res->retrans = st.retrans;
     res->errors = e0 >= 0 && e1 >= 0 ? e1 - e0 : -1;
+    if (hwc && fabric_hwc_sample(NULL, rdev, rport, &h1) == 0) {
+        long long d = fabric_hwc_delta(&h0, &h1, res->counters, sizeof(res->counters));
+        res->errors = (res->errors > 0 ? res->errors : 0) + d;
+    }
+    snprintf(res->mem, sizeof(res->mem), "%.95s", st.mem);
 }
 
 static void add_links(struct run *r, int round, const struct result_msg *res, const int *got)
@@ -568,6 +665,10 @@ static void add_links(struct run *r, int round, const struct result_msg *res, co
             l->retrans = res[ra].retrans;
             l->errors_a = res[ra].errors;
             l->errors_b = res[rb].errors;
+            snprintf(l->counters_a, sizeof(l->counters_a), "%s", res[ra].counters);
+            snprintf(l->counters_b, sizeof(l->counters_b), "%s", res[rb].counters);
+            snprintf(l->mem_a, sizeof(l->mem_a), "%s", res[ra].mem);
+            snprintf(l->mem_b, sizeof(l->mem_b), "%s", res[rb].mem);
             if (r->o->bidir && l->ok) {
                 /* the reverse link: b sent, a measured */
                 struct fabric_link rev = *l;
@@ -733,9 +834,10 @@ int main(int argc, char **argv)
                 snprintf(netdev, sizeof(netdev), "%s", type->nics[i].netdev);
     } else
         snprintf(netdev, sizeof(netdev), o.netdev_fmt, rail);
-    if (netdev[0] && t->setup(netdev, &me.ep, &ts, &err) < 0)
+    if (netdev[0] && t->setup(netdev, &me.ep, &ts, &err) < 0) {
         snprintf(me.ep.error, sizeof(me.ep.error), "%s", err.text);
-    else if (!netdev[0])
+        me.ep.unusable = 1;
+    } else if (!netdev[0])
         snprintf(me.ep.error, sizeof(me.ep.error), "the map has no netdev for rail %d", rail);
     me.carrier = netdev[0] ? read_carrier(netdev) : -1;
     me.nic_numa = netdev[0] ? topo_numa_of_netdev(NULL, netdev) : -1;
@@ -822,6 +924,27 @@ int main(int argc, char **argv)
         for (int k = 0; k < n; k++)
             if (!strcmp(names[k], myhost))
                 node = k;
+    }
+
+    /* a rank that cannot test at all (memory kind or transport unavailable on its node) makes
+     * the run unable to judge: exit 2, never a port fault */
+    {
+        int unusable = 0;
+        for (int i = 0; i < world_size; i++)
+            if (r.info[i].ep.unusable) {
+                if (world_rank == 0)
+                    logmsg("%s rail %d: %s", r.info[i].host, r.info[i].local_rank,
+                           r.info[i].ep.error);
+                unusable = 1;
+            }
+        if (unusable) {
+            if (world_rank == 0)
+                logmsg("cannot judge the links: the test cannot run on every rank");
+            if (ts)
+                t->teardown(ts);
+            MPI_Finalize();
+            return 2;
+        }
     }
 
     /* the schedule, computed alike on every rank */

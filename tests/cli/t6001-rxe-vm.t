@@ -29,5 +29,5 @@ while IFS= read -r line; do
 done <"$TMP/out"
 is "$rc" 0 "rxe-vm check exits 0"
 [ $rc -eq 0 ] || sed 's/^/# /' "$TMP/out" | tail -n 30
-grep -q '^20 passed, 0 failed$' "$TMP/out"; ok $? "the guest ran all 20 checks"
+grep -q '^23 passed, 0 failed$' "$TMP/out"; ok $? "the guest ran all 23 checks"
 done_testing

@@ -104,6 +104,32 @@ else
     ok 1 "railyard-fabric (MPI) is not built or mpirun is missing"
 fi
 
+# the other operations, several queue pairs, every byte verified, and the memory used
+if [ -x "$FABRIC" ] && command -v mpirun >/dev/null; then
+    mpi_fabric "$T/read" --op read --qps 2 --verify
+    rc=$?
+    sed -n 's/^  1  .*/# read: &/p' "$T/read.out"
+    [ $rc -eq 0 ] && jq -e '.verbs.op == "read" and .verbs.qps == 2 and .verbs.verify and
+        (.links | length) == 2 and ([.links[].ok] | all) and ([.links[].bw_gbps] | min > 0) and
+        ([.links[].mem_to | startswith("host")] | all)' "$T/read/results.json" >/dev/null
+    ok $? "railyard-fabric --op read --qps 2 --verify: both rails measured, data verified (exit $rc)"
+    mpi_fabric "$T/send" --op send --qps 3 --window 4 --msg-size 16K --verify
+    rc=$?
+    sed -n 's/^  1  .*/# send: &/p' "$T/send.out"
+    [ $rc -eq 0 ] && jq -e '.verbs.op == "send" and .verbs.msg_bytes == 16384 and
+        ([.links[].ok] | all) and ([.links[].bw_gbps] | min > 0)' "$T/send/results.json" >/dev/null
+    ok $? "railyard-fabric --op send --qps 3 --window 4 --msg-size 16K: both rails (exit $rc)"
+    # no GPU driver in this guest: GPU memory cannot be tested, and that is no port fault
+    mpi_fabric "$T/cuda" --mem cuda
+    rc=$?
+    grep -m1 'mem cuda' "$T/cuda.out" | sed 's/^/# /'
+    [ $rc -eq 2 ] && grep -q 'cannot judge' "$T/cuda.out" &&
+        grep -Eq -- '--mem cuda: (no NVIDIA driver on this node|this railyard was built without CUDA)' "$T/cuda.out"
+    ok $? "railyard-fabric --mem cuda without a GPU driver: exit 2 with the reason (exit $rc)"
+else
+    for i in 1 2 3; do ok 1 "railyard-fabric (MPI) is not built or mpirun is missing"; done
+fi
+
 bw0=$(write_bw 0 18515)
 bw1=$(write_bw 1 18516)
 echo "# ib_write_bw rail 0: $bw0 Gb/s, rail 1: $bw1 Gb/s"

@@ -44,7 +44,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (argc > 3)
-        fabric_verbs_gid_index = atoi(argv[3]);
+        fabric_verbs_opts.gid_index = atoi(argv[3]);
     if (pipe(a2b) < 0 || pipe(b2a) < 0)
         return 2;
     if ((child = fork()) == 0) { /* B: receive, then pong */
