@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <pci/pci.h>
@@ -13,6 +15,27 @@ struct topo_pci_names {
     struct pci_access *pacc;
 };
 
+/* pci_init() installs libpci's message handlers; without it they are NULL, and a lookup that
+ * misses the ID database (a device newer than the system's pci.ids, such as the H200 on
+ * Debian 12) calls one: these stay quiet. */
+static void quiet(char *msg, ...)
+{
+    (void)msg;
+}
+
+/* libpci's error handler must not return: a broken ID database is a tool failure (exit 2) */
+__attribute__((noreturn)) static void fatal(char *msg, ...)
+{
+    va_list ap;
+
+    fputs("railyard: libpci: ", stderr);
+    va_start(ap, msg);
+    vfprintf(stderr, msg, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(2);
+}
+
 struct topo_pci_names *topo_pci_names_open(void)
 {
     struct topo_pci_names *n;
@@ -22,6 +45,9 @@ struct topo_pci_names *topo_pci_names_open(void)
      * is read lazily by the first lookup. */
     if (!(pacc = pci_alloc()))
         return NULL;
+    pacc->error = fatal;
+    pacc->warning = quiet;
+    pacc->debug = quiet;
     n = xmalloc(sizeof(*n));
     n->pacc = pacc;
     return n;
