@@ -762,6 +762,63 @@ static int verbs_pong(void *state, const struct fabric_endpoint *peer, double de
     return rc;
 }
 
+int fabric_verbs_register_gpu(const char *dev, uint64_t dptr, size_t size, int dmabuf_fd, char *how,
+                              size_t howlen, ry_error_t *err)
+{
+    int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+    struct verbs_state st;
+    struct ibv_device **list;
+    struct ibv_mr *mr = NULL;
+    ry_error_t e1 = { "" };
+    int n, rc = -1;
+
+    memset(&st, 0, sizeof(st));
+    snprintf(st.dev, sizeof(st.dev), "%s", dev);
+    st.port = 1;
+    how[0] = '\0';
+    if (!(list = ibv_get_device_list(&n)))
+        return ry_errorf(err, "ibv_get_device_list: %s", strerror(errno));
+    for (int i = 0; i < n && !st.ctx; i++)
+        if (!strcmp(ibv_get_device_name(list[i]), dev))
+            st.ctx = ibv_open_device(list[i]);
+    ibv_free_device_list(list);
+    if (!st.ctx)
+        return ry_errorf(err, "%s: cannot open the RDMA device", dev);
+    if (!(st.pd = ibv_alloc_pd(st.ctx))) {
+        verr(&st, err, "ibv_alloc_pd", errno);
+        goto out;
+    }
+#if HAVE_DECL_IBV_REG_DMABUF_MR
+    if (dmabuf_fd >= 0) {
+        if ((mr = ibv_reg_dmabuf_mr(st.pd, 0, size, dptr, dmabuf_fd, access)))
+            snprintf(how, howlen, "registered by dma-buf");
+        else
+            verr(&st, &e1, "ibv_reg_dmabuf_mr", errno);
+    } else
+        ry_errorf(&e1, "no dma-buf to import");
+#else
+    (void)dmabuf_fd;
+    ry_errorf(&e1, "libibverbs has no ibv_reg_dmabuf_mr");
+#endif
+    if (!mr) {
+        if ((mr = ibv_reg_mr(st.pd, (void *)(uintptr_t)dptr, size, access)))
+            snprintf(how, howlen, "registered as peer memory (nvidia-peermem)");
+        else {
+            verr(&st, err, "ibv_reg_mr(device memory)", errno);
+            ry_error_prefix(err, "dma-buf: %s; ", e1.text);
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    if (mr)
+        ibv_dereg_mr(mr);
+    if (st.pd)
+        ibv_dealloc_pd(st.pd);
+    ibv_close_device(st.ctx);
+    return rc;
+}
+
 const struct fabric_transport fabric_transport_verbs = {
     .name = "verbs",
     .setup = verbs_setup,

@@ -16,3 +16,15 @@ static int none_setup(const char *netdev, struct fabric_endpoint *local, void **
 }
 
 const struct fabric_transport fabric_transport_verbs = { .name = "verbs", .setup = none_setup };
+
+int fabric_verbs_register_gpu(const char *dev, uint64_t dptr, size_t size, int dmabuf_fd, char *how,
+                              size_t howlen, ry_error_t *err)
+{
+    (void)dev;
+    (void)dptr;
+    (void)size;
+    (void)dmabuf_fd;
+    if (howlen)
+        how[0] = '\0';
+    return ry_errorf(err, "built without libibverbs: GPU memory is not registered");
+}

@@ -38,6 +38,10 @@ const char *const topo_check_ids[] = {
     "fabric.desc.duplicate",
     "port.errors",
     "port.errors.rising",
+    "gdr.driver",
+    "gdr.path",
+    "gdr.acs",
+    "gdr.dmabuf",
     NULL,
 };
 

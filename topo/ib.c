@@ -8,6 +8,7 @@
 
 #include "src/common/xmalloc.h"
 #include "topo/ib.h"
+#include "topo/pci_acs.h"
 #include "topo/pci.h"
 #include "topo/sysfs.h"
 
@@ -358,6 +359,28 @@ static int scan_pci_gpus(struct topo_node *node, const char *root, ry_error_t *e
     return 0;
 }
 
+/* Where a device sits, from its sysfs path (devices/pci0000:00/<root port>/<up>/<down>/<dev>),
+ * when no other source placed it: the root port's bus names the host bridge, and the bridges
+ * below it count two at a time as switches (upstream and downstream port), as hwloc shows them. */
+static void sysfs_location(struct topo_node *node, const char *root, struct topo_pciloc *loc)
+{
+    char chain[2 * TOPO_MAX_SWITCH_DEPTH + 2][16];
+    size_t n;
+    unsigned dom, bus, dev, fn;
+
+    if (!loc->busid[0] || loc->hostbridge >= 0 || loc->nswitch > 0)
+        return;
+    n = topo_pci_chain(root, loc->busid, chain, sizeof(chain) / sizeof(chain[0]));
+    if (n < 2 || sscanf(chain[0], "%x:%x:%x.%x", &dom, &bus, &dev, &fn) != 4)
+        return;
+    loc->hostbridge = (int)(dom * 256 + bus);
+    /* the bridges between the root port and the device, nearest first */
+    for (size_t k = 0; k + 2 < n && loc->nswitch < TOPO_MAX_SWITCH_DEPTH; k += 2) {
+        size_t down = n - 2 - k, up = down > 1 ? down - 1 : down;
+        loc->switches[loc->nswitch++] = topo_node_switch_id(node, chain[up]);
+    }
+}
+
 int topo_sysfs_discover(struct topo_node *node, const char *root, int scan_pci, ry_error_t *err)
 {
     const char *r = topo_sysfs_root(root);
@@ -403,6 +426,10 @@ int topo_sysfs_discover(struct topo_node *node, const char *root, int scan_pci, 
         if (node->nics[i].loc.busid[0])
             read_pci_link(root, node->nics[i].loc.busid, &node->nics[i].link,
                           &node->nics[i].loc.numa);
+    for (size_t i = 0; i < node->ngpus; i++)
+        sysfs_location(node, root, &node->gpus[i].loc);
+    for (size_t i = 0; i < node->nnics; i++)
+        sysfs_location(node, root, &node->nics[i].loc);
     topo_node_add_source(node, "sysfs %s", r);
     return 0;
 }

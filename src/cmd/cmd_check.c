@@ -9,6 +9,7 @@
 #include "reports/out.h"
 #include "src/cmd/cmd.h"
 #include "src/common/xmalloc.h"
+#include "probes/gdr.h"
 #include "topo/compare.h"
 #include "topo/map.h"
 
@@ -24,6 +25,7 @@ struct check_opts {
     int list;
     int reason;
     int fabric;
+    int gdr;
     struct fabric_opts fo;
 };
 
@@ -38,6 +40,7 @@ static int on_opt(int opt, const char *arg, void *ctx)
     case 'T': c->type = arg; return 0;
     case 'L': c->list = 1; return 0;
     case 'F': c->fabric = 1; return 0;
+    case 'G': c->gdr = 1; return 0;
     case 'I':
         c->fabric = 1;
         c->fo.ibnetdiscover = arg;
@@ -118,12 +121,14 @@ static int run(int argc, char **argv)
         { "fabric", no_argument, NULL, 'F' },
         { "ibnetdiscover", required_argument, NULL, 'I' },
         { "expect-fabric", required_argument, NULL, 'E' },
+        { "gdr", no_argument, NULL, 'G' },
         { NULL, 0, NULL, 0 },
     };
     struct check_opts c = { .tier = "inventory",
                             .timeout = 55,
                             .fo = { .interval = -1, .retries = -1 } };
     struct fabric_data fd;
+    struct gdr_report gr;
     struct topo_findings f = { 0 };
     const struct map_node_type *type = NULL;
     struct topo_map *map = NULL;
@@ -205,6 +210,16 @@ static int run(int argc, char **argv)
             goto out;
         }
     }
+    if (c.gdr) {
+        const struct topo_inputs *in = &common.inputs;
+        int live = !in->sysfs_root && !in->hwloc_xml && !in->nccl_topo && !in->bundle &&
+                   !in->ibstat && !in->nvlink_status;
+        const char *proc = getenv("RAILYARD_PROC_ROOT");
+        /* a capture: its own sysfs tree (module list, PCI config), /proc only when given, and
+         * no probe of this machine's GPUs */
+        gdr_check(node, host, in->sysfs_root, live ? NULL : proc, live, &gr, &f);
+    }
+    topo_findings_override(&f, map, type);
     topo_findings_sort(&f);
 
     if (c.reason) {
@@ -222,6 +237,35 @@ static int run(int argc, char **argv)
     if (c.fabric)
         out_str(o, "fabric", "  fabric   %s\n", fd.f.source);
     out_str(o, "sources", "  sources  %s\n", node->sources);
+    if (c.gdr) {
+        out_obj_open(o, "gdr");
+        out_int(o, "gpus", "  gdr      %s NVIDIA GPU(s)", gr.gpus);
+        out_int(o, "rdma_devices", ", %s RDMA device(s)", gr.nics);
+        out_str(o, "driver", NULL, gr.driver[0] ? gr.driver : NULL);
+        out_text(o, "; driver %s",
+                 gr.driver[0]       ? gr.driver
+                 : gr.modules_known ? "not loaded"
+                                    : "n/a (the input lists no kernel modules)");
+        if (gr.modules_known)
+            out_bool(o, "peermem", "; nvidia-peermem %s", gr.peermem);
+        else
+            out_str(o, "peermem", NULL, NULL);
+        out_str(o, "kernel", "; kernel %s", gr.kernel[0] ? gr.kernel : NULL);
+        out_int_opt(o, "kernel_dmabuf", NULL, gr.kernel_dmabuf, gr.kernel_dmabuf >= 0);
+        if (gr.verbs_dmabuf >= 0)
+            out_bool(o, "verbs_dmabuf", NULL, gr.verbs_dmabuf);
+        else
+            out_str(o, "verbs_dmabuf", NULL, NULL);
+        out_text(o, "\n");
+        out_str(o, "probe", NULL, gr.probe[0] ? gr.probe : NULL);
+        if (gr.probe[0])
+            out_text(o, "  gdr      probe: %s\n", gr.probe);
+        out_bool(o, "probe_ran", NULL, gr.probe_ran);
+        out_str(o, "not_judged", NULL, gr.not_judged[0] ? gr.not_judged : NULL);
+        if (gr.not_judged[0])
+            out_text(o, "  gdr      %s\n", gr.not_judged);
+        out_obj_close(o);
+    }
     if (!strcmp(c.tier, "quick"))
         out_text(o, "  tier quick: this build has no local active probes yet; the checks are "
                     "those of tier inventory\n");
@@ -249,9 +293,9 @@ out:
 const struct cmd_entry cmd_check = {
     .name = "check",
     .run = run,
-    .usage =
-        "check [--map <file>] [--node <name>] [--node-type <type>] "
-        "[--tier (inventory | quick)] [--timeout <seconds>] [--fabric] [--json] [<input options>]",
+    .usage = "check [--map <file>] [--node <name>] [--node-type <type>] "
+             "[--tier (inventory | quick)] [--timeout <seconds>] [--fabric] [--gdr] [--json] "
+             "[<input options>]",
     .summary = "compare the node with its expected topology map (or built-in references)",
     .options = "  -m, --map <file>     the expected topology map (default: built-in references)\n"
                "  -n, --node <name>    the node's name in the map (default: its host name)\n"
@@ -263,5 +307,7 @@ const struct cmd_entry cmd_check = {
                "  --fabric             also check this node's InfiniBand cables and ports, read\n"
                "                       live from the fabric (see railyard fabric)\n"
                "  --ibnetdiscover <file>  ... read from saved ibnetdiscover output instead\n"
-               "  --expect-fabric <file>  a reference ibnetdiscover dump of the fabric as built\n",
+               "  --expect-fabric <file>  a reference ibnetdiscover dump of the fabric as built\n"
+               "  --gdr                also judge GPUDirect RDMA readiness (peer memory or\n"
+               "                       dma-buf, PCIe ACS, GPU-NIC path) and probe the GPU\n",
 };

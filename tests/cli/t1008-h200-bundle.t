@@ -1,6 +1,6 @@
 #!/bin/sh
 # A bundle written by `railyard gather` on a GPU node (one NVIDIA H200, 10de:2335, in a
-# Firecracker VM with driver 580): it replays. Its GPU is
+# Firecracker VM with driver 580): it replays, and check --gdr reads it as a capture. Its GPU is
 # newer than Debian 12's pci.ids: the name lookup that misses used to crash in libpci (message
 # handlers unset).
 . "$RAILYARD_SRCDIR/tests/lib.sh"
@@ -19,4 +19,9 @@ is "$(jq -r '.nics | length' "$TMP/inv.json")" 0 "no RDMA device on that node"
 "$RAILYARD" inventory --bundle "$B" >/dev/null 2>&1
 is $? 0 "text output too"
 
+"$RAILYARD" check --gdr --bundle "$B" --json >"$TMP/gdr.json"
+is $? 0 "check --gdr on the bundle: exit 0"
+is "$(jq -r '.gdr | "\(.gpus) \(.rdma_devices) \(.peermem) \(.probe_ran) \(.not_judged)"' "$TMP/gdr.json")" \
+    "1 0 null false GPUDirect RDMA not judged: no RDMA device" \
+    "1 GPU, no NIC: not judged; no module list in a bundle; no probe of a capture"
 done_testing
