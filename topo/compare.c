@@ -245,7 +245,15 @@ static void check_gpus(struct ctx *c)
                  : ref                                 ? ref->nvlink_links
                                                        : -1;
         olinks = g->nvlink_active >= 0 ? g->nvlink_active : g->nvlink_links;
-        if (olinks >= 0 && (elinks >= 0 || (g->nvlink_active >= 0 && g->nvlink_links > 0))) {
+        if (g->nvlink_links == 0 && elinks > 0 && !(c->type && c->type->nvlink_links >= 0)) {
+            /* the driver shows no link at all: a VM given one GPU of a board, or NVLink off.
+             * The model's reference alone does not fail the node for it; a map does. */
+            snprintf(e, sizeof(e), "%d active", elinks);
+            add(c, TOPO_SEV_WARN, "nvlink.state", e, "no NVLink exposed",
+                "the GPU shows no NVLink (one GPU of a board in a VM, or NVLink disabled): "
+                "set gpus.nvlink.links in the map to require them",
+                "gpu%d", g->index);
+        } else if (olinks >= 0 && (elinks >= 0 || (g->nvlink_active >= 0 && g->nvlink_links > 0))) {
             int want = elinks >= 0 ? elinks : g->nvlink_links;
             snprintf(e, sizeof(e), "%d active", want);
             snprintf(o, sizeof(o), "%d active", olinks);

@@ -25,12 +25,13 @@ static char *trim(char *s)
 }
 
 /* close f; a file without a line is an error too */
-static int finish(FILE *f, int rc, int lines, const char *path, ry_error_t *err)
+static int finish(FILE *f, int rc, int lines, const char *path, const char *why_empty,
+                  ry_error_t *err)
 {
     fclose(f);
     if (rc == 0 && lines == 0) {
         errno = EINVAL;
-        rc = ry_errorf(err, "%s: empty file", path);
+        rc = ry_errorf(err, "%s: empty file%s", path, why_empty);
     }
     return rc;
 }
@@ -183,7 +184,7 @@ int topo_ibstat_read(struct topo_node *node, const char *path, ry_error_t *err)
         else if (!strcasecmp(s, "Base lid"))
             port->lid = (int)strtol(v, NULL, 0);
     }
-    rc = finish(f, rc, lineno, path, err);
+    rc = finish(f, rc, lineno, path, "", err);
     if (rc == 0) {
         node->nics_listed = 1;
         topo_node_add_source(node, "ibstat %s", path);
@@ -248,7 +249,10 @@ int topo_nvlink_status_read(struct topo_node *node, const char *path, ry_error_t
         rc = ry_errorf(err, "%s:%d: not nvidia-smi nvlink --status output: '%.60s'", path, lineno,
                        s);
     }
-    rc = finish(f, rc, lineno, path, err);
+    rc = finish(f, rc, lineno, path,
+                "; nvidia-smi nvlink --status prints nothing where no GPU shows an NVLink "
+                "(one GPU of a board in a VM): check without this input",
+                err);
     if (rc == 0) {
         node->gpus_listed = 1;
         topo_node_add_source(node, "nvlink-status %s", path);

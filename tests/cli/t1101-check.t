@@ -68,6 +68,24 @@ check --nvlink-status "$SHARED_FIXTURES/nvlink/azurenhc_good_nvlink_status.txt"
 is $rc 0 "12 active NVLinks pass"
 check --nvlink-status "$SHARED_FIXTURES/nvlink/gpud_nvidia-smi_nvlink_status_a100x8.txt"
 is "$rc $(jq '.summary.ok' $TMP/c.json)" "0 8" "8 A100 with 12 links each pass"
+# an H200 given alone to a VM: nvidia-smi nvlink --status prints nothing (captured there)
+"$RAILYARD" check --nvlink-status "$RAILYARD_FIXTURES/h200-vm/nvidia-smi-nvlink-status.txt" 2>"$TMP/err"
+is $? 2 "an empty nvlink status (H200 VM): exit 2, nothing to judge"
+grep -q 'empty file; nvidia-smi nvlink --status prints nothing where no GPU shows an NVLink' "$TMP/err"
+ok $? "...saying why it can be empty"
+# a GPU the input lists with no link line (as NVML shows that H200: every link query fails):
+# the SXM reference alone does not fail it; a map that requires NVLinks does
+printf 'GPU 0: NVIDIA H200 (UUID: GPU-c3424466-e3cb-2af8-17b7-4b960b7efb6c)\n' >"$TMP/nolinks.txt"
+check --nvlink-status "$TMP/nolinks.txt"
+is "$rc $(jq -r '.findings[] | select(.check == "nvlink.state") | "\(.severity) \(.observed)"' $TMP/c.json)" \
+    "0 warn no NVLink exposed" "an H200 without NVLinks: a warning against the built-in reference"
+if have_feature yaml; then
+    printf 'cluster: t\nnode_types:\n  hgx: {gpus: {count: 1, nvlink: {links: 18}}}\n' >"$TMP/nvl.map"
+    check --nvlink-status "$TMP/nolinks.txt" --map "$TMP/nvl.map"
+    is "$rc $(fails)" "1 nvlink.state node/gpu0" "...and a failure where the map requires 18 links"
+else
+    skip "built without libyaml"
+fi
 
 # --- NCCL topologies: a map captured from ND H100 v5 against itself and against ND A100 v4
 N=$SHARED_FIXTURES/nccl-topo
