@@ -14,7 +14,7 @@ struct fabric_link {
     int a, b;        /* node indexes; a sent */
     int ok;          /* 1: measured; 0: failed (error says why) */
     int rank_failed; /* one of the two ranks died or hung: not a link fault */
-    char error[128];
+    char error[320];
     double bw_gbps;                        /* goodput at the receiver */
     double lat_p50_us, lat_p99_us;         /* <0 unknown */
     long long retrans;                     /* TCP retransmissions of the sender, -1 unknown */

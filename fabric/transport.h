@@ -16,7 +16,7 @@ struct fabric_endpoint {
     int32_t ok;       /* 0: the rank could not set up (error says why) */
     int32_t unusable; /* 1: the test cannot run on this node at all (a missing driver or
                          library, not a port fault): the run cannot judge */
-    char error[128];
+    char error[320];
 };
 
 struct fabric_stats {

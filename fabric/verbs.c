@@ -38,7 +38,9 @@ _Static_assert(IBV_WC_RETRY_EXC_ERR == 12 && IBV_WC_RNR_RETRY_EXC_ERR == 13 &&
 #define MAX_QPS  16
 
 struct verbs_state {
-    char netdev[32], dev[64];
+    char host[64], netdev[32], dev[64];
+    char where[160]; /* "gpu01 mlx5_0 port 1": how messages name the port */
+    int inline_ok;   /* the queue pairs take 8 bytes of inline data */
     int port, gid_index, infiniband;
     void *tcp; /* control channel */
     struct ibv_context *ctx;
@@ -75,7 +77,7 @@ struct done_msg {
 static int verr(const struct verbs_state *st, ry_error_t *err, const char *call, int e)
 {
     const char *hint = fabric_verbs_errno_hint(call, e ? e : EIO);
-    return ry_errorf(err, "%s port %d: %s: %s%s%s", st->dev, st->port, call, strerror(e ? e : EIO),
+    return ry_errorf(err, "%s: %s: %s%s%s", st->where, call, strerror(e ? e : EIO),
                      hint ? ": " : "", hint ? hint : "");
 }
 
@@ -86,7 +88,7 @@ static int wcerr(const struct verbs_state *st, ry_error_t *err, const struct ibv
                        : wc->opcode == IBV_WC_SEND    ? "send"
                        : wc->opcode & IBV_WC_RECV     ? "receive"
                                                       : "RDMA write";
-    return ry_errorf(err, "%s port %d: %s completed with '%s'%s%s", st->dev, st->port, what,
+    return ry_errorf(err, "%s: %s completed with '%s'%s%s", st->where, what,
                      ibv_wc_status_str(wc->status), hint ? ": " : "", hint ? hint : "");
 }
 
@@ -97,7 +99,9 @@ static int find_port(struct verbs_state *st, ry_error_t *err)
     int n, listed = 0, e = 0;
 
     if (fabric_rdma_port(NULL, st->netdev, st->dev, sizeof(st->dev), &st->port) < 0)
-        return ry_errorf(err, "no RDMA device has netdev %s", st->netdev);
+        return ry_errorf(err, "%s: no RDMA device has this netdev", st->where);
+    snprintf(st->where, sizeof(st->where), "%s%s%s port %d", st->host, st->host[0] ? " " : "",
+             st->dev, st->port);
     if (!(list = ibv_get_device_list(&n)))
         return ry_errorf(err, "ibv_get_device_list: %s", strerror(errno));
     for (int i = 0; i < n && !listed; i++)
@@ -108,7 +112,7 @@ static int find_port(struct verbs_state *st, ry_error_t *err)
         }
     ibv_free_device_list(list);
     if (!listed)
-        return ry_errorf(err, "%s: not listed by libibverbs (no provider for it?)", st->dev);
+        return ry_errorf(err, "%s: not listed by libibverbs (no provider for it?)", st->where);
     if (!st->ctx)
         return verr(st, err, "ibv_open_device", e);
     return 0;
@@ -134,7 +138,7 @@ static int pick_gid(struct verbs_state *st, ry_error_t *err)
     }
     st->gid_index = fabric_pick_gid(t, n, st->netdev, st->infiniband, fabric_verbs_opts.gid_index);
     if (st->gid_index < 0)
-        return ry_errorf(err, "%s port %d: no usable GID for %s%s", st->dev, st->port, st->netdev,
+        return ry_errorf(err, "%s: no usable GID for %s%s", st->where, st->netdev,
                          fabric_verbs_opts.gid_index >= 0 ? " at the given --gid-index" : "");
     if (ibv_query_gid(st->ctx, (uint8_t)st->port, st->gid_index, &st->gid))
         return verr(st, err, "ibv_query_gid", errno);
@@ -215,10 +219,16 @@ static int verbs_setup(const char *netdev, struct fabric_endpoint *local, void *
     *state = st;
     st->dmabuf_fd = -1;
     snprintf(st->netdev, sizeof(st->netdev), "%s", netdev);
+    /* the node the messages name: the one railyard-fabric is told, else this machine */
+    if (getenv("RAILYARD_FABRIC_NODE"))
+        snprintf(st->host, sizeof(st->host), "%s", getenv("RAILYARD_FABRIC_NODE"));
+    else if (gethostname(st->host, sizeof(st->host) - 1) < 0)
+        st->host[0] = '\0';
     if (fabric_transport_tcp.setup(netdev, local, &st->tcp, err) < 0)
         return -1;
     if (!local->ok)
         return 0;
+    snprintf(st->where, sizeof(st->where), "%s%s%s", st->host, st->host[0] ? " " : "", netdev);
     if (find_port(st, &e) < 0)
         goto bad;
     if (ibv_query_port(st->ctx, (uint8_t)st->port, &st->attr)) {
@@ -229,8 +239,7 @@ static int verbs_setup(const char *netdev, struct fabric_endpoint *local, void *
     if (pick_gid(st, &e) < 0)
         goto bad;
     if (st->attr.state != IBV_PORT_ACTIVE) {
-        ry_errorf(&e, "%s port %d is %s, not ACTIVE", st->dev, st->port,
-                  ibv_port_state_str(st->attr.state));
+        ry_errorf(&e, "%s is %s, not ACTIVE", st->where, ibv_port_state_str(st->attr.state));
         goto bad;
     }
     if (ibv_query_device(st->ctx, &st->dattr)) {
@@ -239,14 +248,14 @@ static int verbs_setup(const char *netdev, struct fabric_endpoint *local, void *
     }
     if (o->window + 4 > st->dattr.max_qp_wr) {
         ry_errorf(&e, "%s: --window %d is more than the device's %d work requests per queue pair",
-                  st->dev, o->window, st->dattr.max_qp_wr - 4);
+                  st->where, o->window, st->dattr.max_qp_wr - 4);
         goto bad;
     }
     st->region = (size_t)o->qps * (size_t)o->window * o->msg;
     if (fabric_mem_alloc(&st->mem, o->mem, st->dev, netdev, st->region, &e) < 0) {
         /* no such memory on this node: the run cannot judge, no port is at fault */
         local->ok = 0;
-        return ry_errorf(err, "%s port %d: --mem %s: %s", st->dev, st->port, o->mem, e.text);
+        return ry_errorf(err, "%s: --mem %s: %s", st->where, o->mem, e.text);
     }
     st->ctl = xcalloc(1, CTL_SIZE);
     if (!(st->pd = ibv_alloc_pd(st->ctx))) {
@@ -291,8 +300,16 @@ static struct ibv_qp *make_qp(struct verbs_state *st, struct qp_info *me, ry_err
                              .port_num = (uint8_t)st->port,
                              .qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
                                                 IBV_ACCESS_LOCAL_WRITE };
-    struct ibv_qp *qp = ibv_create_qp(st->pd, &ia);
+    struct ibv_qp *qp;
 
+    /* the 8-byte ping-pong writes go inline (in the work request, as perftest sends them) where
+     * the device takes inline data; the others are not affected */
+    ia.cap.max_inline_data = 64;
+    if (!(qp = ibv_create_qp(st->pd, &ia))) {
+        ia.cap.max_inline_data = 0;
+        qp = ibv_create_qp(st->pd, &ia);
+    }
+    st->inline_ok = qp && ia.cap.max_inline_data >= 8;
     if (!qp) {
         verr(st, err, "ibv_create_qp", errno);
         return NULL;
@@ -403,8 +420,7 @@ static int reap(struct verbs_state *st, double deadline, struct ibv_wc *wc, ry_e
         if (n == 1)
             return wc->status == IBV_WC_SUCCESS ? 0 : wcerr(st, err, wc);
         if (fabric_now() > deadline)
-            return ry_errorf(err, "%s port %d: no completion before the deadline", st->dev,
-                             st->port);
+            return ry_errorf(err, "%s: no completion before the deadline", st->where);
     }
 }
 
@@ -463,7 +479,7 @@ static int check_slots(struct verbs_state *st, const struct done_msg *d, const c
     size_t len = (size_t)d->bytes >= st->region ? st->region : (d->bytes > 0 ? msg : 0);
 
     if (fabric_mem_check(&st->mem, 0, len, msg, fabric_verbs_opts.verify, err) < 0)
-        return ry_error_prefix(err, "%s port %d: %s: ", st->dev, st->port, what);
+        return ry_error_prefix(err, "%s: %s: ", st->where, what);
     return 0;
 }
 
@@ -502,8 +518,8 @@ static int stream(struct verbs_state *st, struct link *l, int opcode, double dur
         if ((rc = reap(st, deadline, &wc, err)) < 0)
             break;
         if (fabric_window_complete(&w, wc.wr_id, NULL) < 0) {
-            rc = ry_errorf(err, "%s port %d: completion out of order (wr_id %#llx)", st->dev,
-                           st->port, (unsigned long long)wc.wr_id);
+            rc = ry_errorf(err, "%s: completion out of order (wr_id %#llx)", st->where,
+                           (unsigned long long)wc.wr_id);
             break;
         }
         done->bytes += (int64_t)o->msg;
@@ -586,8 +602,8 @@ static int receive_sends(struct verbs_state *st, struct link *l, double deadline
                 rc = fabric_tcp_xfer(l->fd, &sent, sizeof(sent), 0, deadline, err);
                 got->seconds = sent.seconds;
             } else if (fabric_now() > deadline)
-                rc = ry_errorf(err, "%s port %d: %lld of %lld bytes arrived before the deadline",
-                               st->dev, st->port, (long long)got->bytes, (long long)sent.bytes);
+                rc = ry_errorf(err, "%s: %lld of %lld bytes arrived before the deadline", st->where,
+                               (long long)got->bytes, (long long)sent.bytes);
             continue;
         }
         if (wc.status != IBV_WC_SUCCESS) {
@@ -595,13 +611,13 @@ static int receive_sends(struct verbs_state *st, struct link *l, double deadline
             break;
         }
         if (fabric_window_complete(&w, wc.wr_id, &slot) < 0) {
-            rc = ry_errorf(err, "%s port %d: receive completed out of order", st->dev, st->port);
+            rc = ry_errorf(err, "%s: receive completed out of order", st->where);
             break;
         }
         got->bytes += wc.byte_len;
         if (wc.byte_len != o->msg)
-            rc = ry_errorf(err, "%s port %d: a %u-byte message where %zu were sent", st->dev,
-                           st->port, wc.byte_len, o->msg);
+            rc = ry_errorf(err, "%s: a %u-byte message where %zu were sent", st->where, wc.byte_len,
+                           o->msg);
         else if ((rc = fabric_mem_check(&st->mem, (size_t)slot * o->msg, o->msg, o->msg, o->verify,
                                         err)) == 0) {
             int qp = (int)(wc.wr_id >> 48);
@@ -694,8 +710,7 @@ static int pingpong(struct verbs_state *st, struct link *l, int iters, int pinge
         if (!pinger)
             while (*slot != (uint64_t)i)
                 if (fabric_now() > deadline)
-                    return ry_errorf(err, "%s port %d: ping %d never arrived", st->dev, st->port,
-                                     i);
+                    return ry_errorf(err, "%s: ping %d never arrived", st->where, i);
         *send = (uint64_t)i;
         /* one write in 8 is signaled and reaped (the send queue must not fill); the others
          * are not waited for, so the round trip is the peer's answer, not an acknowledgement */
@@ -704,7 +719,8 @@ static int pingpong(struct verbs_state *st, struct link *l, int iters, int pinge
         wr.sg_list = &sge;
         wr.num_sge = 1;
         wr.opcode = IBV_WR_RDMA_WRITE;
-        wr.send_flags = signaled ? IBV_SEND_SIGNALED : 0u;
+        wr.send_flags =
+            (signaled ? IBV_SEND_SIGNALED : 0u) | (st->inline_ok ? IBV_SEND_INLINE : 0u);
         wr.wr.rdma.remote_addr = l->remote[0].ctl_addr;
         wr.wr.rdma.rkey = l->remote[0].ctl_rkey;
         if ((errno = ibv_post_send(l->qp[0], &wr, &bad)))
@@ -714,8 +730,7 @@ static int pingpong(struct verbs_state *st, struct link *l, int iters, int pinge
         if (pinger) {
             while (*slot != (uint64_t)i)
                 if (fabric_now() > deadline)
-                    return ry_errorf(err, "%s port %d: pong %d never arrived", st->dev, st->port,
-                                     i);
+                    return ry_errorf(err, "%s: pong %d never arrived", st->where, i);
             lat[i - 1] = (fabric_now() - t) / 2 * 1e6;
         }
     }
@@ -774,6 +789,7 @@ int fabric_verbs_register_gpu(const char *dev, uint64_t dptr, size_t size, int d
 
     memset(&st, 0, sizeof(st));
     snprintf(st.dev, sizeof(st.dev), "%s", dev);
+    snprintf(st.where, sizeof(st.where), "%s", dev);
     st.port = 1;
     how[0] = '\0';
     if (!(list = ibv_get_device_list(&n)))

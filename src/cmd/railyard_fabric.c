@@ -49,11 +49,11 @@ struct rank_info { /* exchanged once at start */
 
 struct result_msg { /* one per rank per round */
     int32_t round, role, peer, ok, carrier;
-    char error[128];
+    char error[320];
     double bw_gbps, lat_p50_us, lat_p99_us;
     int64_t retrans, errors;
     int32_t ok2; /* --bidir: the reverse direction */
-    char error2[128];
+    char error2[320];
     double bw2_gbps;
     char counters[128]; /* RDMA port counters that rose during the round */
     char mem[96];       /* verbs: the memory the data moved through */

@@ -11,13 +11,19 @@ ok() { # ok STATUS DESCRIPTION
 }
 # perftest between the two ends of a rail; prints the bandwidth in Gb/s (0 when it failed)
 write_bw() { # RAIL PORT
-    local r=$1 port=$2 bw
+    local r=$1 port=$2 bw="" try
     timeout 120 ib_write_bw -d "rxe_a$r" -x 0 -F -p "$port" -n 300 -s 65536 >"$T/srv$r" 2>&1 &
     local spid=$!
-    sleep 1
-    timeout 120 ib_write_bw -d "rxe_b$r" -x 0 -F -p "$port" -n 300 -s 65536 "198.18.$r.1" >"$T/cli$r" 2>&1
+    # under emulation the server can take more than a second to listen: retry the connection
+    for try in 1 2 3 4 5; do
+        sleep 1
+        timeout 120 ib_write_bw -d "rxe_b$r" -x 0 -F -p "$port" -n 300 -s 65536 "198.18.$r.1" >"$T/cli$r" 2>&1
+        bw=$(awk '/^ *65536/ {print $4}' "$T/cli$r" | tail -n 1)
+        [ -n "$bw" ] || ! kill -0 $spid 2>/dev/null || ! grep -qi "couldn't connect\|connection refused" "$T/cli$r" || continue
+        break
+    done
     wait $spid
-    bw=$(awk '/^ *65536/ {print $4}' "$T/cli$r" | tail -n 1)
+    [ -n "$bw" ] || { echo "# ib_write_bw rail $r failed:"; tail -n 4 "$T/cli$r" "$T/srv$r"; } | sed 's/^/# /' >&2
     echo "${bw:-0}" | awk '{printf "%.4f\n", $1 * 8 / 1000}' # MB/s -> Gb/s
 }
 
