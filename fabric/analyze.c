@@ -229,6 +229,15 @@ static void report_links(struct ctx *c)
 /* Same-leaf peer sets: the peers a port reaches at about the rail's lowest latency. A port
  * plugged into another leaf of a non-blocking fabric keeps its bandwidth but not its leaf
  * latency: its set differs from the node's other rails. */
+/* a link with a node that lost a rank: its timing was disturbed by the death */
+static int touches_failed(const struct fabric_input *in, const struct fabric_link *l)
+{
+    for (size_t i = 0; i < in->nfailed; i++)
+        if (in->failed_nodes[i] == l->a || in->failed_nodes[i] == l->b)
+            return 1;
+    return l->rank_failed;
+}
+
 static void report_leaf_sets(struct ctx *c)
 {
     const struct fabric_input *in = c->in;
@@ -244,14 +253,15 @@ static void report_leaf_sets(struct ctx *c)
         minlat[r] = -1;
     for (size_t i = 0; i < in->nlinks; i++) {
         const struct fabric_link *l = &in->links[i];
-        if (l->ok && l->lat_p50_us > 0 && (minlat[l->rail] < 0 || l->lat_p50_us < minlat[l->rail]))
+        if (l->ok && l->lat_p50_us > 0 && !touches_failed(in, l) &&
+            (minlat[l->rail] < 0 || l->lat_p50_us < minlat[l->rail]))
             minlat[l->rail] = l->lat_p50_us;
     }
     /* 2 for "measured and near", 1 for "measured and far" */
     for (size_t i = 0; i < in->nlinks; i++) {
         const struct fabric_link *l = &in->links[i];
         unsigned char v;
-        if (!l->ok || l->lat_p50_us <= 0 || minlat[l->rail] <= 0)
+        if (!l->ok || l->lat_p50_us <= 0 || minlat[l->rail] <= 0 || touches_failed(in, l))
             continue;
         v = l->lat_p50_us <= 1.5 * minlat[l->rail] + 20 ? 2 : 1;
         near[((size_t)l->a * nodes + l->b) * rails + l->rail] = v;
