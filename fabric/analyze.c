@@ -290,7 +290,9 @@ static void report_leaf_sets(struct ctx *c)
                 else if (others_near || others_far)
                     agree++;
             }
-            if (differs && differs > agree)
+            /* a leaf is judged from at least 3 peers and 2 that disagree: one latency taken
+             * on a busy host is no evidence */
+            if (differs >= 2 && differs + agree >= 3 && differs > agree)
                 finding(c, TOPO_SEV_WARN, "rail.cabling", "the same leaf peers as its other rails",
                         "other leaf peers (latency)",
                         "plugged into another leaf of its rail: bandwidth is fine through the "

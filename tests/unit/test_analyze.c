@@ -150,6 +150,54 @@ int main(void)
                "an unexplained pair: two suspects");
         ok(suspect[0] && suspect[1], "...both of its ends");
     }
+    /* same-leaf latency sets: 8 nodes on two leaves per rail, 3 rails (the majority of a node's
+     * rails tells which one differs), n1's rail-1 cable on the other leaf; all pairs measured
+     * (3 us within a leaf, 60 us through the spines) */
+    {
+        char *n8[] = { "n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8" };
+        struct fabric_link ap[84];
+        struct fabric_port ports[24];
+        struct topo_findings f = { 0 };
+        size_t k = 0, nw = 0;
+        const char *what = "";
+        for (int a = 0; a < 8; a++)
+            for (int b = a + 1; b < 8; b++)
+                for (int r = 0; r < 3; r++) {
+                    int la = a / 4, lb = b / 4;
+                    if (r == 1 && a == 0)
+                        la = 1; /* n1's rail-1 port is on the other leaf */
+                    ap[k] = L((int)k / 3, r, a, b, .95);
+                    ap[k].lat_p50_us = ap[k].lat_p99_us = la == lb ? 3 : 60;
+                    k++;
+                }
+        for (int i = 0; i < 24; i++)
+            ports[i].carrier = 1;
+        {
+            struct fabric_input in = { 8, 3, n8, ports, NULL, ap, k, NULL, 0 };
+            fabric_analyze(&in, &f);
+        }
+        for (size_t i = 0; i < f.n; i++)
+            if (f.v[i].sev == TOPO_SEV_WARN) {
+                nw++;
+                what = f.v[i].subject;
+            }
+        ok(nw == 1 && !strcmp(what, "n1/rail1"),
+           "a port on another leaf of its rail: one rail.cabling warning (%zu, %s)", nw, what);
+        topo_findings_free(&f);
+        /* 4 nodes, two peers each: n2's two rail-0 latencies taken on a busy host (200 us) are
+         * too few to judge a leaf */
+        memcpy(x, h, sizeof(x));
+        for (int i = 0; i < 8; i++)
+            x[i].lat_p50_us = x[i].lat_p99_us = 20;
+        x[0].lat_p50_us = x[4].lat_p50_us = 200;
+        {
+            struct fabric_input in = { 4, 2, names, ports, expect, x, 8, NULL, 0 };
+            memset(&f, 0, sizeof(f));
+            fabric_analyze(&in, &f);
+        }
+        is_int((long long)f.nwarn, 0, "two noisy latencies of one node judge no leaf");
+        topo_findings_free(&f);
+    }
     {
         double v[] = { 5, 1, 3, 2, 4 };
         is_int((long long)(fabric_median(v, 5) * 10), 30, "median of 5");
