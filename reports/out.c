@@ -30,6 +30,24 @@ struct out *out_create(FILE *fp, enum out_format format, ry_error_t *err)
     return o;
 }
 
+int out_tee_json(struct out *o, ry_error_t *err)
+{
+    if (o->json)
+        return 0;
+    return (o->json = out_json_create(err)) ? 0 : -1;
+}
+
+int out_dump_json(struct out *o, FILE *fp, ry_error_t *err)
+{
+    if (!o->json)
+        return ry_errorf(err, "no JSON document was built");
+    if (out_json_dump(o->json, fp, err) < 0)
+        return -1;
+    if (fflush(fp) != 0 || ferror(fp))
+        return ry_errorf(err, "cannot write the JSON document: %s", strerror(errno ? errno : EIO));
+    return 0;
+}
+
 int out_finish(struct out *o, ry_error_t *err)
 {
     if (o->format == OUT_JSON && out_json_dump(o->json, o->fp, err) < 0)
@@ -90,10 +108,9 @@ static void text(struct out *o, const char *fmt, const char *value)
 
 void out_str(struct out *o, const char *key, const char *fmt, const char *value)
 {
-    if (o->format == OUT_JSON)
+    if (o->json)
         out_json_string(o->json, key, value);
-    else
-        text(o, fmt, value ? value : "n/a");
+    text(o, fmt, value ? value : "n/a");
 }
 
 void out_int(struct out *o, const char *key, const char *fmt, long long value)
@@ -105,12 +122,11 @@ void out_int_opt(struct out *o, const char *key, const char *fmt, long long valu
 {
     char buf[32];
 
-    if (o->format == OUT_JSON) {
+    if (o->json) {
         if (valid)
             out_json_int(o->json, key, value);
         else
             out_json_null(o->json, key);
-        return;
     }
     snprintf(buf, sizeof(buf), "%lld", value);
     text(o, fmt, valid ? buf : "n/a");
@@ -120,10 +136,8 @@ void out_u64(struct out *o, const char *key, const char *fmt, unsigned long long
 {
     char buf[32];
 
-    if (o->format == OUT_JSON) {
+    if (o->json)
         out_json_int(o->json, key, (long long)value);
-        return;
-    }
     snprintf(buf, sizeof(buf), "%llu", value);
     text(o, fmt, buf);
 }
@@ -132,12 +146,11 @@ void out_double(struct out *o, const char *key, const char *fmt, int prec, doubl
 {
     char buf[64];
 
-    if (o->format == OUT_JSON) {
+    if (o->json) {
         if (valid)
             out_json_real(o->json, key, value);
         else
             out_json_null(o->json, key);
-        return;
     }
     snprintf(buf, sizeof(buf), "%.*f", prec, value);
     text(o, fmt, valid ? buf : "n/a");
@@ -145,32 +158,31 @@ void out_double(struct out *o, const char *key, const char *fmt, int prec, doubl
 
 void out_bool(struct out *o, const char *key, const char *fmt, int value)
 {
-    if (o->format == OUT_JSON)
+    if (o->json)
         out_json_bool(o->json, key, value);
-    else
-        text(o, fmt, value ? "yes" : "no");
+    text(o, fmt, value ? "yes" : "no");
 }
 
 void out_obj_open(struct out *o, const char *key)
 {
-    if (o->format == OUT_JSON)
+    if (o->json)
         out_json_open(o->json, key, 0);
 }
 
 void out_obj_close(struct out *o)
 {
-    if (o->format == OUT_JSON)
+    if (o->json)
         out_json_close(o->json);
 }
 
 void out_arr_open(struct out *o, const char *key)
 {
-    if (o->format == OUT_JSON)
+    if (o->json)
         out_json_open(o->json, key, 1);
 }
 
 void out_arr_close(struct out *o)
 {
-    if (o->format == OUT_JSON)
+    if (o->json)
         out_json_close(o->json);
 }

@@ -23,6 +23,11 @@ struct out *out_create(FILE *fp, enum out_format format, ry_error_t *err);
 int out_finish(struct out *o, ry_error_t *err);
 void out_destroy(struct out *o);
 int out_is_json(const struct out *o);
+/* Text output that also builds the JSON document, for an archived report.json: every field
+ * goes to both (one printer, no second JSON path). 0, or -1 without a JSON library. */
+int out_tee_json(struct out *o, ry_error_t *err);
+/* Write the JSON document built so far (JSON mode or tee) to fp. */
+int out_dump_json(struct out *o, FILE *fp, ry_error_t *err);
 
 void out_text(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void out_str(struct out *o, const char *key, const char *fmt, const char *value);

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "src/common/file.h"
 #include "src/common/xmalloc.h"
 #include "topo/discover.h"
 #include "topo/hwloc.h"
@@ -66,20 +67,6 @@ static int run_tar(char *const argv[], ry_error_t *err)
                          WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
     }
     return 0;
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-static void rm_tree(const char *dir)
-{
-    if (dir && *dir)
-        nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static int make_tmpdir(char *buf, size_t len, ry_error_t *err)
@@ -185,30 +172,15 @@ struct topo_node *topo_discover(const struct topo_inputs *inputs, ry_error_t *er
         node->gpu_driver_note = xstrdup("no GPU in the captured input");
     if (!rdma && !node->rdma_note)
         node->rdma_note = xstrdup("no RDMA devices");
-    rm_tree(tmp);
+    ry_rm_tree(tmp);
     return node;
 fail:
-    rm_tree(tmp);
+    ry_rm_tree(tmp);
     topo_node_destroy(node);
     return NULL;
 }
 
 /* ---- gather ---- */
-
-static int mkdirs(const char *path)
-{
-    char buf[PATH_MAX];
-
-    pathf(buf, sizeof(buf), "%s", path);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-                return -1;
-            *p = '/';
-        }
-    return mkdir(buf, 0755) < 0 && errno != EEXIST ? -1 : 0;
-}
 
 /* Copy one sysfs attribute (relative path) into dst/sys/; absent or unreadable ones are
  * skipped: a capture keeps what the machine shows */
@@ -225,7 +197,7 @@ static int copy_attr(const char *dst, const char *rel, ry_error_t *err)
     pathf(dir, sizeof(dir), "%s", path);
     if ((slash = strrchr(dir, '/')))
         *slash = '\0';
-    if (mkdirs(dir) < 0 || !(f = fopen(path, "w")))
+    if (ry_mkdirs(dir) < 0 || !(f = fopen(path, "w")))
         return ry_errorf(err, "cannot write %s: %s", path, strerror(errno));
     fprintf(f, "%s\n", buf);
     if (fclose(f) != 0)
@@ -364,10 +336,10 @@ static int gather_sysfs(const char *dst, ry_error_t *err)
                 rc = copy_attr(dst, rel, err);
             }
             pathf(rel, sizeof(rel), "class/net/%s", names[i]);
-            if (rc == 0 && mkdirs(dst) == 0) {
+            if (rc == 0 && ry_mkdirs(dst) == 0) {
                 char dir[PATH_MAX];
                 pathf(dir, sizeof(dir), "%s/sys/%s", dst, rel);
-                if (mkdirs(dir) < 0)
+                if (ry_mkdirs(dir) < 0)
                     rc = ry_errorf(err, "cannot create %s: %s", dir, strerror(errno));
             }
             pathf(rel, sizeof(rel), "class/net/%s/device", names[i]);
@@ -405,7 +377,7 @@ int topo_gather(const char *path, ry_error_t *err)
     if (make_tmpdir(tmp, sizeof(tmp), err) < 0)
         return -1;
     pathf(top, sizeof(top), "%s/railyard-bundle-%s", tmp, host);
-    if (mkdirs(top) < 0) {
+    if (ry_mkdirs(top) < 0) {
         ry_errorf(err, "cannot create %s: %s", top, strerror(errno));
         goto out;
     }
@@ -437,6 +409,6 @@ int topo_gather(const char *path, ry_error_t *err)
     }
     rc = 0;
 out:
-    rm_tree(tmp);
+    ry_rm_tree(tmp);
     return rc;
 }

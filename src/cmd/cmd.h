@@ -31,6 +31,13 @@ extern const struct cmd_entry cmd_gather;
 extern const struct cmd_entry cmd_check;
 extern const struct cmd_entry cmd_map;
 extern const struct cmd_entry cmd_fabric;
+extern const struct cmd_entry cmd_report;
+extern const struct cmd_entry cmd_history;
+
+/* The node's inventory through the printer (railyard inventory, and the check archive's
+ * inventory.json). */
+struct out;
+void cmd_inventory_print(struct out *o, const struct topo_node *node);
 
 /* The InfiniBand fabric, as railyard fabric and railyard check --fabric read it. */
 #include "ib/ibcheck.h"

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "reports/findings.h"
@@ -10,6 +11,7 @@
 #include "src/cmd/cmd.h"
 #include "src/common/xmalloc.h"
 #include "probes/gdr.h"
+#include "reports/archive.h"
 #include "topo/compare.h"
 #include "topo/map.h"
 
@@ -27,6 +29,9 @@ struct check_opts {
     int fabric;
     int gdr;
     struct fabric_opts fo;
+    const char *archive; /* NULL: the default */
+    int no_archive, keep;
+    const char *prometheus, *junit;
 };
 
 static int on_opt(int opt, const char *arg, void *ctx)
@@ -41,6 +46,17 @@ static int on_opt(int opt, const char *arg, void *ctx)
     case 'L': c->list = 1; return 0;
     case 'F': c->fabric = 1; return 0;
     case 'G': c->gdr = 1; return 0;
+    case 'a': c->archive = arg; return 0;
+    case 'N': c->no_archive = 1; return 0;
+    case 'P': c->prometheus = arg; return 0;
+    case 'U': c->junit = arg; return 0;
+    case 'K':
+        c->keep = (int)strtol(arg, &end, 10);
+        if (end == arg || *end || c->keep < 1) {
+            cmd_error("check: --keep takes a number of runs (>= 1), not '%s'", arg);
+            return -1;
+        }
+        return 0;
     case 'I':
         c->fabric = 1;
         c->fo.ibnetdiscover = arg;
@@ -108,6 +124,85 @@ static int error_out(struct out *o, const char *host, const char *msg)
     return RY_EXIT_ERROR;
 }
 
+struct dump_arg {
+    struct out *o;
+    const struct topo_node *node;
+};
+
+static int fill_report(FILE *fp, void *arg, ry_error_t *err)
+{
+    return out_dump_json(((struct dump_arg *)arg)->o, fp, err);
+}
+
+static int fill_inventory(FILE *fp, void *arg, ry_error_t *err)
+{
+    struct dump_arg *d = arg;
+    struct out *o = out_create(fp, OUT_JSON, err);
+    int rc;
+
+    if (!o)
+        return -1;
+    out_int(o, "schema_version", NULL, 1);
+    out_str(o, "tool", NULL, "railyard");
+    out_str(o, "command", NULL, "inventory");
+    out_str(o, "version", NULL, PACKAGE_VERSION);
+    cmd_inventory_print(o, d->node);
+    rc = out_finish(o, err);
+    out_destroy(o);
+    return rc;
+}
+
+static void iso_time(time_t t, char *buf, size_t len)
+{
+    struct tm tm;
+
+    gmtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* The run's archive: report.json (the document printed, with a "run" object), the node's
+ * inventory, the map, the command line, the renderings and the history row. A failure is
+ * reported and changes nothing else: the verdict stands. */
+static void archive_run(struct out *o, const struct check_opts *c, const char *root,
+                        const char *host, int argc, char **argv, const struct topo_node *node,
+                        time_t started)
+{
+    struct ry_archive a;
+    struct dump_arg d = { o, node };
+    char self[256] = "", t0[32], t1[32], cmdline[2048] = "";
+    ry_error_t err;
+    time_t now = time(NULL);
+    size_t used = 0;
+
+    if (gethostname(self, sizeof(self) - 1) < 0)
+        snprintf(self, sizeof(self), "%s", host);
+    if (ry_archive_create(&a, root, "check", host, argc, argv, c->map, &err) < 0) {
+        cmd_error("check: %s (the verdict stands)", err.text);
+        return;
+    }
+    for (int i = 0; i < argc && used < sizeof(cmdline); i++)
+        used +=
+            (size_t)snprintf(cmdline + used, sizeof(cmdline) - used, "%s%s", i ? " " : "", argv[i]);
+    iso_time(started, t0, sizeof(t0));
+    iso_time(now, t1, sizeof(t1));
+    out_obj_open(o, "run");
+    out_str(o, "id", NULL, a.id);
+    out_str(o, "tool", NULL, "check");
+    out_str(o, "host", NULL, self);
+    out_str(o, "command", NULL, cmdline);
+    out_str(o, "started", NULL, t0);
+    out_int(o, "started_unix", NULL, (long long)started);
+    out_str(o, "finished", NULL, t1);
+    out_int(o, "finished_unix", NULL, (long long)now);
+    out_bool(o, "complete", NULL, 1);
+    out_str(o, "dir", NULL, a.dir);
+    out_obj_close(o);
+    if (ry_archive_write(&a, "report.json", fill_report, &d, &err) < 0 ||
+        ry_archive_write(&a, "inventory.json", fill_inventory, &d, &err) < 0 ||
+        ry_archive_finish(&a, c->keep, 0, c->prometheus, c->junit, &err) < 0)
+        cmd_error("check: archive %s: %s (the verdict stands)", a.dir, err.text);
+}
+
 static int run(int argc, char **argv)
 {
     static const struct option extra[] = {
@@ -122,11 +217,17 @@ static int run(int argc, char **argv)
         { "ibnetdiscover", required_argument, NULL, 'I' },
         { "expect-fabric", required_argument, NULL, 'E' },
         { "gdr", no_argument, NULL, 'G' },
+        { "archive", required_argument, NULL, 'a' },
+        { "no-archive", no_argument, NULL, 'N' },
+        { "keep", required_argument, NULL, 'K' },
+        { "prometheus", required_argument, NULL, 'P' },
+        { "junit", required_argument, NULL, 'U' },
         { NULL, 0, NULL, 0 },
     };
     struct check_opts c = { .tier = "inventory",
                             .timeout = 55,
-                            .fo = { .interval = -1, .retries = -1 } };
+                            .fo = { .interval = -1, .retries = -1 },
+                            .keep = RY_ARCHIVE_KEEP };
     struct fabric_data fd;
     struct gdr_report gr;
     struct topo_findings f = { 0 };
@@ -136,9 +237,11 @@ static int run(int argc, char **argv)
     struct cmd_common common;
     struct out *o = NULL;
     ry_error_t err = { "" };
-    const char *host;
+    const char *host, *archive;
     char msg[700];
     int idx, rc = RY_EXIT_ERROR;
+    time_t started;
+    FILE *devnull = NULL;
 
     memset(&fd, 0, sizeof(fd));
     if ((idx = cmd_parse(&cmd_check, argc, argv, &common, extra, "m:n:t:", on_opt, &c)) < 0)
@@ -152,6 +255,13 @@ static int run(int argc, char **argv)
             printf("%s\n", topo_check_ids[i]);
         return RY_EXIT_OK;
     }
+    archive = c.no_archive ? NULL : c.archive ? c.archive : ry_archive_default();
+    if ((c.prometheus || c.junit) && !archive) {
+        cmd_error("check: --prometheus and --junit are rendered from the run's archive: give "
+                  "--archive <dir> (or set RAILYARD_ARCHIVE)");
+        return RY_EXIT_ERROR;
+    }
+    started = time(NULL);
     cmd_arm_deadline("check", c.timeout);
 
     if (!(o = out_create(stdout, common.json ? OUT_JSON : OUT_TEXT, &err)))
@@ -224,8 +334,21 @@ static int run(int argc, char **argv)
 
     if (c.reason) {
         print_reason(&f, host);
+        fflush(stdout);
         rc = f.nfail ? RY_EXIT_FAULT : RY_EXIT_OK;
-        goto out;
+        if (!archive)
+            goto out;
+        /* the archive still gets the whole document, printed nowhere else */
+        out_destroy(o);
+        o = NULL;
+        if (!(devnull = fopen("/dev/null", "w")) || !(o = out_create(devnull, OUT_JSON, &err))) {
+            cmd_error("check: archive: %s", o ? err.text : "cannot open /dev/null");
+            goto out;
+        }
+    }
+    if (archive && out_tee_json(o, &err) < 0) {
+        cmd_error("check: archive: %s", err.text);
+        archive = NULL;
     }
     out_int(o, "schema_version", NULL, CHECK_SCHEMA_VERSION);
     out_str(o, "tool", NULL, "railyard");
@@ -274,13 +397,18 @@ static int run(int argc, char **argv)
     if (f.n == 0)
         out_text(o,
                  "  nothing could be judged: the input gives no value a map or reference covers\n");
+    if (archive)
+        archive_run(o, &c, archive, host, argc, argv, node, started);
     if (out_finish(o, &err) < 0) {
         cmd_error("check: %s", err.text);
+        rc = RY_EXIT_ERROR;
         goto out;
     }
     rc = f.nfail ? RY_EXIT_FAULT : RY_EXIT_OK;
 out:
     alarm(0);
+    if (devnull)
+        fclose(devnull);
     if (c.fabric)
         fabric_data_free(&fd);
     topo_findings_free(&f);
@@ -309,5 +437,11 @@ const struct cmd_entry cmd_check = {
                "  --ibnetdiscover <file>  ... read from saved ibnetdiscover output instead\n"
                "  --expect-fabric <file>  a reference ibnetdiscover dump of the fabric as built\n"
                "  --gdr                also judge GPUDirect RDMA readiness (peer memory or\n"
-               "                       dma-buf, PCIe ACS, GPU-NIC path) and probe the GPU\n",
+               "                       dma-buf, PCIe ACS, GPU-NIC path) and probe the GPU\n"
+               "  --archive <dir>      keep the run there (default $RAILYARD_ARCHIVE, else\n"
+               "                       /var/lib/railyard as root); see railyard-report(5)\n"
+               "  --no-archive         keep nothing\n"
+               "  --keep <n>           runs the archive keeps (default 1000)\n"
+               "  --prometheus <file>  write the run's metrics there (node_exporter textfile)\n"
+               "  --junit <file>       write the run as JUnit XML there\n",
 };

@@ -291,6 +291,16 @@ static void print_notes(struct out *o, const struct topo_node *node)
     out_arr_close(o);
 }
 
+void cmd_inventory_print(struct out *o, const struct topo_node *node)
+{
+    print_node(o, node);
+    print_gpus(o, node);
+    print_nics(o, node);
+    print_netdevs(o, node);
+    print_affinity(o, node);
+    print_notes(o, node);
+}
+
 static int run(int argc, char **argv)
 {
     struct cmd_common common;
@@ -319,12 +329,7 @@ static int run(int argc, char **argv)
     out_str(o, "command", NULL, "inventory");
     out_str(o, "version", NULL, PACKAGE_VERSION);
     out_str(o, "build", NULL, RY_FEATURES);
-    print_node(o, node);
-    print_gpus(o, node);
-    print_nics(o, node);
-    print_netdevs(o, node);
-    print_affinity(o, node);
-    print_notes(o, node);
+    cmd_inventory_print(o, node);
     if (out_finish(o, &err) < 0)
         cmd_error("inventory: %s", err.text);
     else

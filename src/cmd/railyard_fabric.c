@@ -19,6 +19,9 @@
 #include "fabric/schedule.h"
 #include "fabric/transport.h"
 #include "fabric/verbs_util.h"
+#include "reports/archive.h"
+#include "reports/history.h"
+#include "reports/render.h"
 #include "reports/findings.h"
 #include "reports/out.h"
 #include "src/common/xmalloc.h"
@@ -63,6 +66,8 @@ struct opts {
     const char *map, *schedule, *pairs, *run_dir, *netdev_fmt, *node_type, *transport;
     double duration, round_timeout, start_timeout, connect_timeout;
     int streams, iters, shift, json, verbose, bidir, retest;
+    const char *archive, *prometheus, *junit; /* railyard-report(5) */
+    int no_archive, keep;
 };
 
 static int world_rank, world_size;
@@ -136,6 +141,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         { "mem", required_argument, NULL, 'E' },
         { "verify", no_argument, NULL, 'V' },
         { "tos", required_argument, NULL, 'Y' },
+        { "archive", required_argument, NULL, 'a' },
+        { "no-archive", no_argument, NULL, 'n' },
+        { "keep", required_argument, NULL, 'k' },
+        { "prometheus", required_argument, NULL, 'p' },
+        { "junit", required_argument, NULL, 'u' },
         { "round-timeout", required_argument, NULL, 'R' },
         { "start-timeout", required_argument, NULL, 'A' },
         { "connect-timeout", required_argument, NULL, 'C' },
@@ -161,10 +171,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
     o->start_timeout = 60;
     o->connect_timeout = 5;
     o->netdev_fmt = "rail%d";
+    o->keep = RY_ARCHIVE_KEEP;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "m:s:d:o:t:jvh", lo, NULL)) != -1) {
         double v = 0;
-        if (optarg && strchr("dRAKSICQW", c)) {
+        if (optarg && strchr("dRAKSICQWk", c)) {
             v = strtod(optarg, &end);
             if (end == optarg || *end || v <= 0 || v > 86400) {
                 const char *name = "option";
@@ -229,6 +240,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
             break;
         }
         case 'E': fabric_verbs_opts.mem = optarg; break;
+        case 'a': o->archive = optarg; break;
+        case 'n': o->no_archive = 1; break;
+        case 'k': o->keep = (int)v; break;
+        case 'p': o->prometheus = optarg; break;
+        case 'u': o->junit = optarg; break;
         case 'V': fabric_verbs_opts.verify = 1; break;
         case 'R': o->round_timeout = v; break;
         case 'A': o->start_timeout = v; break;
@@ -294,6 +310,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         if (world_rank == 0)
             fprintf(stderr, "railyard-fabric: --op, --qps, --mem and --verify need "
                             "--transport verbs\n");
+        return -1;
+    }
+    if ((o->prometheus || o->junit) && (o->no_archive || (!o->archive && !ry_archive_default()))) {
+        if (world_rank == 0)
+            fprintf(stderr, "railyard-fabric: --prometheus and --junit are rendered from the run's "
+                            "archive: give --archive <dir> (or set RAILYARD_ARCHIVE)\n");
         return -1;
     }
     if (o->round_timeout < 0)
@@ -395,6 +417,9 @@ struct run {
     double *expect; /* per rail */
     const char *type_name;
     double started;
+    struct ry_archive archive; /* archive.dir[0]: archiving */
+    time_t started_wall;
+    const char *map_cluster;
 };
 
 static void print_results(struct out *o, struct run *r, const struct topo_findings *f, int done)
@@ -411,6 +436,7 @@ static void print_results(struct out *o, struct run *r, const struct topo_findin
     out_str(o, "time", NULL, stamp);
     out_bool(o, "complete", NULL, done);
     out_str(o, "map", NULL, r->o->map);
+    out_str(o, "cluster", NULL, r->map_cluster);
     out_str(o, "node_type", NULL, r->type_name);
     out_str(o, "transport", NULL, r->o->transport);
     if (!strcmp(r->o->transport, "verbs")) {
@@ -434,6 +460,10 @@ static void print_results(struct out *o, struct run *r, const struct topo_findin
     out_u64(o, "rounds", "/%s rounds", r->sched.n);
     out_double(o, "duration_s", " of %s s", 1, r->o->duration, 1);
     out_double(o, "elapsed_s", ", %s s in all\n", 1, fabric_now() - r->started, 1);
+    out_arr_open(o, "rail_expect_gbps"); /* the lowest acceptable goodput, null: none */
+    for (int i = 0; i < r->rails; i++)
+        out_double(o, NULL, NULL, 3, r->expect ? r->expect[i] : -1, r->expect && r->expect[i] > 0);
+    out_arr_close(o);
     out_arr_open(o, "node_names");
     for (int i = 0; i < r->nodes; i++)
         out_str(o, NULL, NULL, r->names[i]);
@@ -478,12 +508,87 @@ static void print_results(struct out *o, struct run *r, const struct topo_findin
     if (f) {
         report_findings(o, f, r->o->verbose);
         out_str(o, "verdict", " -> %s\n", f->nfail ? "fail" : "pass");
+    } else { /* the analysis runs at the end: until then no finding is known */
+        out_arr_open(o, "findings");
+        out_arr_close(o);
+    }
+    if (r->archive.dir[0]) {
+        char t0[32], cmd[2048] = "", self[256] = "";
+        struct tm tm0;
+        size_t used = 0;
+        gmtime_r(&r->started_wall, &tm0);
+        strftime(t0, sizeof(t0), "%Y-%m-%dT%H:%M:%SZ", &tm0);
+        for (int i = 0; i < r->argc && used < sizeof(cmd); i++)
+            used +=
+                (size_t)snprintf(cmd + used, sizeof(cmd) - used, "%s%s", i ? " " : "", r->argv[i]);
+        if (gethostname(self, sizeof(self) - 1) < 0)
+            self[0] = '\0';
+        out_obj_open(o, "run");
+        out_str(o, "id", NULL, r->archive.id);
+        out_str(o, "tool", NULL, "fabric");
+        out_str(o, "host", NULL, self);
+        out_str(o, "command", NULL, cmd);
+        out_str(o, "started", NULL, t0);
+        out_int(o, "started_unix", NULL, (long long)r->started_wall);
+        out_str(o, "finished", NULL, done ? stamp : NULL);
+        out_int_opt(o, "finished_unix", NULL, (long long)now, done);
+        out_bool(o, "complete", NULL, done);
+        out_str(o, "dir", NULL, r->archive.dir);
+        out_obj_close(o);
+    }
+}
+
+struct print_arg {
+    struct run *r;
+    const struct topo_findings *f;
+    int done;
+};
+
+static int fill_results(FILE *fp, void *arg, ry_error_t *err)
+{
+    struct print_arg *p = arg;
+    struct out *o = out_create(fp, OUT_JSON, err);
+    int rc;
+
+    if (!o)
+        return -1;
+    print_results(o, p->r, p->f, p->done);
+    rc = out_finish(o, err);
+    out_destroy(o);
+    return rc;
+}
+
+/* the archive's report.json after every round (complete: false until the end), and its
+ * history row, so a run cut short leaves both */
+static void save_archive(struct run *r, const struct topo_findings *f, int done)
+{
+    struct print_arg p = { r, f, done };
+    char path[PATH_MAX + 32];
+    struct ry_report *rep;
+    ry_error_t err;
+
+    if (!r->archive.dir[0])
+        return;
+    if (ry_archive_write(&r->archive, "report.json", fill_results, &p, &err) < 0) {
+        logmsg("archive: %s", err.text);
+        return;
+    }
+    if (done) {
+        if (ry_archive_finish(&r->archive, r->o->keep, 0, r->o->prometheus, r->o->junit, &err) < 0)
+            logmsg("archive %s: %s (the verdict stands)", r->archive.dir, err.text);
+        return;
+    }
+    snprintf(path, sizeof(path), "%s/report.json", r->archive.dir);
+    if ((rep = ry_report_load(path, &err))) {
+        ry_history_record(r->archive.root, r->archive.id, r->archive.dir, rep, &err);
+        ry_report_free(rep);
     }
 }
 
 /* results.json in the run directory, rewritten atomically after every round */
 static void save_run(struct run *r, const struct topo_findings *f, int done)
 {
+    save_archive(r, f, done);
     char path[PATH_MAX], tmp[PATH_MAX + 16];
     struct out *o;
     ry_error_t err;
@@ -513,6 +618,18 @@ static int prepare_run_dir(struct run *r)
 {
     char path[PATH_MAX];
     FILE *fp;
+    const char *root = r->o->no_archive ? NULL
+                       : r->o->archive  ? r->o->archive
+                                        : ry_archive_default();
+    ry_error_t err;
+
+    r->started_wall = time(NULL);
+    if (root &&
+        ry_archive_create(&r->archive, root, "fabric", r->map_cluster ? r->map_cluster : myhost,
+                          r->argc, r->argv, r->o->map, &err) < 0) {
+        logmsg("%s (no archive for this run)", err.text);
+        r->archive.dir[0] = '\0';
+    }
 
     if (!r->o->run_dir)
         return 0;
@@ -976,6 +1093,7 @@ int main(int argc, char **argv)
             }
     }
     r.type_name = type ? type->name : NULL;
+    r.map_cluster = map ? map->cluster : NULL;
     r.rank_lost = xcalloc((size_t)world_size, sizeof(*r.rank_lost));
     res = xcalloc((size_t)world_size, sizeof(*res));
     got = xcalloc((size_t)world_size, sizeof(*got));

@@ -3,7 +3,7 @@
 . "$RAILYARD_SRCDIR/tests/lib.sh"
 command -v man >/dev/null || skip_all "man is not installed"
 MANDIR=$(dirname "$RAILYARD")/man/man1
-for p in railyard railyard-inventory railyard-gather railyard-check railyard-map railyard-fabric railyard-ibfabric; do
+for p in railyard railyard-inventory railyard-gather railyard-check railyard-map railyard-fabric railyard-ibfabric railyard-report; do
     f=$MANDIR/$p.1
     [ -f "$f" ] || { ok 1 "$p.1 exists"; continue; }
     w=$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=100 man --warnings --encoding=UTF-8 --local-file \
@@ -12,15 +12,16 @@ for p in railyard railyard-inventory railyard-gather railyard-check railyard-map
 done
 # the options --help lists (lines that start with an option), each in the command's page or in
 # railyard(1) for the shared ones
-for cmd in inventory gather check map fabric; do
+for cmd in inventory gather check map fabric report history; do
     page=railyard-$cmd
     [ $cmd = fabric ] && page=railyard-ibfabric # railyard-fabric(1) is the MPI job
+    [ $cmd = history ] && page=railyard-report
     for opt in $("$RAILYARD" $cmd --help | grep -E '^ +-' | grep -o -- '--[a-z][a-z-]*' | sort -u); do
         cat "$MANDIR/railyard.1" "$MANDIR/$page.1" | sed 's/\\-/-/g' | grep -q -- "$opt"
         ok $? "railyard $cmd $opt is documented"
     done
 done
-for f in "$(dirname "$RAILYARD")"/man/man5/railyard-map.5 "$(dirname "$RAILYARD")"/man/man8/railyard-healthcheck.8; do
+for f in "$(dirname "$RAILYARD")"/man/man5/railyard-map.5 "$(dirname "$RAILYARD")"/man/man5/railyard-report.5 "$(dirname "$RAILYARD")"/man/man8/railyard-healthcheck.8; do
     w=$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=100 man --warnings --encoding=UTF-8 --local-file \
         --troff-device=utf8 --ditroff "$f" 2>&1 >/dev/null)
     [ -f "$f" ] && [ -z "$w" ]; ok $? "$(basename "$f") renders without warnings"

@@ -42,6 +42,7 @@ RAILYARD_BIN="$RAILYARD"
 RAILYARD_SLURM_CONF="$D/etc/slurm.conf"
 RAILYARD_HC_LOG="$TMP/hc.log"
 RAILYARD_HC_CONF=/nonexistent
+RAILYARD_ARCHIVE="$TMP/archive"
 set +a
 exec "$RAILYARD_SRCDIR/scripts/railyard-healthcheck"
 WRAP
@@ -75,6 +76,12 @@ is "$(state n1)" idle "healthy node n1 stays idle"
 is "$(state n3)" idle "node n3 with a broken map stays idle"
 grep -q "n3: railyard could not judge (exit 2)" "$TMP/hc.log"; ok $? "n3: the tool failure is logged"
 grep -q "n1: healthy" "$TMP/hc.log"; ok $? "n1: the health check ran and passed"
+if have_feature jansson; then
+    ls "$TMP"/archive/*/*-n2-check-*/report.json >/dev/null 2>&1
+    ok $? "the health check's runs are archived (n2's failure kept for later)"
+else
+    skip "built without jansson: no archive"
+fi
 
 # prolog: jobs start on the healthy node and on the node whose map is broken
 timeout 60 srun -w n1 -N1 -t 1 true >"$TMP/srun1" 2>&1; ok $? "a job runs on n1 (prolog passes)"

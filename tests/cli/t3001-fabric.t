@@ -128,5 +128,53 @@ printf 'node1 node9\n' >"$TMP/pairs"
 "$DEMO" run -- "$FABRIC" --map "$TMP/demo.map" --schedule custom --pairs "$TMP/pairs" >/dev/null 2>"$TMP/err"
 is "$(cat "$RAILYARD_DEMO_STATE/rank0.rc")" 2 "a pair file naming an unknown node: exit 2"
 grep -q "pairs:1: 'node1 node9': no such node" "$TMP/err"; ok $? "...naming file and line"
+# --- archived runs (railyard-report(5)): a healthy run, then one with a degraded rail: report diff
+# names the fault; the history has both; a run cut short leaves a partial report and a history row
+ARCH=$TMP/arch
+up --nodes 4 --rails 2; "$DEMO" map >"$TMP/a.map"
+"$DEMO" run -- "$FABRIC" --map "$TMP/a.map" -d 1 --archive "$ARCH" >/dev/null 2>"$TMP/err"
+is "$(cat "$RAILYARD_DEMO_STATE/rank0.rc")" 0 "archived healthy run: exit 0"
+up --nodes 4 --rails 2 --degrade 2:1:50mbit
+"$DEMO" run -- "$FABRIC" --map "$TMP/a.map" -d 1 --archive "$ARCH" >/dev/null 2>"$TMP/err"
+is "$(cat "$RAILYARD_DEMO_STATE/rank0.rc")" 1 "archived run with a degraded rail: exit 1"
+runs=$(ls -d "$ARCH"/*/*-fabric-* 2>/dev/null | sort)
+is "$(echo "$runs" | grep -c fabric)" 2 "two runs in the archive"
+"$RAILYARD" report diff --archive "$ARCH" $(echo "$runs" | head -1) $(echo "$runs" | tail -1) >"$TMP/diff.out"
+is $? 1 "report diff finds differences"
+grep -q '^new      fail link.bandwidth *node2/rail1' "$TMP/diff.out"; ok $? "report diff names the new fault: $(head -1 "$TMP/diff.out")"
+grep -Eq '^link     node[0-9]->node2/rail1 .*Gb/s \(-[0-9]+%\)' "$TMP/diff.out" ||
+    grep -Eq '^link     node2->node[0-9]/rail1 .*Gb/s \(-[0-9]+%\)' "$TMP/diff.out"
+ok $? "...and the links whose bandwidth fell"
+if have_feature sqlite; then
+    "$RAILYARD" history --archive "$ARCH" --node node2 --rail 1 --json >"$TMP/trend.json"
+    is "$(jq '[.[].run] | unique | length' "$TMP/trend.json")" 2 "history: node2's rail-1 links in both runs"
+    jq -e '[.[] | .bw_gbps] | min < 0.2 and max > 0.15' "$TMP/trend.json" >/dev/null
+    ok $? "history: the bandwidth fell between them"
+else
+    skip "built without SQLite"; skip "built without SQLite"
+fi
+# a run killed mid-run (SIGTERM to the launcher): a readable report marked incomplete, a row
+"$DEMO" run -- "$FABRIC" --map "$TMP/a.map" -d 3 --schedule all-pairs --archive "$TMP/arch2" >/dev/null 2>&1 &
+bg=$!
+for _ in $(seq 300); do
+    rep=$(ls "$TMP"/arch2/*/*-fabric-*/report.json 2>/dev/null | head -1)
+    [ -n "$rep" ] && jq -e '.rounds_done >= 1' "$rep" >/dev/null 2>&1 && break
+    sleep 0.1
+done
+launcher=$(pgrep -P $bg mpirun; for c in $(pgrep -P $bg); do pgrep -P "$c" mpirun; done)
+launcher=$(echo $launcher | awk '{print $1}')
+[ -n "$launcher" ] && kill -TERM "$launcher"
+wait $bg
+ok $([ -n "$launcher" ] && [ -n "$rep" ]; echo $?) "the run was stopped after its first round"
+jq -e '.complete == false and .rounds_done >= 1 and .run.complete == false' "$rep" >/dev/null
+ok $? "the cut-short run's report.json is readable and marked incomplete"
+"$RAILYARD" report show "$(dirname "$rep")" >"$TMP/partial.txt" 2>&1
+grep -q '(incomplete)' "$TMP/partial.txt"; ok $? "report show says it is incomplete"
+if have_feature sqlite; then
+    "$RAILYARD" history --archive "$TMP/arch2" --json >"$TMP/h2.json"
+    is "$(jq -r '.[0].complete' "$TMP/h2.json")" false "history has the run, incomplete"
+else
+    skip "built without SQLite"
+fi
 "$DEMO" down; ok $? "demo cluster down"
 done_testing

@@ -1,0 +1,332 @@
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "reports/archive.h"
+#include "reports/history.h"
+#include "reports/render.h"
+#include "src/common/file.h"
+#include "src/common/xmalloc.h"
+
+const char *ry_archive_default(void)
+{
+    const char *env = getenv("RAILYARD_ARCHIVE");
+
+    if (env)
+        return *env && strcmp(env, "none") ? env : NULL;
+    return geteuid() == 0 ? RY_ARCHIVE_DEFAULT : NULL;
+}
+
+struct argv_arg {
+    int argc;
+    char **argv;
+};
+
+static int fill_cmdline(FILE *fp, void *arg, ry_error_t *err)
+{
+    const struct argv_arg *a = arg;
+
+    (void)err;
+    for (int i = 0; i < a->argc; i++)
+        fprintf(fp, "%s%s", i ? " " : "", a->argv[i]);
+    fputc('\n', fp);
+    return 0;
+}
+
+static int fill_copy(FILE *fp, void *arg, ry_error_t *err)
+{
+    char *buf;
+    size_t len;
+
+    if (ry_read_file(arg, &buf, &len, err) < 0)
+        return -1;
+    fwrite(buf, 1, len, fp);
+    free(buf);
+    return 0;
+}
+
+/* a host name as it may appear in a directory name */
+static void safe_name(const char *in, char *out, size_t len)
+{
+    size_t n = 0;
+
+    for (; in && *in && n + 1 < len; in++)
+        out[n++] =
+            (char)((*in >= 'a' && *in <= 'z') || (*in >= 'A' && *in <= 'Z') ||
+                           (*in >= '0' && *in <= '9') || *in == '-' || *in == '.' || *in == '_'
+                       ? *in
+                       : '_');
+    if (!n)
+        out[n++] = '_';
+    out[n] = '\0';
+}
+
+int ry_archive_create(struct ry_archive *a, const char *root, const char *tool, const char *host,
+                      int argc, char **argv, const char *map, ry_error_t *err)
+{
+    struct argv_arg args = { argc, argv };
+    char day[16], stamp[32], h[64];
+    time_t now = time(NULL);
+    struct tm tm;
+
+    memset(a, 0, sizeof(*a));
+    gmtime_r(&now, &tm);
+    strftime(day, sizeof(day), "%Y-%m-%d", &tm);
+    strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+    safe_name(host, h, sizeof(h));
+    snprintf(a->root, sizeof(a->root), "%s", root);
+    snprintf(a->id, sizeof(a->id), "%s-%s-%s-%ld", stamp, h, tool, (long)getpid());
+    if (snprintf(a->dir, sizeof(a->dir), "%s/%s/%s", root, day, a->id) >= (int)sizeof(a->dir))
+        return ry_errorf(err, "archive %s: path too long", root);
+    if (ry_mkdirs(a->dir) < 0)
+        return ry_errorf(err, "archive: cannot create %s: %s", a->dir, strerror(errno));
+    if (ry_archive_write(a, "cmdline", fill_cmdline, &args, err) < 0)
+        return -1;
+    if (map && ry_archive_write(a, "map.yaml", fill_copy, (void *)map, err) < 0)
+        return -1;
+    return 0;
+}
+
+int ry_archive_write(const struct ry_archive *a, const char *name,
+                     int (*fill)(FILE *fp, void *arg, ry_error_t *err), void *arg, ry_error_t *err)
+{
+    char path[PATH_MAX + 64];
+
+    snprintf(path, sizeof(path), "%s/%s", a->dir, name);
+    return ry_write_atomic(path, fill, arg, err);
+}
+
+/* ---- listing: runs are <root>/<YYYY-MM-DD>/<id>, and ids sort by time ---- */
+
+struct run {
+    char day[16];
+    char id[200];
+};
+
+static int is_day(const char *s)
+{
+    int y, m, d;
+    char c;
+    return strlen(s) == 10 && sscanf(s, "%4d-%2d-%2d%c", &y, &m, &d, &c) == 3;
+}
+
+static int run_cmp(const void *a, const void *b)
+{
+    const struct run *x = a, *y = b;
+    int c = strcmp(x->id, y->id);
+    return c ? c : strcmp(x->day, y->day);
+}
+
+/* every run under root, oldest first; *n runs (free the array) */
+static struct run *list_runs(const char *root, size_t *n, ry_error_t *err)
+{
+    struct run *v = NULL;
+    size_t alloc = 0;
+    DIR *d = opendir(root), *dd;
+    struct dirent *e, *f;
+
+    *n = 0;
+    if (!d) {
+        ry_errorf(err, "archive %s: %s", root, strerror(errno));
+        return NULL;
+    }
+    while ((e = readdir(d))) {
+        char path[PATH_MAX];
+        if (!is_day(e->d_name))
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", root, e->d_name);
+        if (!(dd = opendir(path)))
+            continue;
+        while ((f = readdir(dd))) {
+            if (f->d_name[0] == '.' || strlen(f->d_name) >= sizeof(v->id))
+                continue;
+            if (*n == alloc) {
+                alloc = alloc ? alloc * 2 : 64;
+                v = xrealloc(v, alloc * sizeof(*v));
+            }
+            snprintf(v[*n].day, sizeof(v[*n].day), "%s", e->d_name);
+            snprintf(v[*n].id, sizeof(v[*n].id), "%s", f->d_name);
+            (*n)++;
+        }
+        closedir(dd);
+    }
+    closedir(d);
+    if (*n)
+        qsort(v, *n, sizeof(*v), run_cmp);
+    return v ? v : xcalloc(1, sizeof(*v));
+}
+
+/* a run directory railyard wrote: report.json or cmdline in it, and nothing but files */
+static int is_run_dir(const char *dir)
+{
+    char p[PATH_MAX + 512];
+    struct stat st;
+
+    snprintf(p, sizeof(p), "%s/report.json", dir);
+    if (stat(p, &st) == 0)
+        return 1;
+    snprintf(p, sizeof(p), "%s/cmdline", dir);
+    return stat(p, &st) == 0;
+}
+
+int ry_archive_prune(const char *root, int keep, int max_age_days, ry_error_t *err)
+{
+    size_t n;
+    struct run *v = list_runs(root, &n, err);
+    time_t cutoff = time(NULL) - (time_t)max_age_days * 86400;
+    char cut[16];
+    struct tm tm;
+    int removed = 0;
+
+    if (!v)
+        return -1;
+    gmtime_r(&cutoff, &tm);
+    strftime(cut, sizeof(cut), "%Y-%m-%d", &tm);
+    for (size_t i = 0; keep >= 0 && i + (size_t)keep < n; i++) {
+        char dir[PATH_MAX + 256], daydir[PATH_MAX + 32];
+        if (max_age_days > 0 && strcmp(v[i].day, cut) >= 0)
+            continue; /* young enough to keep */
+        snprintf(dir, sizeof(dir), "%s/%s/%s", root, v[i].day, v[i].id);
+        if (!is_run_dir(dir))
+            continue;
+        ry_rm_tree(dir);
+        removed++;
+        snprintf(daydir, sizeof(daydir), "%s/%s", root, v[i].day);
+        rmdir(daydir); /* only when empty */
+    }
+    free(v);
+    return removed;
+}
+
+int ry_archive_find(const char *root, const char *run, char *dir, size_t len, ry_error_t *err)
+{
+    struct stat st;
+    size_t n;
+    struct run *v;
+    int found = -1;
+
+    if (strchr(run, '/')) { /* a directory */
+        if (stat(run, &st) < 0 || !S_ISDIR(st.st_mode))
+            return ry_errorf(err, "%s: not a run directory", run);
+        snprintf(dir, len, "%s", run);
+        return 0;
+    }
+    if (!(v = list_runs(root, &n, err)))
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(v[i].id, run) || (!strcmp(run, "latest") && i + 1 == n))
+            found = (int)i;
+    if (found >= 0)
+        snprintf(dir, len, "%s/%s/%s", root, v[found].day, v[found].id);
+    else
+        ry_errorf(err, "no run '%s' in the archive %s (%zu runs)", run, root, n);
+    free(v);
+    return found >= 0 ? 0 : -1;
+}
+
+/* ---- rendering and history ---- */
+
+struct render_arg {
+    const struct ry_report *r;
+    const char *format, *inventory;
+};
+
+static int fill_render(FILE *fp, void *arg, ry_error_t *err)
+{
+    const struct render_arg *x = arg;
+
+    if (!strcmp(x->format, "junit"))
+        return ry_render_junit(x->r, fp, err);
+    if (!strcmp(x->format, "prometheus"))
+        return ry_render_prometheus(x->r, fp, err);
+    if (!strcmp(x->format, "html"))
+        return ry_render_html(x->r, x->inventory, fp, err);
+    if (!strcmp(x->format, "text"))
+        return ry_render_text(x->r, fp, err);
+    return ry_errorf(err, "unknown format '%s' (json, text, junit, prometheus, html)", x->format);
+}
+
+int ry_archive_render(const char *dir, const char *format, FILE *fp, ry_error_t *err)
+{
+    char path[PATH_MAX + 32], inv[PATH_MAX + 32];
+    struct ry_report *r;
+    struct render_arg x;
+    struct stat st;
+    int rc;
+
+    snprintf(path, sizeof(path), "%s/report.json", dir);
+    snprintf(inv, sizeof(inv), "%s/inventory.json", dir);
+    if (!strcmp(format, "json")) {
+        char *buf;
+        size_t len;
+        /* validated first: a damaged report is an error, not output */
+        if (!(r = ry_report_load(path, err)))
+            return -1;
+        ry_report_free(r);
+        if (ry_read_file(path, &buf, &len, err) < 0)
+            return -1;
+        fwrite(buf, 1, len, fp);
+        free(buf);
+        return ferror(fp) ? ry_errorf(err, "cannot write: %s", strerror(errno)) : 0;
+    }
+    if (!(r = ry_report_load(path, err)))
+        return -1;
+    x.r = r;
+    x.format = format;
+    x.inventory = stat(inv, &st) == 0 ? inv : NULL;
+    rc = fill_render(fp, &x, err);
+    ry_report_free(r);
+    return rc;
+}
+
+static int copy_to(const char *from, const char *to, ry_error_t *err)
+{
+    return ry_write_atomic(to, fill_copy, (void *)from, err);
+}
+
+int ry_archive_finish(const struct ry_archive *a, int keep, int max_age_days,
+                      const char *prometheus, const char *junit, ry_error_t *err)
+{
+    static const struct {
+        const char *format, *file;
+    } outs[] = { { "junit", "junit.xml" },
+                 { "prometheus", "metrics.prom" },
+                 { "html", "report.html" } };
+    char path[PATH_MAX + 32], inv[PATH_MAX + 32], out[PATH_MAX + 32];
+    struct ry_report *r;
+    struct stat st;
+    ry_error_t e;
+    int rc = 0;
+
+    snprintf(path, sizeof(path), "%s/report.json", a->dir);
+    snprintf(inv, sizeof(inv), "%s/inventory.json", a->dir);
+    if (!(r = ry_report_load(path, err)))
+        return -1;
+    for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
+        struct render_arg x = { r, outs[i].format, stat(inv, &st) == 0 ? inv : NULL };
+        /* a format this build cannot render is left out; asked-for copies then fail below */
+        ry_archive_write(a, outs[i].file, fill_render, &x, &e);
+    }
+    snprintf(out, sizeof(out), "%s/metrics.prom", a->dir);
+    if (prometheus && copy_to(out, prometheus, err) < 0)
+        rc = -1;
+    snprintf(out, sizeof(out), "%s/junit.xml", a->dir);
+    if (junit && rc == 0 && copy_to(out, junit, err) < 0)
+        rc = -1;
+    if (rc == 0 && ry_history_record(a->root, a->id, a->dir, r, &e) < 0 && errno != ENOSYS &&
+        !strstr(e.text, "built without")) {
+        ry_errorf(err, "history: %s", e.text);
+        rc = -1;
+    }
+    if (keep > 0 && ry_archive_prune(a->root, keep, max_age_days, &e) > 0)
+        ry_history_forget_missing(a->root, &e);
+    ry_report_free(r);
+    return rc;
+}

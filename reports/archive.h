@@ -1,0 +1,59 @@
+#ifndef RAILYARD_REPORTS_ARCHIVE_H
+#define RAILYARD_REPORTS_ARCHIVE_H
+
+#include <limits.h>
+#include <stdio.h>
+
+#include "src/common/error.h"
+
+/* Run archives (railyard-report(5)): every run of railyard check (and railyard-fabric) leaves
+ * <root>/<YYYY-MM-DD>/<run-id>/ with report.json, the map used, the command line and the
+ * rendered outputs, each written atomically. */
+
+#define RY_ARCHIVE_DEFAULT "/var/lib/railyard"
+
+/* The archive directory when none was given: $RAILYARD_ARCHIVE ("none" or empty: no archive),
+ * else /var/lib/railyard for root, else none (NULL). */
+const char *ry_archive_default(void);
+
+/* Default retention: runs kept by check and railyard-fabric. */
+#define RY_ARCHIVE_KEEP 1000
+
+struct ry_archive {
+    char root[PATH_MAX];
+    char dir[PATH_MAX]; /* the run's directory */
+    char id[160];       /* "20261130T170102Z-gpu01-check-4242" */
+};
+
+/* Create the run's directory and write cmdline (argv, one line) and map.yaml (a copy of map,
+ * when not NULL). 0, or -1 with err. */
+int ry_archive_create(struct ry_archive *a, const char *root, const char *tool, const char *host,
+                      int argc, char **argv, const char *map, ry_error_t *err);
+
+/* Write <run dir>/name atomically through fill. */
+int ry_archive_write(const struct ry_archive *a, const char *name,
+                     int (*fill)(FILE *fp, void *arg, ry_error_t *err), void *arg, ry_error_t *err);
+
+/* After report.json is written: render junit.xml, metrics.prom and report.html beside it (the
+ * ones this build can render; report.html takes inventory.json when present), record the run
+ * in history.db, prune the archive to keep runs (max_age_days as in ry_archive_prune), and
+ * copy the metrics to prometheus and the JUnit file to junit when they are not NULL (node
+ * exporter's textfile directory, a CI workspace). 0, or -1 with err at the first failure that
+ * loses something asked for; what could be done is done. */
+int ry_archive_finish(const struct ry_archive *a, int keep, int max_age_days,
+                      const char *prometheus, const char *junit, ry_error_t *err);
+
+/* Render the report.json at path into the format "json", "text", "junit", "prometheus" or
+ * "html" on fp (report show). */
+int ry_archive_render(const char *dir, const char *format, FILE *fp, ry_error_t *err);
+
+/* Keep the newest keep runs under root (and the runs of the last max_age_days days when > 0,
+ * whichever keeps more); older run directories and emptied date directories are removed.
+ * Only directories that hold a report.json, a cmdline or nothing are touched. Returns the
+ * number removed, -1 with err. */
+int ry_archive_prune(const char *root, int keep, int max_age_days, ry_error_t *err);
+
+/* Find a run by its id, its directory, or "latest": 0 with dir filled, -1 with err. */
+int ry_archive_find(const char *root, const char *run, char *dir, size_t len, ry_error_t *err);
+
+#endif

@@ -1,0 +1,346 @@
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "reports/history.h"
+#include "reports/out.h"
+
+#define HISTORY_VERSION 1
+
+static const char *const schema =
+    "CREATE TABLE IF NOT EXISTS runs(id TEXT PRIMARY KEY, tool TEXT, node TEXT, started TEXT,"
+    " started_unix REAL, verdict TEXT, complete INTEGER, nfail INTEGER, nwarn INTEGER, dir TEXT);"
+    "CREATE TABLE IF NOT EXISTS findings(run TEXT, severity TEXT, check_id TEXT, subject TEXT,"
+    " expected TEXT, observed TEXT);"
+    "CREATE TABLE IF NOT EXISTS links(run TEXT, rail INTEGER, src TEXT, dst TEXT, ok INTEGER,"
+    " bw_gbps REAL, lat_p50_us REAL, lat_p99_us REAL);"
+    "CREATE INDEX IF NOT EXISTS findings_run ON findings(run);"
+    "CREATE INDEX IF NOT EXISTS links_run ON links(run);"
+    "CREATE INDEX IF NOT EXISTS links_src ON links(src, rail);";
+
+static int dberr(sqlite3 *db, const char *path, ry_error_t *err)
+{
+    return ry_errorf(err, "%s: %s", path, db ? sqlite3_errmsg(db) : "cannot open");
+}
+
+/* open (create when create) and check it is railyard's */
+static sqlite3 *open_db(const char *root, int create, char *path, size_t len, ry_error_t *err)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st;
+    struct stat sb;
+    int version = -1;
+
+    snprintf(path, len, "%s/history.db", root);
+    if (!create && stat(path, &sb) < 0) {
+        ry_errorf(err, "%s: %s (no run recorded yet)", path, strerror(errno));
+        return NULL;
+    }
+    if (sqlite3_open_v2(path, &db,
+                        create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY,
+                        NULL) != SQLITE_OK) {
+        dberr(db, path, err);
+        sqlite3_close(db);
+        return NULL;
+    }
+    sqlite3_busy_timeout(db, 5000);
+    if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK) {
+        dberr(db, path, err); /* "file is not a database" */
+        sqlite3_close(db);
+        return NULL;
+    }
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        dberr(db, path, err); /* "file is not a database" */
+        sqlite3_finalize(st);
+        sqlite3_close(db);
+        return NULL;
+    }
+    version = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    if (version == 0 && create) {
+        char *msg = NULL;
+        sqlite3_stmt *q;
+        int tables = 0;
+        /* a new database, or one that is not railyard's: only an empty one is taken */
+        if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &q, NULL) ==
+                SQLITE_OK &&
+            sqlite3_step(q) == SQLITE_ROW)
+            tables = sqlite3_column_int(q, 0);
+        sqlite3_finalize(q);
+        if (tables) {
+            ry_errorf(err, "%s: not a railyard history (no version mark); left as it is", path);
+            sqlite3_close(db);
+            return NULL;
+        }
+        if (sqlite3_exec(db, schema, NULL, NULL, &msg) != SQLITE_OK ||
+            sqlite3_exec(db, "PRAGMA user_version = 1", NULL, NULL, &msg) != SQLITE_OK) {
+            ry_errorf(err, "%s: %s", path, msg ? msg : "cannot create the tables");
+            sqlite3_free(msg);
+            sqlite3_close(db);
+            return NULL;
+        }
+        version = HISTORY_VERSION;
+    }
+    if (version != HISTORY_VERSION) {
+        ry_errorf(err, "%s: history version %d, this railyard reads %d; left as it is", path,
+                  version, HISTORY_VERSION);
+        sqlite3_close(db);
+        return NULL;
+    }
+    return db;
+}
+
+static const char *jstr(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+    if (v)
+        sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+static void bind_num(sqlite3_stmt *st, int i, json_t *v)
+{
+    if (json_is_number(v))
+        sqlite3_bind_double(st, i, json_number_value(v));
+    else
+        sqlite3_bind_null(st, i);
+}
+
+int ry_history_record(const char *root, const char *id, const char *dir, const struct ry_report *r,
+                      ry_error_t *err)
+{
+    json_t *doc = ry_report_json(r), *run = json_object_get(doc, "run"), *x;
+    json_t *sum = json_object_get(doc, "summary");
+    char path[PATH_MAX];
+    sqlite3_stmt *st = NULL;
+    sqlite3 *db;
+    size_t i;
+    int rc = -1;
+
+    if (!(db = open_db(root, 1, path, sizeof(path), err)))
+        return -1;
+    if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+        goto fail;
+    if (sqlite3_prepare_v2(db, "DELETE FROM findings WHERE run = ?1", -1, &st, NULL) != SQLITE_OK)
+        goto fail;
+    bind_text(st, 1, id);
+    sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(db, "DELETE FROM links WHERE run = ?1", -1, &st, NULL) != SQLITE_OK)
+        goto fail;
+    bind_text(st, 1, id);
+    sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO runs VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
+                           -1, &st, NULL) != SQLITE_OK)
+        goto fail;
+    bind_text(st, 1, id);
+    bind_text(st, 2, ry_report_tool(r));
+    bind_text(st, 3, ry_report_node(r));
+    bind_text(st, 4, jstr(run, "started"));
+    bind_num(st, 5, json_object_get(run, "started_unix"));
+    bind_text(st, 6, ry_report_verdict(r));
+    sqlite3_bind_int(st, 7, ry_report_complete(r));
+    bind_num(st, 8, json_object_get(sum, "fail"));
+    bind_num(st, 9, json_object_get(sum, "warn"));
+    bind_text(st, 10, dir);
+    if (sqlite3_step(st) != SQLITE_DONE)
+        goto fail;
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(db, "INSERT INTO findings VALUES(?1,?2,?3,?4,?5,?6)", -1, &st, NULL) !=
+        SQLITE_OK)
+        goto fail;
+    json_array_foreach(json_object_get(doc, "findings"), i, x)
+    {
+        if (jstr(x, "severity") && !strcmp(jstr(x, "severity"), "ok"))
+            continue;
+        sqlite3_reset(st);
+        bind_text(st, 1, id);
+        bind_text(st, 2, jstr(x, "severity"));
+        bind_text(st, 3, jstr(x, "check"));
+        bind_text(st, 4, jstr(x, "subject"));
+        bind_text(st, 5, jstr(x, "expected"));
+        bind_text(st, 6, jstr(x, "observed"));
+        if (sqlite3_step(st) != SQLITE_DONE)
+            goto fail;
+    }
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(db, "INSERT INTO links VALUES(?1,?2,?3,?4,?5,?6,?7,?8)", -1, &st,
+                           NULL) != SQLITE_OK)
+        goto fail;
+    json_array_foreach(json_object_get(doc, "links"), i, x)
+    {
+        sqlite3_reset(st);
+        bind_text(st, 1, id);
+        bind_num(st, 2, json_object_get(x, "rail"));
+        bind_text(st, 3, jstr(x, "from"));
+        bind_text(st, 4, jstr(x, "to"));
+        sqlite3_bind_int(st, 5, json_is_true(json_object_get(x, "ok")));
+        bind_num(st, 6, json_object_get(x, "bw_gbps"));
+        bind_num(st, 7, json_object_get(x, "lat_p50_us"));
+        bind_num(st, 8, json_object_get(x, "lat_p99_us"));
+        if (sqlite3_step(st) != SQLITE_DONE)
+            goto fail;
+    }
+    sqlite3_finalize(st);
+    st = NULL;
+    if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        goto fail;
+    rc = 0;
+fail:
+    if (rc < 0) {
+        dberr(db, path, err);
+        sqlite3_finalize(st);
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    }
+    sqlite3_close(db);
+    return rc;
+}
+
+int ry_history_forget_missing(const char *root, ry_error_t *err)
+{
+    char path[PATH_MAX];
+    sqlite3_stmt *st, *del;
+    sqlite3 *db;
+    int n = 0;
+
+    if (!(db = open_db(root, 1, path, sizeof(path), err)))
+        return -1;
+    if (sqlite3_prepare_v2(db, "SELECT id, dir FROM runs", -1, &st, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "DELETE FROM runs WHERE id = ?1; ", -1, &del, NULL) != SQLITE_OK) {
+        dberr(db, path, err);
+        sqlite3_close(db);
+        return -1;
+    }
+    sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *id = (const char *)sqlite3_column_text(st, 0),
+                   *dir = (const char *)sqlite3_column_text(st, 1);
+        struct stat sb;
+        if (!id || !dir || stat(dir, &sb) == 0)
+            continue;
+        sqlite3_reset(del);
+        sqlite3_bind_text(del, 1, id, -1, SQLITE_TRANSIENT);
+        sqlite3_step(del);
+        n++;
+    }
+    sqlite3_finalize(st);
+    sqlite3_finalize(del);
+    sqlite3_exec(db,
+                 "DELETE FROM findings WHERE run NOT IN (SELECT id FROM runs);"
+                 "DELETE FROM links WHERE run NOT IN (SELECT id FROM runs); COMMIT",
+                 NULL, NULL, NULL);
+    sqlite3_close(db);
+    return n;
+}
+
+int ry_history_list(const char *root, const struct ry_history_query *q, FILE *fp, ry_error_t *err)
+{
+    char path[PATH_MAX], a[512], b[512];
+    sqlite3_stmt *st;
+    sqlite3 *db;
+    int rows = 0, trend = q->rail >= 0, first = 1;
+    const char *sql =
+        trend ? "SELECT r.started, r.id, l.src, l.dst, l.ok, l.bw_gbps, l.lat_p50_us FROM links l"
+                " JOIN runs r ON r.id = l.run WHERE l.rail = ?1"
+                " AND (?2 IS NULL OR l.src = ?2 OR l.dst = ?2) AND (?3 IS NULL OR r.started >= ?3)"
+                " ORDER BY r.started DESC, l.src, l.dst LIMIT ?4"
+              : "SELECT started, id, tool, node, verdict, complete, nfail, nwarn FROM runs"
+                " WHERE (?2 IS NULL OR node = ?2 OR id IN (SELECT run FROM links WHERE src = ?2 OR"
+                " dst = ?2) OR id IN (SELECT run FROM findings WHERE subject LIKE ?2 || '/%'"
+                " OR subject LIKE ?2 || '<->%' OR subject LIKE '%<->' || ?2 || '/%'))"
+                " AND (?3 IS NULL OR started >= ?3) AND (?1 IS NULL OR 1) ORDER BY started DESC"
+                " LIMIT ?4";
+
+    if (!(db = open_db(root, 0, path, sizeof(path), err)))
+        return -1;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        dberr(db, path, err);
+        sqlite3_close(db);
+        return -1;
+    }
+    if (trend)
+        sqlite3_bind_int(st, 1, q->rail);
+    else
+        sqlite3_bind_null(st, 1);
+    bind_text(st, 2, q->node);
+    bind_text(st, 3, q->since);
+    sqlite3_bind_int(st, 4, q->limit > 0 ? q->limit : 50);
+    if (q->json)
+        fputs("[", fp);
+    else if (trend)
+        fprintf(fp, "%-20s %-44s %-16s %-16s %12s %10s\n", "STARTED", "RUN", "FROM", "TO",
+                "GOODPUT", "P50");
+    else
+        fprintf(fp, "%-20s %-44s %-7s %-16s %-8s %5s %5s\n", "STARTED", "RUN", "TOOL", "NODE",
+                "VERDICT", "FAIL", "WARN");
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *c0 = (const char *)sqlite3_column_text(st, 0),
+                   *c1 = (const char *)sqlite3_column_text(st, 1);
+        rows++;
+        if (q->json) {
+            json_t *o = json_object();
+            json_object_set_new(o, "started", c0 ? json_string(c0) : json_null());
+            json_object_set_new(o, "run", c1 ? json_string(c1) : json_null());
+            if (trend) {
+                const char *s = (const char *)sqlite3_column_text(st, 2),
+                           *d = (const char *)sqlite3_column_text(st, 3);
+                json_object_set_new(o, "from", s ? json_string(s) : json_null());
+                json_object_set_new(o, "to", d ? json_string(d) : json_null());
+                json_object_set_new(o, "ok", json_boolean(sqlite3_column_int(st, 4)));
+                json_object_set_new(o, "bw_gbps",
+                                    sqlite3_column_type(st, 5) == SQLITE_NULL
+                                        ? json_null()
+                                        : json_real(sqlite3_column_double(st, 5)));
+            } else {
+                const char *t = (const char *)sqlite3_column_text(st, 2),
+                           *n = (const char *)sqlite3_column_text(st, 3),
+                           *v = (const char *)sqlite3_column_text(st, 4);
+                json_object_set_new(o, "tool", t ? json_string(t) : json_null());
+                json_object_set_new(o, "node", n ? json_string(n) : json_null());
+                json_object_set_new(o, "verdict", v ? json_string(v) : json_null());
+                json_object_set_new(o, "complete", json_boolean(sqlite3_column_int(st, 5)));
+                json_object_set_new(o, "fail", json_integer(sqlite3_column_int(st, 6)));
+                json_object_set_new(o, "warn", json_integer(sqlite3_column_int(st, 7)));
+            }
+            char *s = json_dumps(o, JSON_PRESERVE_ORDER);
+            fprintf(fp, "%s\n  %s", first ? "" : ",", s ? s : "null");
+            free(s);
+            json_decref(o);
+            first = 0;
+        } else if (trend) {
+            char bw[32] = "failed", lat[32] = "n/a";
+            if (sqlite3_column_int(st, 4) && sqlite3_column_type(st, 5) != SQLITE_NULL)
+                snprintf(bw, sizeof(bw), "%.3f Gb/s", sqlite3_column_double(st, 5));
+            if (sqlite3_column_type(st, 6) != SQLITE_NULL)
+                snprintf(lat, sizeof(lat), "%.1f us", sqlite3_column_double(st, 6));
+            fprintf(fp, "%-20s %-44s %-16s %-16s %12s %10s\n", c0 ? c0 : "n/a", c1 ? c1 : "n/a",
+                    out_inert((const char *)sqlite3_column_text(st, 2), a, sizeof(a)),
+                    out_inert((const char *)sqlite3_column_text(st, 3), b, sizeof(b)), bw, lat);
+        } else
+            fprintf(fp, "%-20s %-44s %-7s %-16s %-8s %5d %5d%s\n", c0 ? c0 : "n/a", c1 ? c1 : "n/a",
+                    sqlite3_column_text(st, 2) ? (const char *)sqlite3_column_text(st, 2) : "n/a",
+                    out_inert((const char *)sqlite3_column_text(st, 3), a, sizeof(a)),
+                    sqlite3_column_text(st, 4) ? (const char *)sqlite3_column_text(st, 4) : "n/a",
+                    sqlite3_column_int(st, 6), sqlite3_column_int(st, 7),
+                    sqlite3_column_int(st, 5) ? "" : "  (incomplete)");
+    }
+    if (q->json)
+        fputs(first ? "]\n" : "\n]\n", fp);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return rows;
+}

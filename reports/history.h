@@ -1,0 +1,29 @@
+#ifndef RAILYARD_REPORTS_HISTORY_H
+#define RAILYARD_REPORTS_HISTORY_H
+
+#include <stdio.h>
+
+#include "reports/render.h"
+#include "src/common/error.h"
+
+/* Run history in SQLite (<archive>/history.db, railyard-report(5)): one row per run, per
+ * finding and per link result. A database that is not railyard's, or is damaged, is reported
+ * and left as it is. */
+
+/* Record (or re-record) run id of report r, archived in dir. */
+int ry_history_record(const char *root, const char *id, const char *dir, const struct ry_report *r,
+                      ry_error_t *err);
+/* Forget runs that are no longer in the archive (after pruning). */
+int ry_history_forget_missing(const char *root, ry_error_t *err);
+
+struct ry_history_query {
+    const char *node;  /* runs about this node, links from or to it */
+    int rail;          /* >= 0: the bandwidth of this rail's links over time */
+    const char *since; /* "2026-11-01" or an ISO time: runs started then or later */
+    int limit;         /* newest first, at most this many rows (0: 50) */
+    int json;
+};
+/* Print runs (or, with rail, link bandwidth over time). Returns the number of rows, -1. */
+int ry_history_list(const char *root, const struct ry_history_query *q, FILE *fp, ry_error_t *err);
+
+#endif

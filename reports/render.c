@@ -1,0 +1,383 @@
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "reports/out.h"
+#include "reports/render.h"
+#include "reports/render_json.h"
+#include "src/common/xmalloc.h"
+
+/* Every renderer reads the same parsed document. Strings that came from machines (host
+ * names, NodeDescriptions, device names) are escaped for each output: by libxml2 in XML and
+ * HTML, by the exposition-format rules in Prometheus labels, as \xHH on terminals. */
+
+struct ry_report {
+    json_t *root;
+    char tool[16]; /* "check", "fabric", "ib" */
+};
+
+/* take root (a reference is kept) as a report, or say why not */
+static struct ry_report *adopt(json_t *root, const char *name, ry_error_t *err)
+{
+    const char *tool = str(root, "tool");
+    struct ry_report *r;
+
+    if (!json_is_object(root) || !tool ||
+        (strcmp(tool, "railyard") && strcmp(tool, "railyard-fabric")) ||
+        !json_is_array(json_object_get(root, "findings"))) {
+        ry_errorf(err,
+                  "%s: not a railyard report (no tool \"railyard\" or \"railyard-fabric\" "
+                  "with findings)",
+                  name);
+        json_decref(root);
+        return NULL;
+    }
+    r = xcalloc(1, sizeof(*r));
+    r->root = root;
+    snprintf(r->tool, sizeof(r->tool), "%s",
+             !strcmp(tool, "railyard-fabric")                ? "fabric"
+             : json_is_string(json_object_get(root, "node")) ? "check"
+                                                             : "ib");
+    return r;
+}
+
+struct ry_report *ry_report_parse(const char *text, const char *name, ry_error_t *err)
+{
+    json_error_t je;
+    json_t *root = json_loads(text, 0, &je);
+
+    if (!root) {
+        ry_errorf(err, "%s:%d:%d: not JSON: %s", name, je.line, je.column, je.text);
+        return NULL;
+    }
+    return adopt(root, name, err);
+}
+
+struct ry_report *ry_report_load(const char *path, ry_error_t *err)
+{
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+
+    if (!root) {
+        if (je.line < 0 || errno == ENOENT)
+            ry_errorf(err, "%s: %s", path, je.text);
+        else
+            ry_errorf(err, "%s:%d:%d: not JSON: %s", path, je.line, je.column, je.text);
+        return NULL;
+    }
+    return adopt(root, path, err);
+}
+
+void ry_report_free(struct ry_report *r)
+{
+    if (!r)
+        return;
+    json_decref(r->root);
+    free(r);
+}
+
+const char *ry_report_tool(const struct ry_report *r)
+{
+    return r->tool;
+}
+
+const char *ry_report_node(const struct ry_report *r)
+{
+    return str(r->root, "node");
+}
+
+const char *ry_report_verdict(const struct ry_report *r)
+{
+    return str(r->root, "verdict");
+}
+
+int ry_report_complete(const struct ry_report *r)
+{
+    json_t *c = json_object_get(r->root, "complete");
+    return c ? json_is_true(c) : json_is_string(json_object_get(r->root, "verdict"));
+}
+
+void *ry_report_json(const struct ry_report *r)
+{
+    return r->root;
+}
+
+/* ---- Prometheus ---- */
+
+/* a label value in the exposition format: \\, \" and \n escaped; other control characters
+ * (ANSI escapes) dropped, so a textfile never carries them */
+static void label(FILE *fp, const char *name, const char *v, int first)
+{
+    fprintf(fp, "%s%s=\"", first ? "" : ",", name);
+    for (; v && *v; v++) {
+        unsigned char c = (unsigned char)*v;
+        if (c == '\\' || c == '"')
+            fprintf(fp, "\\%c", c);
+        else if (c == '\n')
+            fputs("\\n", fp);
+        else if (c >= 0x20 && c != 0x7f)
+            fputc(c, fp);
+    }
+    fputc('"', fp);
+}
+
+static void help(FILE *fp, const char *name, const char *text)
+{
+    fprintf(fp, "# HELP %s %s\n# TYPE %s gauge\n", name, text, name);
+}
+
+/* the node a finding's subject is about: "gpu01/mlx5_0:1" -> gpu01, "a<->b/rail1" -> a */
+static void subject_node(const char *subject, char *out, size_t len)
+{
+    size_t n = strcspn(subject ? subject : "", "/<");
+    snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), subject ? subject : "");
+}
+
+struct count {
+    char node[128], check[64];
+    int fail, warn;
+};
+
+int ry_render_prometheus(const struct ry_report *r, FILE *fp, ry_error_t *err)
+{
+    json_t *findings = json_object_get(r->root, "findings"), *f, *links, *l, *run;
+    const char *node = str(r->root, "node"), *verdict = str(r->root, "verdict");
+    struct count *c = NULL;
+    size_t nc = 0, i;
+    double ts = -1;
+    char who[128];
+
+    (void)err;
+    run = json_object_get(r->root, "run");
+    ts = num(run, "finished_unix", num(run, "started_unix", -1));
+    /* a check is about a node, a fabric run about a cluster (the map's name, else the host
+     * rank 0 ran on) */
+    snprintf(who, sizeof(who), "%s",
+             node                      ? node
+             : str(r->root, "cluster") ? str(r->root, "cluster")
+             : str(run, "host")        ? str(run, "host")
+                                       : "");
+    json_array_foreach(findings, i, f)
+    {
+        const char *sev = str(f, "severity");
+        char n[128];
+        size_t k;
+        if (!sev || !strcmp(sev, "ok"))
+            continue;
+        if (node)
+            snprintf(n, sizeof(n), "%s", node);
+        else
+            subject_node(str(f, "subject"), n, sizeof(n));
+        for (k = 0; k < nc; k++)
+            if (!strcmp(c[k].node, n) &&
+                !strcmp(c[k].check, str(f, "check") ? str(f, "check") : ""))
+                break;
+        if (k == nc) {
+            c = xrealloc(c, (nc + 1) * sizeof(*c));
+            memset(&c[nc], 0, sizeof(*c));
+            snprintf(c[nc].node, sizeof(c[nc].node), "%s", n);
+            snprintf(c[nc].check, sizeof(c[nc].check), "%s",
+                     str(f, "check") ? str(f, "check") : "");
+            nc++;
+        }
+        if (!strcmp(sev, "fail"))
+            c[k].fail++;
+        else
+            c[k].warn++;
+    }
+    help(fp, "railyard_check_failures", "Failed checks of the last run, by node and check id.");
+    for (i = 0; i < nc; i++)
+        if (c[i].fail) {
+            fputs("railyard_check_failures{", fp);
+            label(fp, "tool", r->tool, 1);
+            label(fp, "node", c[i].node, 0);
+            label(fp, "check", c[i].check, 0);
+            fprintf(fp, "} %d\n", c[i].fail);
+        }
+    help(fp, "railyard_check_warnings",
+         "Checks of the last run that warned, by node and check id.");
+    for (i = 0; i < nc; i++)
+        if (c[i].warn) {
+            fputs("railyard_check_warnings{", fp);
+            label(fp, "tool", r->tool, 1);
+            label(fp, "node", c[i].node, 0);
+            label(fp, "check", c[i].check, 0);
+            fprintf(fp, "} %d\n", c[i].warn);
+        }
+    free(c);
+    help(fp, "railyard_last_run_success", "1 when the last run found no failure, 0 otherwise.");
+    fputs("railyard_last_run_success{", fp);
+    label(fp, "tool", r->tool, 1);
+    label(fp, node ? "node" : "cluster", who, 0);
+    fprintf(fp, "} %d\n", verdict && !strcmp(verdict, "pass") ? 1 : 0);
+    help(fp, "railyard_last_run_complete",
+         "1 when the last run finished, 0 when it was cut short.");
+    fputs("railyard_last_run_complete{", fp);
+    label(fp, "tool", r->tool, 1);
+    label(fp, node ? "node" : "cluster", who, 0);
+    fprintf(fp, "} %d\n", ry_report_complete(r));
+    if (ts >= 0) {
+        help(fp, "railyard_last_run_timestamp_seconds", "When the last run finished (Unix time).");
+        fputs("railyard_last_run_timestamp_seconds{", fp);
+        label(fp, "tool", r->tool, 1);
+        label(fp, node ? "node" : "cluster", who, 0);
+        fprintf(fp, "} %.0f\n", ts);
+    }
+    links = json_object_get(r->root, "links");
+    if (json_is_array(links) && json_array_size(links)) {
+        const char *transport = str(r->root, "transport");
+        static const struct {
+            const char *name, *key, *help;
+        } m[] = {
+            { "railyard_link_bandwidth_gbps", "bw_gbps",
+              "Goodput of the link at the receiver, Gb/s." },
+            { "railyard_link_latency_p50_microseconds", "lat_p50_us",
+              "Median one-way latency of the link, microseconds." },
+            { "railyard_link_latency_p99_microseconds", "lat_p99_us",
+              "99th percentile one-way latency of the link, microseconds." },
+            { "railyard_link_up", NULL, "1 when the link was measured, 0 when it failed." },
+        };
+        for (size_t k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
+            help(fp, m[k].name, m[k].help);
+            json_array_foreach(links, i, l)
+            {
+                double v =
+                    m[k].key ? num(l, m[k].key, NAN) : json_is_true(json_object_get(l, "ok"));
+                char rail[16];
+                if (isnan(v))
+                    continue;
+                snprintf(rail, sizeof(rail), "%d", (int)num(l, "rail", -1));
+                fprintf(fp, "%s{", m[k].name);
+                label(fp, "node", str(l, "from"), 1);
+                label(fp, "rail", rail, 0);
+                label(fp, "peer", str(l, "to"), 0);
+                label(fp, "transport", transport ? transport : "tcp", 0);
+                fprintf(fp, "} %.6g\n", v);
+            }
+        }
+    }
+    return ferror(fp) ? ry_errorf(err, "cannot write the metrics: %s", strerror(errno)) : 0;
+}
+
+/* ---- text ---- */
+
+int ry_render_text(const struct ry_report *r, FILE *fp, ry_error_t *err)
+{
+    json_t *run = json_object_get(r->root, "run"), *f;
+    char a[512], b[512], c[512];
+    size_t i;
+
+    fprintf(fp, "railyard report: %s", r->tool);
+    if (str(r->root, "node"))
+        fprintf(fp, " %s", out_inert(str(r->root, "node"), a, sizeof(a)));
+    if (str(run, "id"))
+        fprintf(fp, ", run %s", out_inert(str(run, "id"), a, sizeof(a)));
+    if (str(run, "started"))
+        fprintf(fp, ", %s", str(run, "started"));
+    fprintf(fp, "%s\n", ry_report_complete(r) ? "" : " (incomplete)");
+    json_array_foreach(json_object_get(r->root, "findings"), i, f)
+    {
+        const char *sev = str(f, "severity");
+        if (!sev || !strcmp(sev, "ok"))
+            continue;
+        fprintf(fp, "%-5s %-22s %-26s expected %s, observed %s\n",
+                !strcmp(sev, "fail") ? "FAIL" : "WARN", out_inert(str(f, "check"), a, sizeof(a)),
+                out_inert(str(f, "subject"), b, sizeof(b)),
+                str(f, "expected") ? str(f, "expected") : "n/a",
+                out_inert(str(f, "observed") ? str(f, "observed") : "n/a", c, sizeof(c)));
+    }
+    fprintf(fp, "%d failed, %d warnings -> %s\n",
+            (int)num(json_object_get(r->root, "summary"), "fail", 0),
+            (int)num(json_object_get(r->root, "summary"), "warn", 0),
+            ry_report_verdict(r) ? ry_report_verdict(r) : "n/a");
+    return ferror(fp) ? ry_errorf(err, "cannot write: %s", strerror(errno)) : 0;
+}
+
+/* ---- diff ---- */
+
+static json_t *find_finding(json_t *findings, json_t *f)
+{
+    size_t i;
+    json_t *g;
+
+    json_array_foreach(findings, i, g)
+    {
+        const char *s1 = str(f, "check"), *s2 = str(g, "check"), *u1 = str(f, "subject"),
+                   *u2 = str(g, "subject"), *v1 = str(f, "severity"), *v2 = str(g, "severity");
+        if (s1 && s2 && u1 && u2 && v1 && v2 && !strcmp(s1, s2) && !strcmp(u1, u2) &&
+            !strcmp(v1, v2))
+            return g;
+    }
+    return NULL;
+}
+
+static json_t *find_link(json_t *links, json_t *l)
+{
+    size_t i;
+    json_t *m;
+
+    json_array_foreach(links, i, m)
+    {
+        const char *a1 = str(l, "from"), *a2 = str(m, "from"), *b1 = str(l, "to"),
+                   *b2 = str(m, "to");
+        if (a1 && a2 && b1 && b2 && !strcmp(a1, a2) && !strcmp(b1, b2) &&
+            num(l, "rail", -1) == num(m, "rail", -2))
+            return m;
+    }
+    return NULL;
+}
+
+/* the failures and warnings of from that to does not have, each on a line after what */
+static int diff_findings(json_t *from, json_t *to, const char *what, FILE *fp)
+{
+    char s1[512], s2[512], s3[512];
+    size_t i;
+    json_t *x;
+    int n = 0;
+
+    json_array_foreach(from, i, x)
+    {
+        const char *sev = str(x, "severity");
+        if (!sev || !strcmp(sev, "ok") || find_finding(to, x))
+            continue;
+        fprintf(fp, "%s %-4s %-22s %-26s %s\n", what, sev,
+                out_inert(str(x, "check"), s1, sizeof(s1)),
+                out_inert(str(x, "subject"), s2, sizeof(s2)),
+                out_inert(str(x, "observed") ? str(x, "observed") : "", s3, sizeof(s3)));
+        n++;
+    }
+    return n;
+}
+
+int ry_render_diff(const struct ry_report *a, const struct ry_report *b, double threshold, FILE *fp,
+                   ry_error_t *err)
+{
+    json_t *fa = json_object_get(a->root, "findings"), *fb = json_object_get(b->root, "findings");
+    json_t *la = json_object_get(a->root, "links"), *lb = json_object_get(b->root, "links"), *x;
+    char s1[512], s2[512];
+    size_t i;
+    int n = 0;
+
+    n += diff_findings(fb, fa, "new     ", fp);
+    n += diff_findings(fa, fb, "cleared ", fp);
+    json_array_foreach(lb, i, x)
+    {
+        json_t *old = find_link(la, x);
+        double v0 = old ? num(old, "bw_gbps", NAN) : NAN, v1 = num(x, "bw_gbps", NAN);
+        if (!old || isnan(v0) || isnan(v1) || v0 <= 0 || fabs(v1 - v0) / v0 <= threshold)
+            continue;
+        fprintf(fp, "link     %s->%s/rail%d %.3f -> %.3f Gb/s (%+.0f%%)\n",
+                out_inert(str(x, "from"), s1, sizeof(s1)), out_inert(str(x, "to"), s2, sizeof(s2)),
+                (int)num(x, "rail", -1), v0, v1, (v1 - v0) / v0 * 100);
+        n++;
+    }
+    if (ferror(fp))
+        return ry_errorf(err, "cannot write: %s", strerror(errno));
+    return n;
+}

@@ -1,0 +1,661 @@
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <libxml/xmlwriter.h>
+
+#include "reports/render.h"
+#include "reports/render_json.h"
+#include "src/common/xmalloc.h"
+
+/* JUnit XML and the HTML page, written through libxml2's xmlTextWriter: every string from a
+ * report (host names, NodeDescriptions, error texts) goes out escaped by the library, control
+ * characters (ANSI escapes) dropped first since XML cannot carry them. */
+
+/* s without control characters (XML 1.0 cannot carry most of them) */
+static const xmlChar *clean(const char *s, char *buf, size_t len)
+{
+    size_t n = 0;
+
+    for (; s && *s && n + 1 < len; s++)
+        if ((unsigned char)*s >= 0x20 && *s != 0x7f)
+            buf[n++] = *s;
+    buf[n] = '\0';
+    return (const xmlChar *)buf;
+}
+
+struct w {
+    xmlTextWriterPtr x;
+    char buf[2048];
+};
+
+static void el(struct w *w, const char *name)
+{
+    xmlTextWriterStartElement(w->x, (const xmlChar *)name);
+}
+
+/* non-void HTML elements must not self-close: <span/> would stay open in a browser */
+static void end(struct w *w)
+{
+    xmlTextWriterFullEndElement(w->x);
+}
+
+/* a void element (<meta/>, <br/>) */
+static void end_void(struct w *w)
+{
+    xmlTextWriterEndElement(w->x);
+}
+
+static void attr(struct w *w, const char *name, const char *v)
+{
+    xmlTextWriterWriteAttribute(w->x, (const xmlChar *)name,
+                                clean(v ? v : "", w->buf, sizeof(w->buf)));
+}
+
+static void attrf(struct w *w, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void attrf(struct w *w, const char *name, const char *fmt, ...)
+{
+    char b[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(b, sizeof(b), fmt, ap);
+    va_end(ap);
+    attr(w, name, b);
+}
+
+static void text(struct w *w, const char *v)
+{
+    xmlTextWriterWriteString(w->x, clean(v ? v : "", w->buf, sizeof(w->buf)));
+}
+
+static void textf(struct w *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void textf(struct w *w, const char *fmt, ...)
+{
+    char b[1024];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(b, sizeof(b), fmt, ap);
+    va_end(ap);
+    text(w, b);
+}
+
+static void leaf(struct w *w, const char *name, const char *v)
+{
+    el(w, name);
+    text(w, v);
+    end(w);
+}
+
+static int open_writer(struct w *w, xmlBufferPtr *b, ry_error_t *err)
+{
+    if (!(*b = xmlBufferCreate()) || !(w->x = xmlNewTextWriterMemory(*b, 0))) {
+        if (*b)
+            xmlBufferFree(*b);
+        return ry_errorf(err, "libxml2: cannot create a writer");
+    }
+    xmlTextWriterSetIndent(w->x, 1);
+    xmlTextWriterSetIndentString(w->x, (const xmlChar *)" ");
+    return 0;
+}
+
+static int close_writer(struct w *w, xmlBufferPtr b, FILE *fp, ry_error_t *err)
+{
+    const char *content;
+    int rc = 0;
+
+    xmlTextWriterEndDocument(w->x);
+    xmlFreeTextWriter(w->x);
+    content = (const char *)xmlBufferContent(b);
+    if (fputs(content, fp) == EOF || fputc('\n', fp) == EOF || ferror(fp))
+        rc = ry_errorf(err, "cannot write: %s", strerror(errno ? errno : EIO));
+    xmlBufferFree(b);
+    return rc;
+}
+
+/* ---- JUnit ---- */
+
+static void junit_findings(struct w *w, json_t *root, const char *suite)
+{
+    json_t *fs = json_object_get(root, "findings"), *f;
+    size_t i, fails = 0;
+
+    json_array_foreach(fs, i, f) fails += str(f, "severity") && !strcmp(str(f, "severity"), "fail");
+    el(w, "testsuite");
+    attr(w, "name", suite);
+    attrf(w, "tests", "%zu", json_array_size(fs));
+    attrf(w, "failures", "%zu", fails);
+    attr(w, "errors", "0");
+    if (str(json_object_get(root, "run"), "started"))
+        attr(w, "timestamp", str(json_object_get(root, "run"), "started"));
+    json_array_foreach(fs, i, f)
+    {
+        const char *sev = str(f, "severity");
+        char msg[1024];
+        snprintf(msg, sizeof(msg), "expected %s, observed %s",
+                 str(f, "expected") ? str(f, "expected") : "n/a",
+                 str(f, "observed") ? str(f, "observed") : "n/a");
+        el(w, "testcase");
+        attr(w, "classname", str(f, "check"));
+        attr(w, "name", str(f, "subject"));
+        if (sev && !strcmp(sev, "fail")) {
+            el(w, "failure");
+            attr(w, "type", str(f, "check"));
+            attr(w, "message", msg);
+            text(w, str(f, "hint") ? str(f, "hint") : msg);
+            end(w);
+        } else if (sev && !strcmp(sev, "warn")) {
+            char out[1400];
+            snprintf(out, sizeof(out), "warning: %s%s%s", msg, str(f, "hint") ? "; " : "",
+                     str(f, "hint") ? str(f, "hint") : "");
+            leaf(w, "system-out", out);
+        }
+        end(w);
+    }
+    end(w);
+}
+
+static void junit_links(struct w *w, json_t *root)
+{
+    json_t *ls = json_object_get(root, "links"), *l;
+    size_t i, fails = 0;
+
+    json_array_foreach(ls, i, l) fails += !json_is_true(json_object_get(l, "ok"));
+    el(w, "testsuite");
+    attr(w, "name", "railyard-fabric links");
+    attrf(w, "tests", "%zu", json_array_size(ls));
+    attrf(w, "failures", "%zu", fails);
+    attr(w, "errors", "0");
+    json_array_foreach(ls, i, l)
+    {
+        el(w, "testcase");
+        attrf(w, "classname", "rail%d", (int)num(l, "rail", -1));
+        attrf(w, "name", "%s->%s (round %d)", str(l, "from") ? str(l, "from") : "?",
+              str(l, "to") ? str(l, "to") : "?", (int)num(l, "round", 0));
+        if (!json_is_true(json_object_get(l, "ok"))) {
+            el(w, "failure");
+            attr(w, "type", "link");
+            attr(w, "message", str(l, "error") ? str(l, "error") : "failed");
+            end(w);
+        } else {
+            char out[128];
+            snprintf(out, sizeof(out), "%.3f Gb/s", num(l, "bw_gbps", 0));
+            leaf(w, "system-out", out);
+        }
+        end(w);
+    }
+    end(w);
+}
+
+int ry_render_junit(const struct ry_report *r, FILE *fp, ry_error_t *err)
+{
+    json_t *root = ry_report_json(r);
+    xmlBufferPtr b;
+    struct w w;
+    char suite[512];
+
+    if (open_writer(&w, &b, err) < 0)
+        return -1;
+    xmlTextWriterStartDocument(w.x, NULL, "UTF-8", NULL);
+    el(&w, "testsuites");
+    attr(&w, "name", "railyard");
+    if (!strcmp(ry_report_tool(r), "fabric"))
+        junit_links(&w, root);
+    snprintf(suite, sizeof(suite), "railyard %s%s%s", ry_report_tool(r),
+             str(root, "node") ? " " : "", str(root, "node") ? str(root, "node") : "");
+    junit_findings(&w, root, suite);
+    end(&w);
+    return close_writer(&w, b, fp, err);
+}
+
+/* ---- HTML ---- */
+
+static const char *css =
+    "body{font:14px/1.4 sans-serif;margin:1.5em;color:#222}"
+    "table{border-collapse:collapse;margin:.5em 0 1.5em}"
+    "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top}"
+    "th{background:#f2f2f2}.fail{background:#fdd}.warn{background:#ffd}"
+    ".sev-fail{color:#b00;font-weight:bold}.sev-warn{color:#a60;font-weight:bold}"
+    ".hint{color:#555;font-size:90%}.meta th{width:10em}svg text{font:11px sans-serif}"
+    ".legend span{display:inline-block;width:1.2em;height:1em;margin:0 .3em 0 1em;"
+    "vertical-align:middle}";
+
+static const char *frac_colour(double f)
+{
+    return isnan(f)   ? "#bbbbbb"
+           : f >= 0.9 ? "#2e7d32"
+           : f >= 0.7 ? "#9ccc65"
+           : f >= 0.5 ? "#fbc02d"
+                      : "#c62828";
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void meta_row(struct w *w, const char *k, const char *v)
+{
+    if (!v)
+        return;
+    el(w, "tr");
+    leaf(w, "th", k);
+    leaf(w, "td", v);
+    end(w);
+}
+
+static void html_findings(struct w *w, json_t *root)
+{
+    json_t *fs = json_object_get(root, "findings"), *f;
+    size_t i, nok = 0;
+    static const char *const order[] = { "fail", "warn" };
+
+    leaf(w, "h2", "Findings");
+    el(w, "table");
+    attr(w, "id", "findings");
+    el(w, "tr");
+    leaf(w, "th", "severity");
+    leaf(w, "th", "check");
+    leaf(w, "th", "subject");
+    leaf(w, "th", "expected");
+    leaf(w, "th", "observed");
+    end(w);
+    for (int pass = 0; pass < 2; pass++)
+        json_array_foreach(fs, i, f)
+        {
+            const char *sev = str(f, "severity");
+            if (!sev || strcmp(sev, order[pass]))
+                continue;
+            el(w, "tr");
+            attr(w, "class", sev);
+            el(w, "td");
+            attrf(w, "class", "sev-%s", sev);
+            text(w, sev);
+            end(w);
+            leaf(w, "td", str(f, "check"));
+            leaf(w, "td", str(f, "subject"));
+            leaf(w, "td", str(f, "expected") ? str(f, "expected") : "n/a");
+            el(w, "td");
+            text(w, str(f, "observed") ? str(f, "observed") : "n/a");
+            if (str(f, "hint")) {
+                el(w, "br");
+                end_void(w);
+                el(w, "span");
+                attr(w, "class", "hint");
+                text(w, str(f, "hint"));
+                end(w);
+            }
+            end(w);
+            end(w);
+        }
+    json_array_foreach(fs, i, f) nok += str(f, "severity") && !strcmp(str(f, "severity"), "ok");
+    end(w);
+    el(w, "p");
+    textf(w, "%zu checks passed.", nok);
+    end(w);
+}
+
+/* the nodes of a fabric report: node_names, else those the links name */
+static size_t node_list(json_t *root, const char ***names)
+{
+    json_t *nn = json_object_get(root, "node_names"), *v;
+    size_t i, n = 0;
+
+    *names = xcalloc(json_array_size(nn) + 1, sizeof(**names));
+    json_array_foreach(nn, i, v) if (json_is_string(v))(*names)[n++] = json_string_value(v);
+    return n;
+}
+
+/* N x N per rail: colour by the fraction of the rail's reference (median of its links). Past
+ * MAX_CELLS nodes a side, nodes are taken in blocks and a cell shows the worst link of its
+ * block, so the page stays small for any cluster size. */
+#define MAX_CELLS 64
+
+static void legend(struct w *w, const char *colour, const char *label)
+{
+    el(w, "span");
+    attrf(w, "style", "background:%s", colour);
+    end(w);
+    text(w, label);
+}
+
+static void html_heatmaps(struct w *w, json_t *root)
+{
+    json_t *ls = json_object_get(root, "links"), *l, *index = json_object();
+    int rails = (int)num(root, "rails", 0);
+    const char **names;
+    size_t n = node_list(root, &names), i, blk, g, cells, *nv;
+    const int cell = 22, left = 110, top = 70;
+    double **v, *ref, *median, best = 0, *worst;
+    int *state;
+
+    if (!n || rails < 1 || rails > 1024 || !json_array_size(ls)) {
+        free(names);
+        json_decref(index);
+        return;
+    }
+    for (i = 0; i < n; i++) /* name -> index, hashed: links are many */
+        json_object_set_new(index, names[i], json_integer((json_int_t)i));
+    blk = (n + MAX_CELLS - 1) / MAX_CELLS;
+    g = (n + blk - 1) / blk;
+    cells = g * g;
+    /* one pass: each rail's goodputs (for its median), then its reference: the map's
+     * expectation when the run had one, else the best rail median (the rails of a node type are
+     * alike: half a rail slow must not set its own reference) */
+    v = xcalloc((size_t)rails, sizeof(*v));
+    nv = xcalloc((size_t)rails, sizeof(*nv));
+    ref = xcalloc((size_t)rails, sizeof(*ref));
+    median = xcalloc((size_t)rails, sizeof(*median));
+    for (int r = 0; r < rails; r++)
+        v[r] = xcalloc(json_array_size(ls) / (size_t)rails + 16, sizeof(**v));
+    json_array_foreach(ls, i, l)
+    {
+        int r = (int)num(l, "rail", -1);
+        if (r >= 0 && r < rails && json_is_true(json_object_get(l, "ok")) &&
+            nv[r] < json_array_size(ls) / (size_t)rails + 16)
+            v[r][nv[r]++] = num(l, "bw_gbps", 0);
+    }
+    for (int r = 0; r < rails; r++) {
+        qsort(v[r], nv[r], sizeof(**v), cmp_double);
+        median[r] = nv[r] ? v[r][nv[r] / 2] : 0;
+        if (median[r] > best)
+            best = median[r];
+    }
+    for (int r = 0; r < rails; r++) {
+        json_t *ev = json_array_get(json_object_get(root, "rail_expect_gbps"), (size_t)r);
+        ref[r] = json_is_number(ev) && json_number_value(ev) > 0 ? json_number_value(ev) : best;
+    }
+    /* one pass: every link into its rail's grid, a cell keeping its worst link */
+    worst = xcalloc((size_t)rails * cells, sizeof(*worst));
+    state = xcalloc((size_t)rails * cells, sizeof(*state)); /* 0 none, 1 measured, 2 failed */
+    json_array_foreach(ls, i, l)
+    {
+        int r = (int)num(l, "rail", -1);
+        json_t *ja = json_object_get(index, str(l, "from") ? str(l, "from") : ""),
+               *jb = json_object_get(index, str(l, "to") ? str(l, "to") : "");
+        size_t c;
+        if (r < 0 || r >= rails || !ja || !jb)
+            continue;
+        c = (size_t)r * cells + ((size_t)json_integer_value(ja) / blk) * g +
+            (size_t)json_integer_value(jb) / blk;
+        if (!json_is_true(json_object_get(l, "ok")))
+            state[c] = 2;
+        else if (state[c] != 2) {
+            double f = ref[r] > 0 ? num(l, "bw_gbps", 0) / ref[r] : 0;
+            if (!state[c] || f < worst[c])
+                worst[c] = f;
+            state[c] = 1;
+        }
+    }
+    leaf(w, "h2", "Pair bandwidth per rail");
+    el(w, "p");
+    attr(w, "class", "legend");
+    text(w, "Sender by row, receiver by column; colour is the link's goodput as a fraction of the "
+            "rail's reference (the map's expectation, else the best rail median):");
+    legend(w, "#2e7d32", ">= 90%");
+    legend(w, "#9ccc65", ">= 70%");
+    legend(w, "#fbc02d", ">= 50%");
+    legend(w, "#c62828", "< 50% or failed");
+    legend(w, "#bbbbbb", "not measured");
+    if (blk > 1)
+        textf(w, " (%zu nodes: each cell is a block of %zu x %zu, coloured by its worst link)", n,
+              blk, blk);
+    end(w);
+    for (int rail = 0; rail < rails; rail++) {
+        const double *wr = worst + (size_t)rail * cells;
+        const int *sr = state + (size_t)rail * cells;
+        el(w, "h3");
+        textf(w, "Rail %d (reference %.3g Gb/s, median %.3g Gb/s)", rail, ref[rail], median[rail]);
+        end(w);
+        el(w, "svg");
+        attr(w, "xmlns", "http://www.w3.org/2000/svg");
+        attr(w, "class", "heatmap");
+        attrf(w, "data-rail", "%d", rail);
+        attrf(w, "width", "%zu", (size_t)left + g * (size_t)cell + 10);
+        attrf(w, "height", "%zu", (size_t)top + g * (size_t)cell + 10);
+        for (size_t a = 0; a < g; a++) {
+            el(w, "text");
+            attrf(w, "x", "%d", left - 4);
+            attrf(w, "y", "%zu", (size_t)top + a * (size_t)cell + cell * 2 / 3);
+            attr(w, "text-anchor", "end");
+            text(w, names[a * blk]);
+            end(w);
+            el(w, "text");
+            attrf(w, "transform", "translate(%zu,%d) rotate(-60)",
+                  (size_t)left + a * (size_t)cell + cell / 2, top - 4);
+            text(w, names[a * blk]);
+            end(w);
+        }
+        for (size_t a = 0; a < g; a++)
+            for (size_t b = 0; b < g; b++) {
+                size_t c = a * g + b;
+                double f = sr[c] == 1 ? wr[c] : sr[c] == 2 ? 0 : NAN;
+                if (a == b && blk == 1)
+                    continue;
+                el(w, "rect");
+                attrf(w, "x", "%zu", (size_t)left + b * (size_t)cell);
+                attrf(w, "y", "%zu", (size_t)top + a * (size_t)cell);
+                attrf(w, "width", "%d", cell - 2);
+                attrf(w, "height", "%d", cell - 2);
+                attr(w, "fill", frac_colour(f));
+                el(w, "title");
+                if (blk > 1)
+                    textf(w, "%s.. -> %s.. rail %d: %s", names[a * blk], names[b * blk], rail,
+                          sr[c] == 2 ? "a link failed"
+                          : sr[c]    ? "worst link"
+                                     : "not measured");
+                else if (sr[c] == 1)
+                    textf(w, "%s -> %s rail %d: %.0f%% of the reference", names[a], names[b], rail,
+                          f * 100);
+                else
+                    textf(w, "%s -> %s rail %d: %s", names[a], names[b], rail,
+                          sr[c] == 2 ? "failed" : "not measured");
+                end(w);
+                end(w);
+            }
+        end(w);
+    }
+    for (int r = 0; r < rails; r++)
+        free(v[r]);
+    free(v);
+    free(nv);
+    free(ref);
+    free(median);
+    free(worst);
+    free(state);
+    free(names);
+    json_decref(index);
+}
+
+/* nodes x rails: each port coloured by the worst finding naming it; rail.cabling drawn as
+ * crossing lines */
+static void html_rails(struct w *w, json_t *root)
+{
+    json_t *fs = json_object_get(root, "findings"), *f;
+    int rails = (int)num(root, "rails", 0);
+    const char **names;
+    size_t n = node_list(root, &names), i;
+    const int cw = 60, ch = 22, pad = 110;
+
+    if (!n || !rails) {
+        free(names);
+        return;
+    }
+    leaf(w, "h2", "Rails");
+    el(w, "svg");
+    attr(w, "xmlns", "http://www.w3.org/2000/svg");
+    attr(w, "class", "rails");
+    attrf(w, "width", "%d", pad + rails * cw + 10);
+    attrf(w, "height", "%zu", (size_t)30 + n * (size_t)ch + 10);
+    for (int r = 0; r < rails; r++) {
+        el(w, "text");
+        attrf(w, "x", "%d", pad + r * cw + cw / 2);
+        attr(w, "y", "20");
+        attr(w, "text-anchor", "middle");
+        textf(w, "rail %d", r);
+        end(w);
+    }
+    for (size_t a = 0; a < n; a++) {
+        el(w, "text");
+        attrf(w, "x", "%d", pad - 6);
+        attrf(w, "y", "%zu", (size_t)30 + a * (size_t)ch + ch * 2 / 3);
+        attr(w, "text-anchor", "end");
+        text(w, names[a]);
+        end(w);
+        for (int r = 0; r < rails; r++) {
+            char port[300];
+            const char *colour = "#2e7d32", *why = "no finding";
+            int crossed = 0;
+            snprintf(port, sizeof(port), "%s/rail%d", names[a], r);
+            json_array_foreach(fs, i, f)
+            {
+                const char *sev = str(f, "severity"), *sub = str(f, "subject");
+                if (!sev || !sub || strcmp(sub, port) || !strcmp(sev, "ok"))
+                    continue;
+                if (!strcmp(sev, "fail") || strcmp(colour, "#c62828")) {
+                    colour = !strcmp(sev, "fail") ? "#c62828" : "#fbc02d";
+                    why = str(f, "check");
+                }
+                crossed |= str(f, "check") && !strcmp(str(f, "check"), "rail.cabling");
+            }
+            el(w, "rect");
+            attrf(w, "x", "%d", pad + r * cw + 4);
+            attrf(w, "y", "%zu", (size_t)30 + a * (size_t)ch);
+            attrf(w, "width", "%d", cw - 8);
+            attrf(w, "height", "%d", ch - 4);
+            attr(w, "fill", colour);
+            el(w, "title");
+            textf(w, "%s: %s", port, why);
+            end(w);
+            end(w);
+            if (crossed) /* miscabled: the port's cable drawn crossing into the next rail */
+                for (int k = 0; k < 2; k++) {
+                    el(w, "line");
+                    attrf(w, "x1", "%d", pad + r * cw + 4);
+                    attrf(w, "y1", "%zu", (size_t)30 + a * (size_t)ch + (size_t)(k ? ch - 4 : 0));
+                    attrf(w, "x2", "%d", pad + r * cw + cw - 4);
+                    attrf(w, "y2", "%zu", (size_t)30 + a * (size_t)ch + (size_t)(k ? 0 : ch - 4));
+                    attr(w, "stroke", "#000");
+                    attr(w, "stroke-width", "2");
+                    attr(w, "class", "crossed");
+                    end(w);
+                }
+        }
+    }
+    end(w);
+}
+
+static void html_inventory(struct w *w, json_t *inv)
+{
+    json_t *gpus = json_object_get(inv, "gpus"), *nics = json_object_get(inv, "nics"), *g;
+    size_t i;
+
+    if (!json_is_object(inv))
+        return;
+    leaf(w, "h2", "Inventory");
+    if (json_array_size(gpus)) {
+        el(w, "table");
+        attr(w, "id", "gpus");
+        el(w, "tr");
+        leaf(w, "th", "GPU");
+        leaf(w, "th", "PCI");
+        leaf(w, "th", "model");
+        leaf(w, "th", "NUMA");
+        end(w);
+        json_array_foreach(gpus, i, g)
+        {
+            char idx[16];
+            snprintf(idx, sizeof(idx), "%d", (int)num(g, "index", -1));
+            el(w, "tr");
+            leaf(w, "td", idx);
+            leaf(w, "td", str(g, "pci"));
+            leaf(w, "td", str(g, "model") ? str(g, "model") : "n/a");
+            snprintf(idx, sizeof(idx), "%d", (int)num(g, "numa", -1));
+            leaf(w, "td", idx);
+            end(w);
+        }
+        end(w);
+    }
+    if (json_array_size(nics)) {
+        el(w, "table");
+        attr(w, "id", "nics");
+        el(w, "tr");
+        leaf(w, "th", "NIC");
+        leaf(w, "th", "PCI");
+        leaf(w, "th", "netdev");
+        leaf(w, "th", "description");
+        end(w);
+        json_array_foreach(nics, i, g)
+        {
+            el(w, "tr");
+            leaf(w, "td", str(g, "name"));
+            leaf(w, "td", str(g, "pci") ? str(g, "pci") : "n/a");
+            leaf(w, "td", str(g, "netdev") ? str(g, "netdev") : "n/a");
+            leaf(w, "td", str(g, "node_desc") ? str(g, "node_desc") : "n/a");
+            end(w);
+        }
+        end(w);
+    }
+}
+
+int ry_render_html(const struct ry_report *r, const char *inventory, FILE *fp, ry_error_t *err)
+{
+    json_t *root = ry_report_json(r), *run = json_object_get(root, "run"), *inv = NULL;
+    xmlBufferPtr b;
+    struct w w;
+    char title[512];
+
+    if (inventory) {
+        json_error_t je;
+        inv = json_load_file(inventory, 0, &je); /* optional: a bad one is left out */
+    }
+    if (open_writer(&w, &b, err) < 0) {
+        json_decref(inv);
+        return -1;
+    }
+    snprintf(title, sizeof(title), "railyard %s%s%s", ry_report_tool(r),
+             str(root, "node") ? " " : "", str(root, "node") ? str(root, "node") : "");
+    el(&w, "html");
+    attr(&w, "lang", "en");
+    el(&w, "head");
+    el(&w, "meta");
+    attr(&w, "charset", "utf-8");
+    end_void(&w);
+    leaf(&w, "title", title);
+    leaf(&w, "style", css);
+    end(&w);
+    el(&w, "body");
+    leaf(&w, "h1", title);
+    el(&w, "table");
+    attr(&w, "class", "meta");
+    meta_row(&w, "verdict", ry_report_verdict(r) ? ry_report_verdict(r) : "n/a");
+    meta_row(&w, "complete", ry_report_complete(r) ? "yes" : "no: the run was cut short");
+    meta_row(&w, "run", str(run, "id"));
+    meta_row(&w, "started", str(run, "started"));
+    meta_row(&w, "finished", str(run, "finished"));
+    meta_row(&w, "command", str(run, "command"));
+    meta_row(&w, "host", str(run, "host"));
+    meta_row(&w, "map", str(root, "map"));
+    meta_row(&w, "sources", str(root, "sources"));
+    meta_row(&w, "transport", str(root, "transport"));
+    meta_row(&w, "schedule", str(root, "schedule"));
+    meta_row(&w, "railyard", str(root, "version"));
+    end(&w);
+    html_findings(&w, root);
+    html_heatmaps(&w, root);
+    html_rails(&w, root);
+    html_inventory(&w, inv);
+    end(&w);
+    end(&w);
+    json_decref(inv);
+    fputs("<!DOCTYPE html>\n", fp);
+    return close_writer(&w, b, fp, err);
+}

@@ -1,0 +1,244 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/archive.h"
+#include "reports/history.h"
+#include "reports/render.h"
+#include "src/cmd/cmd.h"
+#include "src/common/xmalloc.h"
+
+/* railyard report show|diff|prune and railyard history: archived runs read back
+ * (railyard-report(5)). Nothing here deletes a run except prune, and a damaged report or
+ * history is reported (exit 2) and left as it is. */
+
+struct report_opts {
+    const char *archive, *format, *node, *since;
+    double threshold;
+    int keep, days, rail, limit;
+};
+
+static int on_opt(int opt, const char *arg, void *ctx)
+{
+    struct report_opts *r = ctx;
+    char *end;
+    double v;
+
+    switch (opt) {
+    case 'A': r->archive = arg; return 0;
+    case 'f': r->format = arg; return 0;
+    case 'n': r->node = arg; return 0;
+    case 's': r->since = arg; return 0;
+    default: break;
+    }
+    v = strtod(arg, &end);
+    if (end == arg || *end || v < 0 || v > 1e9) {
+        cmd_error("report: a number was expected, not '%s'", arg);
+        return -1;
+    }
+    switch (opt) {
+    case 't': r->threshold = v / 100; return 0;
+    case 'k': r->keep = (int)v; return 0;
+    case 'd': r->days = (int)v; return 0;
+    case 'r': r->rail = (int)v; return 0;
+    case 'l': r->limit = (int)v; return 0;
+    }
+    return -1;
+}
+
+static const struct option report_long[] = {
+    { "archive", required_argument, NULL, 'A' },   { "format", required_argument, NULL, 'f' },
+    { "threshold", required_argument, NULL, 't' }, { "keep", required_argument, NULL, 'k' },
+    { "max-age", required_argument, NULL, 'd' },   { "node", required_argument, NULL, 'n' },
+    { "rail", required_argument, NULL, 'r' },      { "since", required_argument, NULL, 's' },
+    { "limit", required_argument, NULL, 'l' },     { NULL, 0, NULL, 0 },
+};
+
+/* Options may follow the action and its runs ("report show latest --archive DIR"): the parser
+ * stops at the first operand, so options go first in a reordered copy of argv. */
+static char **options_first(int argc, char **argv)
+{
+    char **v = xcalloc((size_t)argc + 1, sizeof(*v));
+    int n = 0;
+
+    v[n++] = argv[0];
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 1; i < argc; i++) {
+            int opt = argv[i][0] == '-' && argv[i][1], takes = 0;
+            if (opt && !strchr(argv[i], '=')) {
+                for (size_t k = 0; report_long[k].name; k++)
+                    takes |= !strcmp(argv[i] + 2, report_long[k].name) &&
+                             report_long[k].has_arg == required_argument;
+                takes |= !strcmp(argv[i], "-f");
+            }
+            if (opt == (pass == 0)) {
+                v[n++] = argv[i];
+                if (opt && takes && i + 1 < argc)
+                    v[n++] = argv[++i];
+            } else if (opt && takes)
+                i++;
+        }
+    return v;
+}
+
+static const char *root_of(const struct report_opts *r)
+{
+    const char *d = r->archive ? r->archive : ry_archive_default();
+    return d ? d : RY_ARCHIVE_DEFAULT;
+}
+
+static int reordered(int argc, char **argv, int (*fn)(int, char **))
+{
+    char **v = options_first(argc, argv);
+    int rc = fn(argc, v);
+
+    free(v);
+    return rc;
+}
+
+static int run_report_v(int argc, char **argv);
+static int run_history_v(int argc, char **argv);
+
+static int run_report(int argc, char **argv)
+{
+    return reordered(argc, argv, run_report_v);
+}
+
+static int run_history(int argc, char **argv)
+{
+    return reordered(argc, argv, run_history_v);
+}
+
+static int run_report_v(int argc, char **argv)
+{
+    struct report_opts r = { NULL, "text", NULL, NULL, 0.10, 0, 0, -1, 0 };
+    struct cmd_common common;
+    char dir[4096], dir2[4096];
+    ry_error_t err;
+    int idx;
+
+    if ((idx = cmd_parse(&cmd_report, argc, argv, &common, report_long, "f:", on_opt, &r)) < 0)
+        return idx == -2 ? RY_EXIT_OK : RY_EXIT_ERROR;
+    if (common.json)
+        r.format = "json";
+    if (idx >= argc) {
+        cmd_error("report: show, diff or prune expected (try railyard report --help)");
+        return RY_EXIT_ERROR;
+    }
+    if (!strcmp(argv[idx], "show")) {
+        if (idx + 2 != argc) {
+            cmd_error("report show: one run expected (its id, its directory, or latest)");
+            return RY_EXIT_ERROR;
+        }
+        if (ry_archive_find(root_of(&r), argv[idx + 1], dir, sizeof(dir), &err) < 0 ||
+            ry_archive_render(dir, r.format, stdout, &err) < 0) {
+            cmd_error("report show: %s", err.text);
+            return RY_EXIT_ERROR;
+        }
+        return RY_EXIT_OK;
+    }
+    if (!strcmp(argv[idx], "diff")) {
+        struct ry_report *a = NULL, *b = NULL;
+        char pa[4200], pb[4200];
+        int n = -1;
+        if (idx + 3 != argc) {
+            cmd_error("report diff: two runs expected (RUN_A RUN_B)");
+            return RY_EXIT_ERROR;
+        }
+        if (ry_archive_find(root_of(&r), argv[idx + 1], dir, sizeof(dir), &err) == 0 &&
+            ry_archive_find(root_of(&r), argv[idx + 2], dir2, sizeof(dir2), &err) == 0) {
+            snprintf(pa, sizeof(pa), "%s/report.json", dir);
+            snprintf(pb, sizeof(pb), "%s/report.json", dir2);
+            if ((a = ry_report_load(pa, &err)) && (b = ry_report_load(pb, &err)))
+                n = ry_render_diff(a, b, r.threshold, stdout, &err);
+        }
+        ry_report_free(a);
+        ry_report_free(b);
+        if (n < 0) {
+            cmd_error("report diff: %s", err.text);
+            return RY_EXIT_ERROR;
+        }
+        if (n == 0)
+            printf("no difference (findings, and links within %.0f%%)\n", r.threshold * 100);
+        return n ? RY_EXIT_FAULT : RY_EXIT_OK;
+    }
+    if (!strcmp(argv[idx], "prune")) {
+        int n;
+        if (r.keep < 1 && r.days < 1) {
+            cmd_error("report prune: --keep <runs> and/or --max-age <days> expected");
+            return RY_EXIT_ERROR;
+        }
+        if ((n = ry_archive_prune(root_of(&r), r.keep > 0 ? r.keep : 0, r.days, &err)) < 0) {
+            cmd_error("report prune: %s", err.text);
+            return RY_EXIT_ERROR;
+        }
+        if (n > 0)
+            ry_history_forget_missing(root_of(&r), &err);
+        printf("%d run%s removed\n", n, n == 1 ? "" : "s");
+        return RY_EXIT_OK;
+    }
+    cmd_error("report: unknown action '%s' (show, diff, prune)", argv[idx]);
+    return RY_EXIT_ERROR;
+}
+
+static int run_history_v(int argc, char **argv)
+{
+    struct report_opts r = { NULL, "text", NULL, NULL, 0.10, 0, 0, -1, 0 };
+    struct cmd_common common;
+    struct ry_history_query q;
+    ry_error_t err;
+    int idx, n;
+
+    if ((idx = cmd_parse(&cmd_history, argc, argv, &common, report_long, "", on_opt, &r)) < 0)
+        return idx == -2 ? RY_EXIT_OK : RY_EXIT_ERROR;
+    if (idx < argc) {
+        cmd_error("history: unexpected argument '%s'", argv[idx]);
+        return RY_EXIT_ERROR;
+    }
+    q.node = r.node;
+    q.rail = r.rail;
+    q.since = r.since;
+    q.limit = r.limit;
+    q.json = common.json;
+    if ((n = ry_history_list(root_of(&r), &q, stdout, &err)) < 0) {
+        cmd_error("history: %s", err.text);
+        return RY_EXIT_ERROR;
+    }
+    if (n == 0 && !common.json)
+        printf("no run matches\n");
+    return RY_EXIT_OK;
+}
+
+const struct cmd_entry cmd_report = {
+    .name = "report",
+    .run = run_report,
+    .usage = "report (show <run> [--format <fmt>] | diff <run-a> <run-b> [--threshold <pct>] | "
+             "prune [--keep <n>] [--max-age <days>]) [--archive <dir>]",
+    .summary = "show, compare and prune archived runs (railyard-report(5))",
+    .options =
+        "  --archive <dir>      the archive (default $RAILYARD_ARCHIVE or /var/lib/railyard)\n"
+        "  -f, --format <fmt>   show: text (default), json, junit, prometheus or html\n"
+        "  --threshold <pct>    diff: report links that moved more (default 10)\n"
+        "  --keep <n>           prune: keep the newest n runs\n"
+        "  --max-age <days>     prune: keep the runs of the last days\n"
+        "  A run is its id, its directory, or latest.\n",
+    .no_node_inputs = 1,
+};
+
+const struct cmd_entry cmd_history = {
+    .name = "history",
+    .run = run_history,
+    .usage = "history [--node <name>] [--rail <n>] [--since <date>] [--limit <n>] "
+             "[--archive <dir>] [--json]",
+    .summary = "list archived runs, or a link's bandwidth over time (--rail)",
+    .options =
+        "  --archive <dir>      the archive (default $RAILYARD_ARCHIVE or /var/lib/railyard)\n"
+        "  --node <name>        runs about this node; with --rail, its links\n"
+        "  --rail <n>           the bandwidth of rail n's links, run by run\n"
+        "  --since <date>       runs started then or later (2026-11-01, or a time)\n"
+        "  --limit <n>          newest first, at most n rows (default 50)\n",
+    .no_node_inputs = 1,
+};

@@ -1,0 +1,194 @@
+#!/bin/bash
+# Archived reports (railyard-report(5)): golden JUnit/Prometheus/text renderings of two recorded
+# runs (a demo-cluster railyard-fabric run with three faults, a check of a real ibstat capture),
+# report.json against the documented schema, the textfile through a syntax checker, the HTML
+# page in a real browser, hostile strings made inert everywhere, history and pruning, and
+# damaged archives refused without losing anything.
+# Regenerate the golden files with RAILYARD_UPDATE_GOLDEN=1 make check TESTS=tests/cli/t7001-report.t
+. "$RAILYARD_SRCDIR/tests/lib.sh"
+have_feature jansson || skip_all "built without jansson: reports are JSON"
+command -v jq >/dev/null || skip_all "jq is not installed"
+need_shared ibstat/gpud_ibstat_azure_a100_ibpanic_missing_mlx5_8.txt
+R=$RAILYARD_FIXTURES/reports
+GOLDEN=$RAILYARD_FIXTURES/golden
+PROMCHECK=$(dirname "$RAILYARD")/tests/tools/promcheck
+SCHEMA=$RAILYARD_SRCDIR/reports/report.schema.json
+unset RAILYARD_ARCHIVE
+A=$TMP/archive
+xml=0; have_feature libxml2 && xml=1
+sqlite=0; have_feature sqlite && sqlite=1
+schema_ok() { # FILE: valid against the documented schema (python3-jsonschema)
+    python3 -c 'import json,sys,jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' "$1" "$SCHEMA" 2>&1 | tail -1
+}
+have_schema=0; python3 -c 'import jsonschema' 2>/dev/null && have_schema=1
+
+# --- golden renderings of the recorded runs
+for run in demo-fabric ndv4-check; do
+    for fmt in text prometheus junit; do
+        ext=$fmt; [ $fmt = prometheus ] && ext=prom; [ $fmt = junit ] && ext=junit.xml
+        [ $fmt = junit ] && [ $xml -eq 0 ] && { skip "built without libxml2: no JUnit"; continue; }
+        "$RAILYARD" report show "$R/$run" --format $fmt >"$TMP/$run.$ext" 2>"$TMP/err"
+        [ -n "${RAILYARD_UPDATE_GOLDEN:-}" ] && cp "$TMP/$run.$ext" "$GOLDEN/report-$run.$ext"
+        if diff -u "$GOLDEN/report-$run.$ext" "$TMP/$run.$ext" >"$TMP/diff"; then
+            ok 0 "$run: $fmt matches the golden output"
+        else
+            ok 1 "$run: $fmt matches the golden output"; sed 's/^/# /' "$TMP/diff" | head -30
+        fi
+    done
+    "$RAILYARD" report show "$R/$run" --json >"$TMP/$run.json"
+    cmp -s "$TMP/$run.json" "$R/$run/report.json"; ok $? "$run: --json gives report.json as archived"
+    if [ $have_schema -eq 1 ]; then
+        out=$(schema_ok "$R/$run/report.json"); is "$out" "" "$run: report.json is valid against the schema"
+    else
+        skip "python3-jsonschema is not installed"
+    fi
+    "$PROMCHECK" "$TMP/$run.prom" >"$TMP/pc"; ok $? "$run: the textfile passes the syntax check $(head -1 "$TMP/pc")"
+done
+grep -Eq '^railyard_link_bandwidth_gbps\{node="node[0-9]",rail="1",peer="node2",transport="tcp"\} 0\.28' "$TMP/demo-fabric.prom"
+ok $? "the degraded rail's link is a bandwidth metric"
+grep -q '^railyard_check_failures{tool="check",node="ndv4-0042",check="nic.count"} 1$' "$TMP/ndv4-check.prom"
+ok $? "the missing HCA is a check failure metric"
+if [ $xml -eq 1 ] && command -v xmllint >/dev/null; then
+    is "$(xmllint --xpath 'count(//testcase)' "$TMP/demo-fabric.junit.xml")" \
+        "$(jq '(.links | length) + (.findings | length)' "$R/demo-fabric/report.json")" \
+        "JUnit: one testcase per link and per finding"
+    is "$(xmllint --xpath 'count(//failure)' "$TMP/demo-fabric.junit.xml")" \
+        "$(jq '([.links[] | select(.ok | not)] | length) + ([.findings[] | select(.severity == "fail")] | length)' "$R/demo-fabric/report.json")" \
+        "JUnit: a failure per failed link and failed check"
+else
+    skip "no libxml2 or xmllint"; skip "no libxml2 or xmllint"
+fi
+# a schema that rejects: the validator is really at work
+if [ $have_schema -eq 1 ]; then
+    jq '.findings[0].severity = "bad"' "$R/ndv4-check/report.json" >"$TMP/bad-schema.json"
+    out=$(schema_ok "$TMP/bad-schema.json"); [ -n "$out" ]; ok $? "a report with a bad severity fails the schema"
+else
+    skip "python3-jsonschema is not installed"
+fi
+
+# --- the HTML page in a real browser: rendered, no console errors, a heat-map per rail
+browser() { # browser HTML PNG: screenshot, DOM in $TMP/dom, console messages in $TMP/console
+    local u; u=$(mktemp -d "$TMP/chrome.XXXXXX")
+    timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync \
+        --user-data-dir="$u" --enable-logging=stderr --v=0 --window-size=1100,1500 \
+        --screenshot="$2" "file://$1" >/dev/null 2>"$TMP/chrome.log"
+    timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync \
+        --user-data-dir="$u" --enable-logging=stderr --v=0 --dump-dom "file://$1" >"$TMP/dom" 2>>"$TMP/chrome.log"
+    grep -a 'CONSOLE' "$TMP/chrome.log" >"$TMP/console"
+}
+if [ $xml -eq 1 ] && command -v chromium >/dev/null; then
+    SHOT=$(dirname "$RAILYARD")/tests/report-demo-fabric.png
+    "$RAILYARD" report show "$R/demo-fabric" --format html >"$TMP/demo.html"
+    browser "$TMP/demo.html" "$SHOT"
+    [ -s "$SHOT" ]; ok $? "the page renders: screenshot in $SHOT"
+    is "$(grep -o '<svg[^>]*class="heatmap"' "$TMP/dom" | wc -l)" 2 "the browser's DOM holds a heat-map per rail"
+    grep -q 'class="crossed"' "$TMP/dom"; ok $? "the miscabled port is drawn crossing"
+    is "$(wc -l <"$TMP/console")" 0 "no console message$(head -c 200 "$TMP/console")"
+    # the console capture is real: a page that logs an error is caught
+    printf '<!DOCTYPE html><html><body><script>console.error("railyard-probe")</script></body></html>\n' >"$TMP/noisy.html"
+    browser "$TMP/noisy.html" "$TMP/noisy.png"
+    grep -q 'railyard-probe' "$TMP/console"; ok $? "a page that logs to the console is caught"
+    for c in '<script' 'src=' 'href=' 'url(' '<link' '@import'; do
+        grep -q "$c" "$TMP/demo.html"; [ $? -ne 0 ]; ok $? "self-contained: no '$c' in the page"
+    done
+else
+    for i in 1 2 3 4 5 6 7 8 9 10 11; do skip "no libxml2 or no chromium"; done
+fi
+
+# --- hostile strings: a node name and an IB NodeDescription with markup, quotes, & and ANSI
+# escapes, through check, the archive and every rendering
+EVIL=$(printf '<script>alert(1)</script>"&\033[31mred')
+mkdir -p "$TMP/sys/class"
+cp -r "$SHARED_FIXTURES/sysfs/gpud_h100_sys-class-infiniband" "$TMP/sys/class/infiniband"
+chmod -R u+w "$TMP/sys"
+printf '%s HCA-1\n' "$EVIL" >"$TMP/sys/class/infiniband/mlx5_0/node_desc"
+"$RAILYARD" check --node "$EVIL" --sysfs-root "$TMP/sys" --archive "$A" >"$TMP/evil.txt" 2>"$TMP/err"
+ok $([ $? -le 1 ]; echo $?) "check with a hostile node name runs"
+! grep -q $'\033' "$TMP/evil.txt"; ok $? "terminal: no escape byte reaches the screen"
+grep -q '\\x1b\[31mred' "$TMP/evil.txt"; ok $? "terminal: the escape is shown as \\x1b"
+D=$(ls -d "$A"/*/*-check-* | head -1)
+jq -e --arg e "$EVIL" '.node == $e' "$D/report.json" >/dev/null; ok $? "report.json keeps the name as data"
+for f in report.html junit.xml metrics.prom; do
+    if [ -f "$D/$f" ]; then ! grep -q $'\033' "$D/$f"; ok $? "$f: no escape byte"
+    else skip "$f not rendered by this build"; fi
+done
+if [ $xml -eq 1 ]; then
+    ! grep -q '<script>' "$D/report.html"; ok $? "HTML: the markup is escaped"
+    grep -q '&lt;script&gt;alert(1)&lt;/script&gt;&quot;&amp;' "$D/report.html" ||
+        grep -q '&lt;script&gt;alert(1)&lt;/script&gt;"&amp;' "$D/report.html"
+    ok $? "HTML: shown as text"
+    grep -q 'HCA-1' "$D/report.html"; ok $? "HTML: the inventory names the HCA's NodeDescription"
+    if command -v xmllint >/dev/null; then
+        xmllint --noout "$D/junit.xml"; ok $? "JUnit: well-formed XML"
+        n=$(xmllint --xpath 'string(//testsuite/@name)' "$D/junit.xml")
+        is "$n" 'railyard check <script>alert(1)</script>"&[31mred' "JUnit: the name is data (escape byte dropped)"
+    else skip "xmllint missing"; skip "xmllint missing"; fi
+    if command -v chromium >/dev/null; then
+        browser "$D/report.html" "$TMP/evil.png"
+        ! grep -qi '<script' "$TMP/dom"; ok $? "browser: no script element in the DOM"
+        is "$(wc -l <"$TMP/console")" 0 "browser: nothing ran"
+    else skip "no chromium"; skip "no chromium"; fi
+else
+    for i in 1 2 3 4 5 6 7; do skip "built without libxml2"; done
+fi
+"$PROMCHECK" "$D/metrics.prom" >"$TMP/pc"; ok $? "textfile with the hostile name passes the syntax check $(head -1 "$TMP/pc")"
+grep -q 'node="<script>alert(1)</script>\\"&\[31mred"' "$D/metrics.prom"; ok $? "textfile: quote escaped, escape byte dropped"
+
+# --- archive layout, history, prune
+"$RAILYARD" check --node ndv4-0042 --ibstat "$SHARED_FIXTURES/ibstat/gpud_ibstat_azure_a100_ibpanic_missing_mlx5_8.txt" \
+    --archive "$A" --prometheus "$TMP/textfile.prom" >/dev/null 2>"$TMP/err"
+is $? 1 "an archived check keeps its verdict (exit 1)"
+cmp -s "$TMP/textfile.prom" "$(ls -d "$A"/*/*-ndv4-0042-check-* | tail -1)/metrics.prom"
+ok $? "--prometheus writes the run's metrics for the textfile collector"
+ls "$A"/*/*-ndv4-0042-check-*/{report.json,cmdline,inventory.json} >/dev/null 2>&1; ok $? "the run directory holds report.json, cmdline, inventory.json"
+"$RAILYARD" check --reason --node ndv4-0042 --ibstat "$SHARED_FIXTURES/ibstat/gpud_ibstat_azure_a100_ibpanic_missing_mlx5_8.txt" \
+    --archive "$A" >"$TMP/reason" 2>"$TMP/err"
+is "$? $(cat "$TMP/reason")" "1 railyard: nic.count mlx5_8 missing exp present" "--reason archives too, printing only the reason"
+is "$(ls -d "$A"/*/*-ndv4-0042-check-* | wc -l)" 2 "...as a second run"
+if [ $sqlite -eq 1 ]; then
+    "$RAILYARD" history --archive "$A" --json >"$TMP/h.json"; ok $? "history lists the runs"
+    is "$(jq 'length' "$TMP/h.json")" 3 "three runs recorded"
+    is "$(jq -r '[.[] | select(.node == "ndv4-0042") | .fail] | join(",")' "$TMP/h.json")" "1,1" "with their failure counts"
+    "$RAILYARD" history --archive "$A" --node ndv4-0042 >"$TMP/h.txt"; is "$(grep -c check "$TMP/h.txt")" 2 "--node narrows to a node"
+else
+    for i in 1 2 3 4; do skip "built without SQLite"; done
+fi
+"$RAILYARD" report diff --archive "$A" "$(ls -d "$A"/*/*-ndv4-0042-check-* | head -1)" "$D" >"$TMP/diff.out"
+is $? 1 "report diff: differences exit 1"
+grep -q '^cleared  fail nic.count' "$TMP/diff.out"; ok $? "the first run's failure is cleared in the other"
+"$RAILYARD" report prune --archive "$A" --keep 1 >"$TMP/prune"; is "$(cat "$TMP/prune")" "2 runs removed" "prune --keep 1"
+is "$(ls -d "$A"/*/*-check-* | wc -l)" 1 "one run left"
+if [ $sqlite -eq 1 ]; then
+    is "$("$RAILYARD" history --archive "$A" --json | jq length)" 1 "history forgets the pruned runs"
+else skip "built without SQLite"; fi
+
+# --- damaged archives: a clear error, exit 2, nothing lost
+LAST=$(ls -d "$A"/*/*-check-* | tail -1)
+cp "$LAST/report.json" "$TMP/saved.json"
+printf '{"schema_version": 1, "tool": "railyard", "findings": [' >"$LAST/report.json"
+"$RAILYARD" report show "$LAST" 2>"$TMP/err"; rc=$?
+is $rc 2 "a truncated report.json: exit 2"
+grep -q "report.json:1:[0-9]*: not JSON" "$TMP/err"; ok $? "...naming the file and position: $(cat "$TMP/err")"
+[ -f "$LAST/report.json" ]; ok $? "...and the file is still there"
+echo '{"hello": 1}' >"$LAST/report.json"
+"$RAILYARD" report show "$LAST" -f junit 2>"$TMP/err"; is $? 2 "JSON that is not a report: exit 2"
+grep -q 'not a railyard report' "$TMP/err"; ok $? "...saying so"
+cp "$TMP/saved.json" "$LAST/report.json"
+if [ $sqlite -eq 1 ]; then
+    head -c 4096 /dev/urandom >"$A/history.db"
+    sum=$(md5sum <"$A/history.db")
+    "$RAILYARD" history --archive "$A" 2>"$TMP/err"; rc=$?
+    is $rc 2 "a damaged history.db: exit 2"
+    grep -q 'history.db: file is not a database' "$TMP/err"; ok $? "...with the reason: $(cat "$TMP/err")"
+    "$RAILYARD" check --node ndv4-0042 --ibstat "$SHARED_FIXTURES/ibstat/gpud_ibstat_azure_a100_ibpanic_missing_mlx5_8.txt" \
+        --archive "$A" >/dev/null 2>"$TMP/err"
+    is $? 1 "a check archiving next to it keeps its verdict"
+    grep -q 'the verdict stands' "$TMP/err"; ok $? "...and says what it could not record"
+    is "$(md5sum <"$A/history.db")" "$sum" "the damaged history.db is left as it was"
+else
+    for i in 1 2 3 4 5; do skip "built without SQLite"; done
+fi
+"$RAILYARD" report show nosuchrun --archive "$A" 2>"$TMP/err"; is $? 2 "an unknown run: exit 2"
+done_testing
