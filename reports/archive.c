@@ -286,6 +286,20 @@ int ry_archive_render(const char *dir, const char *format, FILE *fp, ry_error_t 
     return rc;
 }
 
+int ry_archive_record(const struct ry_archive *a, ry_error_t *err)
+{
+    char path[PATH_MAX + 32];
+    struct ry_report *r;
+    int rc;
+
+    snprintf(path, sizeof(path), "%s/report.json", a->dir);
+    if (!(r = ry_report_load(path, err)))
+        return -1;
+    rc = ry_history_record(a->root, a->id, a->dir, r, err);
+    ry_report_free(r);
+    return rc;
+}
+
 static int copy_to(const char *from, const char *to, ry_error_t *err)
 {
     return ry_write_atomic(to, fill_copy, (void *)from, err);

@@ -43,6 +43,10 @@ int ry_archive_write(const struct ry_archive *a, const char *name,
 int ry_archive_finish(const struct ry_archive *a, int keep, int max_age_days,
                       const char *prometheus, const char *junit, ry_error_t *err);
 
+/* Record the run's report.json, as it is now, in history.db (a run in progress, or cut short,
+ * is listed as incomplete). */
+int ry_archive_record(const struct ry_archive *a, ry_error_t *err);
+
 /* Render the report.json at path into the format "json", "text", "junit", "prometheus" or
  * "html" on fp (report show). */
 int ry_archive_render(const char *dir, const char *format, FILE *fp, ry_error_t *err);

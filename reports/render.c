@@ -99,8 +99,11 @@ const char *ry_report_verdict(const struct ry_report *r)
 
 int ry_report_complete(const struct ry_report *r)
 {
-    json_t *c = json_object_get(r->root, "complete");
-    return c ? json_is_true(c) : json_is_string(json_object_get(r->root, "verdict"));
+    json_t *c = json_object_get(r->root, "complete"),
+           *rc = json_object_get(json_object_get(r->root, "run"), "complete");
+    if (c)
+        return json_is_true(c);
+    return rc ? json_is_true(rc) : json_is_string(json_object_get(r->root, "verdict"));
 }
 
 void *ry_report_json(const struct ry_report *r)

@@ -109,11 +109,14 @@ static void print_reason(const struct topo_findings *f, const char *host)
     printf("%s%s\n", line, more);
 }
 
+static void archive_error(const char *host, const char *msg);
+
 static int error_out(struct out *o, const char *host, const char *msg)
 {
     ry_error_t err;
 
     cmd_error("check: %s", msg);
+    archive_error(host, msg);
     if (o && out_is_json(o)) {
         out_int(o, "schema_version", NULL, CHECK_SCHEMA_VERSION);
         out_str(o, "node", NULL, host);
@@ -160,47 +163,121 @@ static void iso_time(time_t t, char *buf, size_t len)
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* The run's archive: report.json (the document printed, with a "run" object), the node's
- * inventory, the map, the command line, the renderings and the history row. A failure is
- * reported and changes nothing else: the verdict stands. */
-static void archive_run(struct out *o, const struct check_opts *c, const char *root,
-                        const char *host, int argc, char **argv, const struct topo_node *node,
-                        time_t started)
-{
+/* The run's archive, created when the check starts: until the end its report.json says the run
+ * did not finish (a check stopped by its deadline or a signal leaves that, and a history row);
+ * at the end report.json is the document printed, with a "run" object, beside the node's
+ * inventory, the map, the command line and the renderings. A failure is reported and changes
+ * nothing else: the verdict stands. */
+static struct {
     struct ry_archive a;
-    struct dump_arg d = { o, node };
-    char self[256] = "", t0[32], t1[32], cmdline[2048] = "";
-    ry_error_t err;
+    int on;
+    time_t started;
+    char cmdline[2048], host[256];
+} arun;
+
+static void print_run(struct out *o, int done)
+{
+    char self[256] = "", t0[32], t1[32];
     time_t now = time(NULL);
-    size_t used = 0;
 
     if (gethostname(self, sizeof(self) - 1) < 0)
-        snprintf(self, sizeof(self), "%s", host);
-    if (ry_archive_create(&a, root, "check", host, argc, argv, c->map, &err) < 0) {
+        self[0] = '\0';
+    iso_time(arun.started, t0, sizeof(t0));
+    iso_time(now, t1, sizeof(t1));
+    out_obj_open(o, "run");
+    out_str(o, "id", NULL, arun.a.id);
+    out_str(o, "tool", NULL, "check");
+    out_str(o, "host", NULL, self);
+    out_str(o, "command", NULL, arun.cmdline);
+    out_str(o, "started", NULL, t0);
+    out_int(o, "started_unix", NULL, (long long)arun.started);
+    out_str(o, "finished", NULL, done ? t1 : NULL);
+    out_int_opt(o, "finished_unix", NULL, (long long)now, done);
+    out_bool(o, "complete", NULL, done);
+    out_str(o, "dir", NULL, arun.a.dir);
+    out_obj_close(o);
+}
+
+struct stub_arg {
+    const char *host, *error;
+};
+
+/* the report of a check that has no verdict (yet): verdict "error" */
+static int fill_stub(FILE *fp, void *arg, ry_error_t *err)
+{
+    const struct stub_arg *x = arg;
+    struct out *o = out_create(fp, OUT_JSON, err);
+    int rc;
+
+    if (!o)
+        return -1;
+    out_int(o, "schema_version", NULL, CHECK_SCHEMA_VERSION);
+    out_str(o, "tool", NULL, "railyard");
+    out_str(o, "version", NULL, PACKAGE_VERSION);
+    out_str(o, "node", NULL, x->host);
+    out_arr_open(o, "findings");
+    out_arr_close(o);
+    out_obj_open(o, "summary");
+    out_int(o, "fail", NULL, 0);
+    out_int(o, "warn", NULL, 0);
+    out_int(o, "ok", NULL, 0);
+    out_obj_close(o);
+    out_str(o, "verdict", NULL, "error");
+    out_str(o, "error", NULL,
+            x->error ? x->error : "the check did not finish (a signal, or its deadline)");
+    print_run(o, x->error != NULL);
+    rc = out_finish(o, err);
+    out_destroy(o);
+    return rc;
+}
+
+static void archive_begin(const struct check_opts *c, const char *root, const char *host, int argc,
+                          char **argv, time_t started)
+{
+    struct stub_arg x = { host, NULL };
+    ry_error_t err;
+    size_t used = 0;
+
+    memset(&arun, 0, sizeof(arun));
+    arun.started = started;
+    snprintf(arun.host, sizeof(arun.host), "%s", host);
+    for (int i = 0; i < argc && used < sizeof(arun.cmdline); i++)
+        used += (size_t)snprintf(arun.cmdline + used, sizeof(arun.cmdline) - used, "%s%s",
+                                 i ? " " : "", argv[i]);
+    if (ry_archive_create(&arun.a, root, "check", host, argc, argv, c->map, &err) < 0 ||
+        ry_archive_write(&arun.a, "report.json", fill_stub, &x, &err) < 0) {
         cmd_error("check: %s (the verdict stands)", err.text);
         return;
     }
-    for (int i = 0; i < argc && used < sizeof(cmdline); i++)
-        used +=
-            (size_t)snprintf(cmdline + used, sizeof(cmdline) - used, "%s%s", i ? " " : "", argv[i]);
-    iso_time(started, t0, sizeof(t0));
-    iso_time(now, t1, sizeof(t1));
-    out_obj_open(o, "run");
-    out_str(o, "id", NULL, a.id);
-    out_str(o, "tool", NULL, "check");
-    out_str(o, "host", NULL, self);
-    out_str(o, "command", NULL, cmdline);
-    out_str(o, "started", NULL, t0);
-    out_int(o, "started_unix", NULL, (long long)started);
-    out_str(o, "finished", NULL, t1);
-    out_int(o, "finished_unix", NULL, (long long)now);
-    out_bool(o, "complete", NULL, 1);
-    out_str(o, "dir", NULL, a.dir);
-    out_obj_close(o);
-    if (ry_archive_write(&a, "report.json", fill_report, &d, &err) < 0 ||
-        ry_archive_write(&a, "inventory.json", fill_inventory, &d, &err) < 0 ||
-        ry_archive_finish(&a, c->keep, 0, c->prometheus, c->junit, &err) < 0)
-        cmd_error("check: archive %s: %s (the verdict stands)", a.dir, err.text);
+    arun.on = 1;
+    ry_archive_record(&arun.a, &err); /* a history row now: a run cut short is listed too */
+}
+
+/* the check could not judge: the archive says why */
+static void archive_error(const char *host, const char *msg)
+{
+    struct stub_arg x = { host ? host : arun.host, msg };
+    ry_error_t err;
+
+    if (!arun.on)
+        return;
+    if (ry_archive_write(&arun.a, "report.json", fill_stub, &x, &err) < 0 ||
+        ry_archive_record(&arun.a, &err) < 0)
+        cmd_error("check: archive %s: %s", arun.a.dir, err.text);
+}
+
+static void archive_run(struct out *o, const struct check_opts *c, const struct topo_node *node)
+{
+    struct dump_arg d = { o, node };
+    ry_error_t err;
+
+    if (!arun.on)
+        return;
+    print_run(o, 1);
+    if (ry_archive_write(&arun.a, "report.json", fill_report, &d, &err) < 0 ||
+        ry_archive_write(&arun.a, "inventory.json", fill_inventory, &d, &err) < 0 ||
+        ry_archive_finish(&arun.a, c->keep, 0, c->prometheus, c->junit, &err) < 0)
+        cmd_error("check: archive %s: %s (the verdict stands)", arun.a.dir, err.text);
 }
 
 static int run(int argc, char **argv)
@@ -263,6 +340,12 @@ static int run(int argc, char **argv)
     }
     started = time(NULL);
     cmd_arm_deadline("check", c.timeout);
+    if (archive) {
+        char self[256] = "node";
+        if (!c.node && gethostname(self, sizeof(self) - 1) < 0)
+            snprintf(self, sizeof(self), "node");
+        archive_begin(&c, archive, c.node ? c.node : self, argc, argv, started);
+    }
 
     if (!(o = out_create(stdout, common.json ? OUT_JSON : OUT_TEXT, &err)))
         return error_out(NULL, c.node, err.text);
@@ -398,7 +481,7 @@ static int run(int argc, char **argv)
         out_text(o,
                  "  nothing could be judged: the input gives no value a map or reference covers\n");
     if (archive)
-        archive_run(o, &c, archive, host, argc, argv, node, started);
+        archive_run(o, &c, node);
     if (out_finish(o, &err) < 0) {
         cmd_error("check: %s", err.text);
         rc = RY_EXIT_ERROR;

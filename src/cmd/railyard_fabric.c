@@ -563,8 +563,6 @@ static int fill_results(FILE *fp, void *arg, ry_error_t *err)
 static void save_archive(struct run *r, const struct topo_findings *f, int done)
 {
     struct print_arg p = { r, f, done };
-    char path[PATH_MAX + 32];
-    struct ry_report *rep;
     ry_error_t err;
 
     if (!r->archive.dir[0])
@@ -578,11 +576,7 @@ static void save_archive(struct run *r, const struct topo_findings *f, int done)
             logmsg("archive %s: %s (the verdict stands)", r->archive.dir, err.text);
         return;
     }
-    snprintf(path, sizeof(path), "%s/report.json", r->archive.dir);
-    if ((rep = ry_report_load(path, &err))) {
-        ry_history_record(r->archive.root, r->archive.id, r->archive.dir, rep, &err);
-        ry_report_free(rep);
-    }
+    ry_archive_record(&r->archive, &err);
 }
 
 /* results.json in the run directory, rewritten atomically after every round */

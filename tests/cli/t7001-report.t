@@ -164,6 +164,28 @@ if [ $sqlite -eq 1 ]; then
     is "$("$RAILYARD" history --archive "$A" --json | jq length)" 1 "history forgets the pruned runs"
 else skip "built without SQLite"; fi
 
+# --- a check that cannot judge, and one cut short by its deadline, are archived as such
+printf 'cluster: [unclosed\n' >"$TMP/broken.map"
+"$RAILYARD" check --map "$TMP/broken.map" --node n9 --archive "$TMP/a2" --ibstat \
+    "$SHARED_FIXTURES/ibstat/gpud_ibstat_azure_a100_ibpanic_missing_mlx5_8.txt" >/dev/null 2>&1
+is $? 2 "a broken map: exit 2"
+rep=$(ls "$TMP"/a2/*/*-n9-check-*/report.json 2>/dev/null | head -1)
+jq -e '.verdict == "error" and (.error | test("broken.map:")) and .run.complete == true' "$rep" >/dev/null 2>&1
+ok $? "...archived with verdict error and the message"
+mkfifo "$TMP/never"
+"$RAILYARD" check --node n8 --timeout 2 --ibstat "$TMP/never" --archive "$TMP/a2" >/dev/null 2>"$TMP/err"
+is $? 2 "an input that never comes: the deadline, exit 2"
+rep=$(ls "$TMP"/a2/*/*-n8-check-*/report.json 2>/dev/null | head -1)
+jq -e '.verdict == "error" and .run.complete == false and .run.finished == null' "$rep" >/dev/null 2>&1
+ok $? "...a valid partial report, marked incomplete"
+if [ $have_schema -eq 1 ]; then
+    out=$(schema_ok "$rep"); is "$out" "" "...valid against the schema"
+else skip "python3-jsonschema is not installed"; fi
+if [ $sqlite -eq 1 ]; then
+    is "$("$RAILYARD" history --archive "$TMP/a2" --node n8 --json | jq -r '.[0].complete')" false \
+        "...and a history row, incomplete"
+else skip "built without SQLite"; fi
+
 # --- damaged archives: a clear error, exit 2, nothing lost
 LAST=$(ls -d "$A"/*/*-check-* | tail -1)
 cp "$LAST/report.json" "$TMP/saved.json"
