@@ -551,6 +551,7 @@ static void html_rails(struct w *w, json_t *root)
         }
     }
     end(w);
+    free(names);
 }
 
 static void html_inventory(struct w *w, json_t *inv)
