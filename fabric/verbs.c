@@ -94,15 +94,12 @@ static int wcerr(const struct verbs_state *st, ry_error_t *err, const struct ibv
 }
 
 /* the RDMA device and port whose network interface is netdev */
-static int find_port(struct verbs_state *st, ry_error_t *err)
+/* open st->dev into st->ctx */
+static int open_device(struct verbs_state *st, ry_error_t *err)
 {
     struct ibv_device **list;
     int n, listed = 0, e = 0;
 
-    if (fabric_rdma_port(NULL, st->netdev, st->dev, sizeof(st->dev), &st->port) < 0)
-        return ry_errorf(err, "%s: no RDMA device has this netdev", st->where);
-    snprintf(st->where, sizeof(st->where), "%s%s%s port %d", st->host, st->host[0] ? " " : "",
-             st->dev, st->port);
     if (!(list = ibv_get_device_list(&n)))
         return ry_errorf(err, "ibv_get_device_list: %s", strerror(errno));
     for (int i = 0; i < n && !listed; i++)
@@ -117,6 +114,15 @@ static int find_port(struct verbs_state *st, ry_error_t *err)
     if (!st->ctx)
         return verr(st, err, "ibv_open_device", e);
     return 0;
+}
+
+static int find_port(struct verbs_state *st, ry_error_t *err)
+{
+    if (fabric_rdma_port(NULL, st->netdev, st->dev, sizeof(st->dev), &st->port) < 0)
+        return ry_errorf(err, "%s: no RDMA device has this netdev", st->where);
+    snprintf(st->where, sizeof(st->where), "%s%s%s port %d", st->host, st->host[0] ? " " : "",
+             st->dev, st->port);
+    return open_device(st, err);
 }
 
 static int pick_gid(struct verbs_state *st, ry_error_t *err)
@@ -171,42 +177,57 @@ static void verbs_teardown(void *state)
     free(st);
 }
 
-/* Register the data buffer: host memory as it is; device memory by dma-buf first, then the
- * device pointer itself (nvidia-peermem). */
-static int register_mem(struct verbs_state *st, ry_error_t *err)
+#define MR_ACCESS (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)
+
+/* GPU memory [dptr, dptr + size) on st->pd: the dma-buf fd when there is one (why_no_fd says
+ * why not otherwise), else the device pointer itself (nvidia-peermem). *how gets "dma-buf" or
+ * "peer memory"; NULL with err naming both attempts. */
+static struct ibv_mr *reg_gpu(const struct verbs_state *st, uint64_t dptr, size_t size,
+                              int dmabuf_fd, const char *why_no_fd, const char **how,
+                              ry_error_t *err)
 {
-    int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+    struct ibv_mr *mr;
     ry_error_t e1 = { "" };
 
+    ry_errorf(&e1, "%s", why_no_fd ? why_no_fd : "no dma-buf to import");
+#if HAVE_DECL_IBV_REG_DMABUF_MR
+    if (dmabuf_fd >= 0) {
+        if ((mr = ibv_reg_dmabuf_mr(st->pd, 0, size, dptr, dmabuf_fd, MR_ACCESS))) {
+            *how = "dma-buf";
+            return mr;
+        }
+        verr(st, &e1, "ibv_reg_dmabuf_mr", errno);
+    }
+#else
+    (void)dmabuf_fd;
+    ry_errorf(&e1, "libibverbs has no ibv_reg_dmabuf_mr");
+#endif
+    if ((mr = ibv_reg_mr(st->pd, (void *)(uintptr_t)dptr, size, MR_ACCESS))) {
+        *how = "peer memory";
+        return mr;
+    }
+    verr(st, err, "ibv_reg_mr(device memory)", errno);
+    ry_error_prefix(err, "dma-buf: %s; ", e1.text);
+    return NULL;
+}
+
+/* Register the data buffer: host memory as it is, device memory through reg_gpu. */
+static int register_mem(struct verbs_state *st, ry_error_t *err)
+{
+    ry_error_t e1 = { "" };
+    const char *how;
+    size_t used = strlen(st->mem.desc);
+
     if (!st->mem.cuda) {
-        if (!(st->mr = ibv_reg_mr(st->pd, st->mem.host, st->mem.size, access)))
+        if (!(st->mr = ibv_reg_mr(st->pd, st->mem.host, st->mem.size, MR_ACCESS)))
             return verr(st, err, "ibv_reg_mr", errno);
         return 0;
     }
-#if HAVE_DECL_IBV_REG_DMABUF_MR
-    if (fabric_cuda_dmabuf(&st->mem.dev, &st->dmabuf_fd, &e1) == 0) {
-        st->mr =
-            ibv_reg_dmabuf_mr(st->pd, 0, st->mem.size, st->mem.dev.dptr, st->dmabuf_fd, access);
-        if (st->mr) {
-            snprintf(st->mem.desc + strlen(st->mem.desc),
-                     sizeof(st->mem.desc) - strlen(st->mem.desc), ", dma-buf");
-            return 0;
-        }
-        verr(st, &e1, "ibv_reg_dmabuf_mr", errno);
-        close(st->dmabuf_fd);
-        st->dmabuf_fd = -1;
-    }
-#else
-    ry_errorf(&e1, "libibverbs has no ibv_reg_dmabuf_mr");
-#endif
-    st->mr = ibv_reg_mr(st->pd, (void *)(uintptr_t)st->mem.dev.dptr, st->mem.size, access);
-    if (st->mr) {
-        snprintf(st->mem.desc + strlen(st->mem.desc), sizeof(st->mem.desc) - strlen(st->mem.desc),
-                 ", peer memory");
-        return 0;
-    }
-    verr(st, err, "ibv_reg_mr(device memory)", errno);
-    return ry_error_prefix(err, "dma-buf: %s; ", e1.text);
+    fabric_cuda_dmabuf(&st->mem.dev, &st->dmabuf_fd, &e1);
+    if (!(st->mr = reg_gpu(st, st->mem.dev.dptr, st->mem.size, st->dmabuf_fd, e1.text, &how, err)))
+        return -1;
+    snprintf(st->mem.desc + used, sizeof(st->mem.desc) - used, ", %s", how);
+    return 0;
 }
 
 static int verbs_setup(const char *netdev, struct fabric_endpoint *local, void **state,
@@ -790,53 +811,26 @@ static int verbs_pong(void *state, const struct fabric_endpoint *peer, double de
 int fabric_verbs_register_gpu(const char *dev, uint64_t dptr, size_t size, int dmabuf_fd, char *how,
                               size_t howlen, ry_error_t *err)
 {
-    int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
     struct verbs_state st;
-    struct ibv_device **list;
     struct ibv_mr *mr = NULL;
-    ry_error_t e1 = { "" };
-    int n, rc = -1;
+    const char *kind;
+    int rc = -1;
 
     memset(&st, 0, sizeof(st));
     snprintf(st.dev, sizeof(st.dev), "%s", dev);
     snprintf(st.where, sizeof(st.where), "%s", dev);
     st.port = 1;
     how[0] = '\0';
-    if (!(list = ibv_get_device_list(&n)))
-        return ry_errorf(err, "ibv_get_device_list: %s", strerror(errno));
-    for (int i = 0; i < n && !st.ctx; i++)
-        if (!strcmp(ibv_get_device_name(list[i]), dev))
-            st.ctx = ibv_open_device(list[i]);
-    ibv_free_device_list(list);
-    if (!st.ctx)
-        return ry_errorf(err, "%s: cannot open the RDMA device", dev);
-    if (!(st.pd = ibv_alloc_pd(st.ctx))) {
+    if (open_device(&st, err) < 0)
+        return -1;
+    if (!(st.pd = ibv_alloc_pd(st.ctx)))
         verr(&st, err, "ibv_alloc_pd", errno);
-        goto out;
+    else if ((mr = reg_gpu(&st, dptr, size, dmabuf_fd, NULL, &kind, err))) {
+        snprintf(how, howlen, "%s",
+                 !strcmp(kind, "dma-buf") ? "registered by dma-buf"
+                                          : "registered as peer memory (nvidia-peermem)");
+        rc = 0;
     }
-#if HAVE_DECL_IBV_REG_DMABUF_MR
-    if (dmabuf_fd >= 0) {
-        if ((mr = ibv_reg_dmabuf_mr(st.pd, 0, size, dptr, dmabuf_fd, access)))
-            snprintf(how, howlen, "registered by dma-buf");
-        else
-            verr(&st, &e1, "ibv_reg_dmabuf_mr", errno);
-    } else
-        ry_errorf(&e1, "no dma-buf to import");
-#else
-    (void)dmabuf_fd;
-    ry_errorf(&e1, "libibverbs has no ibv_reg_dmabuf_mr");
-#endif
-    if (!mr) {
-        if ((mr = ibv_reg_mr(st.pd, (void *)(uintptr_t)dptr, size, access)))
-            snprintf(how, howlen, "registered as peer memory (nvidia-peermem)");
-        else {
-            verr(&st, err, "ibv_reg_mr(device memory)", errno);
-            ry_error_prefix(err, "dma-buf: %s; ", e1.text);
-            goto out;
-        }
-    }
-    rc = 0;
-out:
     if (mr)
         ibv_dereg_mr(mr);
     if (st.pd)
