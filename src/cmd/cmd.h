@@ -20,10 +20,11 @@ struct cmd_common {
 struct cmd_entry {
     const char *name;
     int (*run)(int argc, char **argv);
-    const char *usage;   /* synopsis after "railyard " */
-    const char *summary; /* one line for `railyard help` */
-    const char *options; /* the command's own options for --help, NULL if none */
-    int no_node_inputs;  /* the command does not read a node: no input options */
+    const char *usage;    /* synopsis after "railyard " */
+    const char *summary;  /* one line for `railyard help` */
+    const char *options;  /* the command's own options for --help, NULL if none */
+    int no_node_inputs;   /* the command does not read a node: no input options */
+    int options_anywhere; /* options may follow operands ("report show RUN --format html") */
 };
 
 extern const struct cmd_entry cmd_inventory;

@@ -9,7 +9,6 @@
 #include "reports/history.h"
 #include "reports/render.h"
 #include "src/cmd/cmd.h"
-#include "src/common/xmalloc.h"
 
 /* railyard report show|diff|prune and railyard history: archived runs read back
  * (railyard-report(5)). Nothing here deletes a run except prune, and a damaged report or
@@ -57,62 +56,13 @@ static const struct option report_long[] = {
     { "limit", required_argument, NULL, 'l' },     { NULL, 0, NULL, 0 },
 };
 
-/* Options may follow the action and its runs ("report show latest --archive DIR"): the parser
- * stops at the first operand, so options go first in a reordered copy of argv. */
-static char **options_first(int argc, char **argv)
-{
-    char **v = xcalloc((size_t)argc + 1, sizeof(*v));
-    int n = 0;
-
-    v[n++] = argv[0];
-    for (int pass = 0; pass < 2; pass++)
-        for (int i = 1; i < argc; i++) {
-            int opt = argv[i][0] == '-' && argv[i][1], takes = 0;
-            if (opt && !strchr(argv[i], '=')) {
-                for (size_t k = 0; report_long[k].name; k++)
-                    takes |= !strcmp(argv[i] + 2, report_long[k].name) &&
-                             report_long[k].has_arg == required_argument;
-                takes |= !strcmp(argv[i], "-f");
-            }
-            if (opt == (pass == 0)) {
-                v[n++] = argv[i];
-                if (opt && takes && i + 1 < argc)
-                    v[n++] = argv[++i];
-            } else if (opt && takes)
-                i++;
-        }
-    return v;
-}
-
 static const char *root_of(const struct report_opts *r)
 {
     const char *d = r->archive ? r->archive : ry_archive_default();
     return d ? d : RY_ARCHIVE_DEFAULT;
 }
 
-static int reordered(int argc, char **argv, int (*fn)(int, char **))
-{
-    char **v = options_first(argc, argv);
-    int rc = fn(argc, v);
-
-    free(v);
-    return rc;
-}
-
-static int run_report_v(int argc, char **argv);
-static int run_history_v(int argc, char **argv);
-
 static int run_report(int argc, char **argv)
-{
-    return reordered(argc, argv, run_report_v);
-}
-
-static int run_history(int argc, char **argv)
-{
-    return reordered(argc, argv, run_history_v);
-}
-
-static int run_report_v(int argc, char **argv)
 {
     struct report_opts r = { NULL, "text", NULL, NULL, 0.10, 0, 0, -1, 0 };
     struct cmd_common common;
@@ -184,7 +134,7 @@ static int run_report_v(int argc, char **argv)
     return RY_EXIT_ERROR;
 }
 
-static int run_history_v(int argc, char **argv)
+static int run_history(int argc, char **argv)
 {
     struct report_opts r = { NULL, "text", NULL, NULL, 0.10, 0, 0, -1, 0 };
     struct cmd_common common;
@@ -226,6 +176,7 @@ const struct cmd_entry cmd_report = {
         "  --max-age <days>     prune: keep the runs of the last days\n"
         "  A run is its id, its directory, or latest.\n",
     .no_node_inputs = 1,
+    .options_anywhere = 1,
 };
 
 const struct cmd_entry cmd_history = {
@@ -241,4 +192,5 @@ const struct cmd_entry cmd_history = {
         "  --since <date>       runs started then or later (2026-11-01, or a time)\n"
         "  --limit <n>          newest first, at most n rows (default 50)\n",
     .no_node_inputs = 1,
+    .options_anywhere = 1,
 };

@@ -92,7 +92,10 @@ int cmd_parse(const struct cmd_entry *cmd, int argc, char **argv, struct cmd_com
     for (size_t i = 0; extra && extra[i].name && n < 63; i++)
         opts[n++] = extra[i];
     memset(&opts[n], 0, sizeof(opts[n]));
-    snprintf(shortopts, sizeof(shortopts), "+jvh%s", extra_short ? extra_short : "");
+    /* "+": stop at the first operand (map capture ARGS...), unless the command lets options
+     * follow its operands, which getopt then permutes to the front */
+    snprintf(shortopts, sizeof(shortopts), "%sjvh%s", cmd->options_anywhere ? "" : "+",
+             extra_short ? extra_short : "");
 
     optind = 1;
     opterr = 0;
