@@ -11,6 +11,7 @@
 
 #include "reports/archive.h"
 #include "reports/history.h"
+#include "reports/out.h"
 #include "reports/render.h"
 #include "src/common/file.h"
 #include "src/common/xmalloc.h"
@@ -24,19 +25,10 @@ const char *ry_archive_default(void)
     return geteuid() == 0 ? RY_ARCHIVE_DEFAULT : NULL;
 }
 
-struct argv_arg {
-    int argc;
-    char **argv;
-};
-
 static int fill_cmdline(FILE *fp, void *arg, ry_error_t *err)
 {
-    const struct argv_arg *a = arg;
-
     (void)err;
-    for (int i = 0; i < a->argc; i++)
-        fprintf(fp, "%s%s", i ? " " : "", a->argv[i]);
-    fputc('\n', fp);
+    fprintf(fp, "%s\n", ((const struct ry_archive *)arg)->command);
     return 0;
 }
 
@@ -68,11 +60,31 @@ static void safe_name(const char *in, char *out, size_t len)
     out[n] = '\0';
 }
 
+int ry_run_dir_init(struct ry_archive *a, const char *dir, const char *tool, int argc, char **argv,
+                    const char *map, ry_error_t *err)
+{
+    size_t used = 0;
+
+    a->started = time(NULL);
+    snprintf(a->tool, sizeof(a->tool), "%s", tool);
+    for (int i = 0; i < argc && used < sizeof(a->command); i++)
+        used += (size_t)snprintf(a->command + used, sizeof(a->command) - used, "%s%s", i ? " " : "",
+                                 argv[i]);
+    if (snprintf(a->dir, sizeof(a->dir), "%s", dir) >= (int)sizeof(a->dir))
+        return ry_errorf(err, "%s: path too long", dir);
+    if (ry_mkdirs(a->dir) < 0)
+        return ry_errorf(err, "cannot create %s: %s", a->dir, strerror(errno));
+    if (ry_archive_write(a, "cmdline", fill_cmdline, a, err) < 0)
+        return -1;
+    if (map && ry_archive_write(a, "map.yaml", fill_copy, (void *)map, err) < 0)
+        return -1;
+    return 0;
+}
+
 int ry_archive_create(struct ry_archive *a, const char *root, const char *tool, const char *host,
                       int argc, char **argv, const char *map, ry_error_t *err)
 {
-    struct argv_arg args = { argc, argv };
-    char day[16], stamp[32], h[64];
+    char day[16], stamp[32], h[64], dir[PATH_MAX];
     time_t now = time(NULL);
     struct tm tm;
 
@@ -83,15 +95,42 @@ int ry_archive_create(struct ry_archive *a, const char *root, const char *tool, 
     safe_name(host, h, sizeof(h));
     snprintf(a->root, sizeof(a->root), "%s", root);
     snprintf(a->id, sizeof(a->id), "%s-%s-%s-%ld", stamp, h, tool, (long)getpid());
-    if (snprintf(a->dir, sizeof(a->dir), "%s/%s/%s", root, day, a->id) >= (int)sizeof(a->dir))
+    if (snprintf(dir, sizeof(dir), "%s/%s/%s", root, day, a->id) >= (int)sizeof(dir))
         return ry_errorf(err, "archive %s: path too long", root);
-    if (ry_mkdirs(a->dir) < 0)
-        return ry_errorf(err, "archive: cannot create %s: %s", a->dir, strerror(errno));
-    if (ry_archive_write(a, "cmdline", fill_cmdline, &args, err) < 0)
-        return -1;
-    if (map && ry_archive_write(a, "map.yaml", fill_copy, (void *)map, err) < 0)
-        return -1;
+    if (ry_run_dir_init(a, dir, tool, argc, argv, map, err) < 0)
+        return ry_error_prefix(err, "archive: ");
     return 0;
+}
+
+static void iso_time(time_t t, char *buf, size_t len)
+{
+    struct tm tm;
+
+    gmtime_r(&t, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void ry_archive_print_run(struct out *o, const struct ry_archive *a, int done)
+{
+    char self[256] = "", t0[32], t1[32];
+    time_t now = time(NULL);
+
+    if (gethostname(self, sizeof(self) - 1) < 0)
+        self[0] = '\0';
+    iso_time(a->started, t0, sizeof(t0));
+    iso_time(now, t1, sizeof(t1));
+    out_obj_open(o, "run");
+    out_str(o, "id", NULL, a->id);
+    out_str(o, "tool", NULL, a->tool);
+    out_str(o, "host", NULL, self);
+    out_str(o, "command", NULL, a->command);
+    out_str(o, "started", NULL, t0);
+    out_int(o, "started_unix", NULL, (long long)a->started);
+    out_str(o, "finished", NULL, done ? t1 : NULL);
+    out_int_opt(o, "finished_unix", NULL, (long long)now, done);
+    out_bool(o, "complete", NULL, done);
+    out_str(o, "dir", NULL, a->dir);
+    out_obj_close(o);
 }
 
 int ry_archive_write(const struct ry_archive *a, const char *name,

@@ -3,6 +3,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "src/common/error.h"
 
@@ -23,12 +24,25 @@ struct ry_archive {
     char root[PATH_MAX];
     char dir[PATH_MAX]; /* the run's directory */
     char id[160];       /* "20261130T170102Z-gpu01-check-4242" */
+    char tool[16];      /* "check", "fabric" */
+    char command[2048]; /* the command line, one line */
+    time_t started;     /* when the archive was created */
 };
+
+/* A run directory outside an archive (railyard-fabric -o DIR): create dir and write cmdline
+ * and map.yaml as ry_archive_create does; a->root and a->id stay empty. */
+int ry_run_dir_init(struct ry_archive *a, const char *dir, const char *tool, int argc, char **argv,
+                    const char *map, ry_error_t *err);
 
 /* Create the run's directory and write cmdline (argv, one line) and map.yaml (a copy of map,
  * when not NULL). 0, or -1 with err. */
 int ry_archive_create(struct ry_archive *a, const char *root, const char *tool, const char *host,
                       int argc, char **argv, const char *map, ry_error_t *err);
+
+/* The report's "run" object (railyard-report(5)) through the printer: id, tool, host (this
+ * machine), command, started, finished (done only), complete, dir. */
+struct out;
+void ry_archive_print_run(struct out *o, const struct ry_archive *a, int done);
 
 /* Write <run dir>/name atomically through fill. */
 int ry_archive_write(const struct ry_archive *a, const char *name,

@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "reports/findings.h"
@@ -155,14 +154,6 @@ static int fill_inventory(FILE *fp, void *arg, ry_error_t *err)
     return rc;
 }
 
-static void iso_time(time_t t, char *buf, size_t len)
-{
-    struct tm tm;
-
-    gmtime_r(&t, &tm);
-    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 /* The run's archive, created when the check starts: until the end its report.json says the run
  * did not finish (a check stopped by its deadline or a signal leaves that, and a history row);
  * at the end report.json is the document printed, with a "run" object, beside the node's
@@ -171,32 +162,8 @@ static void iso_time(time_t t, char *buf, size_t len)
 static struct {
     struct ry_archive a;
     int on;
-    time_t started;
-    char cmdline[2048], host[256];
+    char host[256];
 } arun;
-
-static void print_run(struct out *o, int done)
-{
-    char self[256] = "", t0[32], t1[32];
-    time_t now = time(NULL);
-
-    if (gethostname(self, sizeof(self) - 1) < 0)
-        self[0] = '\0';
-    iso_time(arun.started, t0, sizeof(t0));
-    iso_time(now, t1, sizeof(t1));
-    out_obj_open(o, "run");
-    out_str(o, "id", NULL, arun.a.id);
-    out_str(o, "tool", NULL, "check");
-    out_str(o, "host", NULL, self);
-    out_str(o, "command", NULL, arun.cmdline);
-    out_str(o, "started", NULL, t0);
-    out_int(o, "started_unix", NULL, (long long)arun.started);
-    out_str(o, "finished", NULL, done ? t1 : NULL);
-    out_int_opt(o, "finished_unix", NULL, (long long)now, done);
-    out_bool(o, "complete", NULL, done);
-    out_str(o, "dir", NULL, arun.a.dir);
-    out_obj_close(o);
-}
 
 struct stub_arg {
     const char *host, *error;
@@ -225,25 +192,20 @@ static int fill_stub(FILE *fp, void *arg, ry_error_t *err)
     out_str(o, "verdict", NULL, "error");
     out_str(o, "error", NULL,
             x->error ? x->error : "the check did not finish (a signal, or its deadline)");
-    print_run(o, x->error != NULL);
+    ry_archive_print_run(o, &arun.a, x->error != NULL);
     rc = out_finish(o, err);
     out_destroy(o);
     return rc;
 }
 
 static void archive_begin(const struct check_opts *c, const char *root, const char *host, int argc,
-                          char **argv, time_t started)
+                          char **argv)
 {
     struct stub_arg x = { host, NULL };
     ry_error_t err;
-    size_t used = 0;
 
     memset(&arun, 0, sizeof(arun));
-    arun.started = started;
     snprintf(arun.host, sizeof(arun.host), "%s", host);
-    for (int i = 0; i < argc && used < sizeof(arun.cmdline); i++)
-        used += (size_t)snprintf(arun.cmdline + used, sizeof(arun.cmdline) - used, "%s%s",
-                                 i ? " " : "", argv[i]);
     if (ry_archive_create(&arun.a, root, "check", host, argc, argv, c->map, &err) < 0 ||
         ry_archive_write(&arun.a, "report.json", fill_stub, &x, &err) < 0) {
         cmd_error("check: %s (the verdict stands)", err.text);
@@ -273,7 +235,7 @@ static void archive_run(struct out *o, const struct check_opts *c, const struct 
 
     if (!arun.on)
         return;
-    print_run(o, 1);
+    ry_archive_print_run(o, &arun.a, 1);
     if (ry_archive_write(&arun.a, "report.json", fill_report, &d, &err) < 0 ||
         ry_archive_write(&arun.a, "inventory.json", fill_inventory, &d, &err) < 0 ||
         ry_archive_finish(&arun.a, c->keep, 0, c->prometheus, c->junit, &err) < 0)
@@ -317,7 +279,6 @@ static int run(int argc, char **argv)
     const char *host, *archive;
     char msg[700];
     int idx, rc = RY_EXIT_ERROR;
-    time_t started;
     FILE *devnull = NULL;
 
     memset(&fd, 0, sizeof(fd));
@@ -338,13 +299,12 @@ static int run(int argc, char **argv)
                   "--archive <dir> (or set RAILYARD_ARCHIVE)");
         return RY_EXIT_ERROR;
     }
-    started = time(NULL);
     cmd_arm_deadline("check", c.timeout);
     if (archive) {
         char self[256] = "node";
         if (!c.node && gethostname(self, sizeof(self) - 1) < 0)
             snprintf(self, sizeof(self), "node");
-        archive_begin(&c, archive, c.node ? c.node : self, argc, argv, started);
+        archive_begin(&c, archive, c.node ? c.node : self, argc, argv);
     }
 
     if (!(o = out_create(stdout, common.json ? OUT_JSON : OUT_TEXT, &err)))

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -418,7 +417,7 @@ struct run {
     const char *type_name;
     double started;
     struct ry_archive archive; /* archive.dir[0]: archiving */
-    time_t started_wall;
+    struct ry_archive run_dir; /* -o: run_dir.dir[0] set */
     const char *map_cluster;
 };
 
@@ -512,30 +511,8 @@ static void print_results(struct out *o, struct run *r, const struct topo_findin
         out_arr_open(o, "findings");
         out_arr_close(o);
     }
-    if (r->archive.dir[0]) {
-        char t0[32], cmd[2048] = "", self[256] = "";
-        struct tm tm0;
-        size_t used = 0;
-        gmtime_r(&r->started_wall, &tm0);
-        strftime(t0, sizeof(t0), "%Y-%m-%dT%H:%M:%SZ", &tm0);
-        for (int i = 0; i < r->argc && used < sizeof(cmd); i++)
-            used +=
-                (size_t)snprintf(cmd + used, sizeof(cmd) - used, "%s%s", i ? " " : "", r->argv[i]);
-        if (gethostname(self, sizeof(self) - 1) < 0)
-            self[0] = '\0';
-        out_obj_open(o, "run");
-        out_str(o, "id", NULL, r->archive.id);
-        out_str(o, "tool", NULL, "fabric");
-        out_str(o, "host", NULL, self);
-        out_str(o, "command", NULL, cmd);
-        out_str(o, "started", NULL, t0);
-        out_int(o, "started_unix", NULL, (long long)r->started_wall);
-        out_str(o, "finished", NULL, done ? stamp : NULL);
-        out_int_opt(o, "finished_unix", NULL, (long long)now, done);
-        out_bool(o, "complete", NULL, done);
-        out_str(o, "dir", NULL, r->archive.dir);
-        out_obj_close(o);
-    }
+    if (r->archive.dir[0])
+        ry_archive_print_run(o, &r->archive, done);
 }
 
 struct print_arg {
@@ -582,74 +559,32 @@ static void save_archive(struct run *r, const struct topo_findings *f, int done)
 /* results.json in the run directory, rewritten atomically after every round */
 static void save_run(struct run *r, const struct topo_findings *f, int done)
 {
-    save_archive(r, f, done);
-    char path[PATH_MAX], tmp[PATH_MAX + 16];
-    struct out *o;
+    struct print_arg p = { r, f, done };
     ry_error_t err;
-    FILE *fp;
 
-    if (!r->o->run_dir)
-        return;
-    snprintf(path, sizeof(path), "%s/results.json", r->o->run_dir);
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    if (!(fp = fopen(tmp, "w"))) {
-        logmsg("cannot write %s: %s", tmp, strerror(errno));
-        return;
-    }
-    if (!(o = out_create(fp, OUT_JSON, &err))) {
+    save_archive(r, f, done);
+    if (r->run_dir.dir[0] &&
+        ry_archive_write(&r->run_dir, "results.json", fill_results, &p, &err) < 0)
         logmsg("%s", err.text);
-        fclose(fp);
-        unlink(tmp);
-        return;
-    }
-    print_results(o, r, f, done);
-    if (out_finish(o, &err) < 0 || fclose(fp) != 0 || rename(tmp, path) < 0)
-        logmsg("cannot write %s: %s", path, strerror(errno));
-    out_destroy(o);
 }
 
 static int prepare_run_dir(struct run *r)
 {
-    char path[PATH_MAX];
-    FILE *fp;
     const char *root = r->o->no_archive ? NULL
                        : r->o->archive  ? r->o->archive
                                         : ry_archive_default();
     ry_error_t err;
 
-    r->started_wall = time(NULL);
     if (root &&
         ry_archive_create(&r->archive, root, "fabric", r->map_cluster ? r->map_cluster : myhost,
                           r->argc, r->argv, r->o->map, &err) < 0) {
         logmsg("%s (no archive for this run)", err.text);
         r->archive.dir[0] = '\0';
     }
-
-    if (!r->o->run_dir)
-        return 0;
-    if (mkdir(r->o->run_dir, 0755) < 0 && errno != EEXIST) {
-        logmsg("cannot create %s: %s", r->o->run_dir, strerror(errno));
+    if (r->o->run_dir && ry_run_dir_init(&r->run_dir, r->o->run_dir, "fabric", r->argc, r->argv,
+                                         r->o->map, &err) < 0) {
+        logmsg("%s", err.text);
         return -1;
-    }
-    snprintf(path, sizeof(path), "%s/cmdline", r->o->run_dir);
-    if ((fp = fopen(path, "w"))) {
-        for (int i = 0; i < r->argc; i++)
-            fprintf(fp, "%s%s", i ? " " : "", r->argv[i]);
-        fputc('\n', fp);
-        fclose(fp);
-    }
-    if (r->o->map) {
-        char buf[8192];
-        size_t n;
-        FILE *in = fopen(r->o->map, "r");
-        snprintf(path, sizeof(path), "%s/map.yaml", r->o->run_dir);
-        if (in && (fp = fopen(path, "w"))) {
-            while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-                fwrite(buf, 1, n, fp);
-            fclose(fp);
-        }
-        if (in)
-            fclose(in);
     }
     return 0;
 }
