@@ -4,7 +4,6 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <pci/pci.h>
 
@@ -20,7 +19,7 @@ static void quiet(char *msg, ...)
 
 int topo_pci_acs_ctrl(const char *root, const char *busid, unsigned *ctrl, ry_error_t *err)
 {
-    char sysfs[PATH_MAX], cfg[PATH_MAX];
+    char sysfs[PATH_MAX];
     unsigned dom, bus, dev, fn;
     struct pci_access *pacc;
     struct pci_dev *d;
@@ -31,12 +30,9 @@ int topo_pci_acs_ctrl(const char *root, const char *busid, unsigned *ctrl, ry_er
         errno = ENODEV;
         return ry_errorf(err, "'%s' is not a PCI address", busid);
     }
-    snprintf(cfg, sizeof(cfg), "%s/bus/pci/devices/%s/config", topo_sysfs_root(root), busid);
-    if (access(cfg, R_OK) != 0) {
-        e = errno == ENOENT ? ENODEV : errno;
-        ry_errorf(err, "%s: %s", cfg, strerror(errno));
-        errno = e;
-        return -1;
+    if (!topo_sysfs_exists(root, "bus/pci/devices/%s/config", busid)) {
+        errno = ENODEV;
+        return ry_errorf(err, "%s: no such PCI device under %s", busid, topo_sysfs_root(root));
     }
     if (!(pacc = pci_alloc())) {
         errno = ENOMEM;

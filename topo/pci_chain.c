@@ -3,7 +3,6 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "topo/model.h"
 #include "topo/pci_acs.h"
@@ -11,14 +10,11 @@
 
 size_t topo_pci_chain(const char *root, const char *busid, char chain[][16], size_t max)
 {
-    char link[PATH_MAX], target[PATH_MAX];
-    ssize_t n;
+    char target[PATH_MAX];
     size_t count = 0;
 
-    snprintf(link, sizeof(link), "%s/bus/pci/devices/%s", topo_sysfs_root(root), busid);
-    if ((n = readlink(link, target, sizeof(target) - 1)) <= 0)
+    if (topo_sysfs_link_target(root, target, sizeof(target), NULL, "bus/pci/devices/%s", busid) < 0)
         return 0;
-    target[n] = '\0';
     /* "../../../devices/pci0000:00/0000:00:01.0/0000:01:00.0/...": every component that is a
      * PCI address, root port first */
     for (char *save = NULL, *p = strtok_r(target, "/", &save); p; p = strtok_r(NULL, "/", &save)) {

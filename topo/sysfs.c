@@ -170,26 +170,36 @@ int topo_sysfs_read_int(const char *root, int *val, ry_error_t *err, const char 
     return 0;
 }
 
+/* the target of the link at root/fmt, without trailing slashes */
+static int read_link(const char *root, char *target, size_t tlen, char *full, size_t flen,
+                     ry_error_t *err, const char *fmt, va_list ap)
+{
+    ssize_t n;
+
+    if (vpath(root, full, flen, err, fmt, ap) < 0)
+        return -1;
+    n = readlink(full, target, tlen - 1);
+    if (n < 0)
+        return ry_errorf(err, "cannot read link %s: %s", full, strerror(errno));
+    target[n] = '\0';
+    while (n > 1 && target[n - 1] == '/')
+        target[--n] = '\0';
+    return 0;
+}
+
 int topo_sysfs_link_base(const char *root, char *buf, size_t len, ry_error_t *err, const char *fmt,
                          ...)
 {
     char full[PATH_MAX], target[PATH_MAX];
     const char *base;
     va_list ap;
-    ssize_t n;
     int rc;
 
     va_start(ap, fmt);
-    rc = vpath(root, full, sizeof(full), err, fmt, ap);
+    rc = read_link(root, target, sizeof(target), full, sizeof(full), err, fmt, ap);
     va_end(ap);
     if (rc < 0)
         return -1;
-    n = readlink(full, target, sizeof(target) - 1);
-    if (n < 0)
-        return ry_errorf(err, "cannot read link %s: %s", full, strerror(errno));
-    target[n] = '\0';
-    while (n > 1 && target[n - 1] == '/')
-        target[--n] = '\0';
     base = strrchr(target, '/');
     base = base ? base + 1 : target;
     if (strlen(base) >= len) {
@@ -198,6 +208,19 @@ int topo_sysfs_link_base(const char *root, char *buf, size_t len, ry_error_t *er
     }
     strcpy(buf, base);
     return 0;
+}
+
+int topo_sysfs_link_target(const char *root, char *buf, size_t len, ry_error_t *err,
+                           const char *fmt, ...)
+{
+    char full[PATH_MAX];
+    va_list ap;
+    int rc;
+
+    va_start(ap, fmt);
+    rc = read_link(root, buf, len, full, sizeof(full), err, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 int topo_natcmp(const char *a, const char *b)

@@ -36,6 +36,10 @@ int topo_sysfs_read_int(const char *root, int *val, ry_error_t *err, const char 
 int topo_sysfs_link_base(const char *root, char *buf, size_t len, ry_error_t *err, const char *fmt,
                          ...) __attribute__((format(printf, 5, 6)));
 
+/* The whole target of a symbolic link, as stored ("../../../devices/pci0000:00/..."). */
+int topo_sysfs_link_target(const char *root, char *buf, size_t len, ry_error_t *err,
+                           const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 /* The entries of a directory, sorted in natural order ("mlx5_2" before "mlx5_10"), without
  * "." and "..". *names is owned by the caller: free with topo_sysfs_list_free(). A missing
  * directory is ENOENT. */
