@@ -194,25 +194,22 @@ int ry_render_prometheus(const struct ry_report *r, FILE *fp, ry_error_t *err)
         else
             c[k].warn++;
     }
-    help(fp, "railyard_check_failures", "Failed checks of the last run, by node and check id.");
-    for (i = 0; i < nc; i++)
-        if (c[i].fail) {
-            fputs("railyard_check_failures{", fp);
+    for (int warn = 0; warn < 2; warn++) {
+        const char *name = warn ? "railyard_check_warnings" : "railyard_check_failures";
+        help(fp, name,
+             warn ? "Checks of the last run that warned, by node and check id."
+                  : "Failed checks of the last run, by node and check id.");
+        for (i = 0; i < nc; i++) {
+            int v = warn ? c[i].warn : c[i].fail;
+            if (!v)
+                continue;
+            fprintf(fp, "%s{", name);
             label(fp, "tool", r->tool, 1);
             label(fp, "node", c[i].node, 0);
             label(fp, "check", c[i].check, 0);
-            fprintf(fp, "} %d\n", c[i].fail);
+            fprintf(fp, "} %d\n", v);
         }
-    help(fp, "railyard_check_warnings",
-         "Checks of the last run that warned, by node and check id.");
-    for (i = 0; i < nc; i++)
-        if (c[i].warn) {
-            fputs("railyard_check_warnings{", fp);
-            label(fp, "tool", r->tool, 1);
-            label(fp, "node", c[i].node, 0);
-            label(fp, "check", c[i].check, 0);
-            fprintf(fp, "} %d\n", c[i].warn);
-        }
+    }
     free(c);
     help(fp, "railyard_last_run_success", "1 when the last run found no failure, 0 otherwise.");
     fputs("railyard_last_run_success{", fp);

@@ -17,7 +17,7 @@ void ry_rm_tree(const char *dir);
 
 /* Write path atomically: fill writes into a temporary file beside it, which is renamed over
  * path once complete and flushed. 0, or -1 with err (path is then untouched). */
-int ry_write_atomic(const char *path, int (*fill)(FILE *fp, void *arg, ry_error_t *err),
-                    void *arg, ry_error_t *err);
+int ry_write_atomic(const char *path, int (*fill)(FILE *fp, void *arg, ry_error_t *err), void *arg,
+                    ry_error_t *err);
 
 #endif

@@ -53,7 +53,8 @@ int main(int argc, char **argv)
         fabric_analyze(&in, &f);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    printf("analyse %.3f\n", (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+    printf("analyse %.3f\n",
+           (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
     for (size_t i = 0; i < f.n; i++)
         if (f.v[i].sev != TOPO_SEV_OK)
             printf("%s %s %s\n", f.v[i].sev == TOPO_SEV_FAIL ? "FAIL" : "WARN", f.v[i].check,

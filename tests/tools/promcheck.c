@@ -106,7 +106,8 @@ int main(int argc, char **argv)
                     goto next;
                 }
                 for (int i = 0; i < nl; i++)
-                    if ((size_t)(le - ln) == strlen(labels[i]) && !strncmp(labels[i], ln, (size_t)(le - ln)))
+                    if ((size_t)(le - ln) == strlen(labels[i]) &&
+                        !strncmp(labels[i], ln, (size_t)(le - ln)))
                         problem(argv[1], line, "label given twice", buf);
                 if (nl < 64)
                     snprintf(labels[nl++], 128, "%.*s", (int)(le - ln), ln);
