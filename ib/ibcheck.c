@@ -48,7 +48,7 @@ struct ctx {
     struct topo_findings *out;
     struct ibf_notes *notes;
     char **claimed;  /* per node, per port: a finding already names this port */
-    int *rail;       /* per node: rail of a switch (-1 none, -2 mixed), of an HCA (-1) */
+    int *rail;       /* per node: ibf_rails */
     int *ref_of;     /* per live node: index in the reference, -1 */
     int *live_of;    /* per reference node: index in the live fabric, -1 */
     char **reported; /* names of absent HCAs already reported */
@@ -172,21 +172,25 @@ static int names_switches(const struct topo_map *map)
 }
 
 /* Rail of every switch: from the map's switch names, else the rail most of its HCAs belong to
- * (-2 when there is no majority). */
-static void compute_rails(struct ctx *c)
+ * (-2 when there is no majority); of every HCA, its NIC's rail in the map (-1 none). */
+void ibf_rails(const struct ibf_fabric *f, const struct topo_map *map, int *rail)
 {
-    const struct ibf_fabric *f = c->f;
-    int by_name = names_switches(c->e->map);
+    int by_name = names_switches(map);
 
     for (size_t i = 0; i < f->n; i++) {
         const struct ibf_node *n = &f->nodes[i];
         int votes[64] = { 0 }, best = -1, bestv = 0, tie = 0;
 
-        c->rail[i] = -1;
+        rail[i] = -1;
+        if (n->type == IBF_CA) {
+            const struct map_nic *nic = map_nic_of(map, n->host, n->hca);
+            rail[i] = nic && nic->rail >= 0 ? nic->rail : -1;
+            continue;
+        }
         if (n->type != IBF_SWITCH)
             continue;
         if (by_name) {
-            c->rail[i] = switch_rail_by_name(c->e->map, n);
+            rail[i] = switch_rail_by_name(map, n);
             continue;
         }
         for (int p = 1; p <= n->nports; p++) {
@@ -194,7 +198,7 @@ static void compute_rails(struct ctx *c)
             const struct map_nic *nic;
             if (q->remote < 0 || f->nodes[q->remote].type != IBF_CA)
                 continue;
-            nic = map_nic_of(c->e->map, f->nodes[q->remote].host, f->nodes[q->remote].hca);
+            nic = map_nic_of(map, f->nodes[q->remote].host, f->nodes[q->remote].hca);
             if (nic && nic->rail >= 0 && nic->rail < 64)
                 votes[nic->rail]++;
         }
@@ -203,8 +207,15 @@ static void compute_rails(struct ctx *c)
                 best = r, bestv = votes[r], tie = 0;
             else if (votes[r] && votes[r] == bestv)
                 tie = 1;
-        c->rail[i] = tie ? -2 : best;
+        rail[i] = tie ? -2 : best;
     }
+}
+
+int ibf_hca_rail_port(const struct ibf_fabric *f, const struct topo_map *map, int node)
+{
+    const struct map_nic *nic = map_nic_of(map, f->nodes[node].host, f->nodes[node].hca);
+
+    return nic && nic->rail >= 0 ? (nic->port > 0 ? nic->port : 1) : 0;
 }
 
 static int is_leaf(const struct ibf_fabric *f, int n)
@@ -772,7 +783,7 @@ int ibf_analyze(const struct ibf_fabric *f, const struct ibf_expect *e, struct t
     if (f->hops_limited)
         note(c.notes ? &c : &c, "the dump covers a limited number of hops: cables beyond it are "
                                 "not judged");
-    compute_rails(&c);
+    ibf_rails(f, e->map, c.rail);
     check_duplicates(&c);
     check_own_descs(&c);
     check_rails(&c);

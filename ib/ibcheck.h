@@ -42,6 +42,14 @@ int ibf_analyze(const struct ibf_fabric *f, const struct ibf_expect *e, struct t
                 struct ibf_notes *notes);
 void ibf_notes_free(struct ibf_notes *n);
 
+/* The rail of every node (rail has f->n entries): a switch's from the map's rail switch names,
+ * else the rail most of its HCAs belong to (-2: no majority); an HCA's, its NIC's rail in the
+ * map; -1 where unknown. */
+void ibf_rails(const struct ibf_fabric *f, const struct topo_map *map, int *rail);
+/* The port of HCA node that carries its rail (the map NIC's port, else 1); 0 when the map
+ * gives it no rail. */
+int ibf_hca_rail_port(const struct ibf_fabric *f, const struct topo_map *map, int node);
+
 /* Built-in counter limits: total and rising (-1: not judged). */
 void ibf_counter_limits(const struct topo_map *map, int ctr, long long *total, long long *rising);
 

@@ -142,6 +142,49 @@ int ry_archive_write(const struct ry_archive *a, const char *name,
     return ry_write_atomic(path, fill, arg, err);
 }
 
+struct stub_arg {
+    const struct ry_archive *a;
+    int schema;
+    const char *node, *error;
+};
+
+static int fill_stub(FILE *fp, void *arg, ry_error_t *err)
+{
+    const struct stub_arg *x = arg;
+    struct out *o = out_create(fp, OUT_JSON, err);
+    int rc;
+
+    if (!o)
+        return -1;
+    out_int(o, "schema_version", NULL, x->schema);
+    out_str(o, "tool", NULL, "railyard");
+    out_str(o, "version", NULL, PACKAGE_VERSION);
+    if (x->node)
+        out_str(o, "node", NULL, x->node);
+    out_arr_open(o, "findings");
+    out_arr_close(o);
+    out_obj_open(o, "summary");
+    out_int(o, "fail", NULL, 0);
+    out_int(o, "warn", NULL, 0);
+    out_int(o, "ok", NULL, 0);
+    out_obj_close(o);
+    out_str(o, "verdict", NULL, "error");
+    out_str(o, "error", NULL,
+            x->error ? x->error : "the run did not finish (a signal, or its deadline)");
+    ry_archive_print_run(o, x->a, x->error != NULL);
+    rc = out_finish(o, err);
+    out_destroy(o);
+    return rc;
+}
+
+int ry_archive_write_stub(const struct ry_archive *a, int schema, const char *node,
+                          const char *error, ry_error_t *err)
+{
+    struct stub_arg x = { a, schema, node, error };
+
+    return ry_archive_write(a, "report.json", fill_stub, &x, err);
+}
+
 /* ---- listing: runs are <root>/<YYYY-MM-DD>/<id>, and ids sort by time ---- */
 
 struct run {
@@ -274,8 +317,31 @@ int ry_archive_find(const char *root, const char *run, char *dir, size_t len, ry
 
 struct render_arg {
     const struct ry_report *r;
-    const char *format, *inventory;
+    const char *format, *inventory, *fabric;
 };
+
+/* The report.json of the archive's newest `railyard fabric` (InfiniBand) run, whose cabling
+ * names the leaf of every port in railyard-fabric's rail diagram: 0 with path, -1 none. */
+static int newest_ib_report(const char *root, char *path, size_t len)
+{
+    ry_error_t e;
+    size_t n;
+    struct run *v = list_runs(root, &n, &e);
+    struct stat st;
+    int found = -1;
+
+    for (size_t i = n; v && found < 0 && i-- > 0;) {
+        size_t l = strlen(v[i].id);
+        const char *ib = strstr(v[i].id, "-ib-");
+        if (!ib || strspn(ib + 4, "0123456789") != l - (size_t)(ib + 4 - v[i].id))
+            continue;
+        snprintf(path, len, "%s/%s/%s/report.json", root, v[i].day, v[i].id);
+        if (stat(path, &st) == 0)
+            found = 0;
+    }
+    free(v);
+    return found;
+}
 
 static int fill_render(FILE *fp, void *arg, ry_error_t *err)
 {
@@ -286,15 +352,35 @@ static int fill_render(FILE *fp, void *arg, ry_error_t *err)
     if (!strcmp(x->format, "prometheus"))
         return ry_render_prometheus(x->r, fp, err);
     if (!strcmp(x->format, "html"))
-        return ry_render_html(x->r, x->inventory, fp, err);
+        return ry_render_html(x->r, x->inventory, x->fabric, fp, err);
     if (!strcmp(x->format, "text"))
         return ry_render_text(x->r, fp, err);
     return ry_errorf(err, "unknown format '%s' (json, text, junit, prometheus, html)", x->format);
 }
 
+/* the archive a run directory is in (<root>/<YYYY-MM-DD>/<id>): 0 with root, -1 none */
+static int archive_root_of(const char *dir, char *root, size_t len)
+{
+    char *slash;
+    size_t l;
+
+    snprintf(root, len, "%s", dir);
+    for (l = strlen(root); l > 1 && root[l - 1] == '/'; l--)
+        root[l - 1] = '\0';
+    if (!(slash = strrchr(root, '/')))
+        return -1;
+    *slash = '\0'; /* <root>/<day> */
+    if (!(slash = strrchr(root, '/')) || !is_day(slash + 1))
+        return -1;
+    *slash = '\0';
+    if (!root[0])
+        snprintf(root, len, "/");
+    return 0;
+}
+
 int ry_archive_render(const char *dir, const char *format, FILE *fp, ry_error_t *err)
 {
-    char path[PATH_MAX + 32], inv[PATH_MAX + 32];
+    char path[PATH_MAX + 32], inv[PATH_MAX + 32], fab[PATH_MAX + 512], root[PATH_MAX];
     struct ry_report *r;
     struct render_arg x;
     struct stat st;
@@ -320,6 +406,10 @@ int ry_archive_render(const char *dir, const char *format, FILE *fp, ry_error_t 
     x.r = r;
     x.format = format;
     x.inventory = stat(inv, &st) == 0 ? inv : NULL;
+    x.fabric = NULL;
+    if (!strcmp(ry_report_tool(r), "fabric") && archive_root_of(dir, root, sizeof(root)) == 0 &&
+        newest_ib_report(root, fab, sizeof(fab)) == 0)
+        x.fabric = fab;
     rc = fill_render(fp, &x, err);
     ry_report_free(r);
     return rc;
@@ -352,7 +442,7 @@ int ry_archive_finish(const struct ry_archive *a, int keep, int max_age_days,
     } outs[] = { { "junit", "junit.xml" },
                  { "prometheus", "metrics.prom" },
                  { "html", "report.html" } };
-    char path[PATH_MAX + 32], inv[PATH_MAX + 32], out[PATH_MAX + 32];
+    char path[PATH_MAX + 32], inv[PATH_MAX + 32], out[PATH_MAX + 32], fab[PATH_MAX + 512];
     struct ry_report *r;
     struct stat st;
     ry_error_t e;
@@ -363,7 +453,10 @@ int ry_archive_finish(const struct ry_archive *a, int keep, int max_age_days,
     if (!(r = ry_report_load(path, err)))
         return -1;
     for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
-        struct render_arg x = { r, outs[i].format, stat(inv, &st) == 0 ? inv : NULL };
+        struct render_arg x = { r, outs[i].format, stat(inv, &st) == 0 ? inv : NULL, NULL };
+        if (!strcmp(ry_report_tool(r), "fabric") && !strcmp(outs[i].file, "report.html") &&
+            newest_ib_report(a->root, fab, sizeof(fab)) == 0)
+            x.fabric = fab;
         /* a format this build cannot render is left out; asked-for copies then fail below */
         ry_archive_write(a, outs[i].file, fill_render, &x, &e);
     }

@@ -61,6 +61,12 @@ int ry_archive_finish(const struct ry_archive *a, int keep, int max_age_days,
  * is listed as incomplete). */
 int ry_archive_record(const struct ry_archive *a, ry_error_t *err);
 
+/* Write the report.json of a run that has no verdict (yet): no findings,
+ * verdict "error" with error (NULL: "the run did not finish"), the run object complete when
+ * error is given; node for check's reports (NULL for the fabric's). */
+int ry_archive_write_stub(const struct ry_archive *a, int schema, const char *node,
+                          const char *error, ry_error_t *err);
+
 /* Render the report.json at path into the format "json", "text", "junit", "prometheus" or
  * "html" on fp (report show). */
 int ry_archive_render(const char *dir, const char *format, FILE *fp, ry_error_t *err);

@@ -13,6 +13,7 @@
 struct out {
     FILE *fp;
     enum out_format format;
+    int mute; /* text not printed (out_mute_text) */
     struct out_json *json;
 };
 
@@ -70,6 +71,19 @@ int out_is_json(const struct out *o)
     return o->format == OUT_JSON;
 }
 
+int out_has_json(const struct out *o)
+{
+    return o->json != NULL;
+}
+
+int out_mute_text(struct out *o, int mute)
+{
+    int was = o->mute;
+
+    o->mute = mute;
+    return was;
+}
+
 const char *out_inert(const char *s, char *buf, size_t len)
 {
     size_t n = 0;
@@ -91,7 +105,7 @@ void out_text(struct out *o, const char *fmt, ...)
 {
     va_list ap;
 
-    if (o->format != OUT_TEXT)
+    if (o->format != OUT_TEXT || o->mute)
         return;
     va_start(ap, fmt);
     vfprintf(o->fp, fmt, ap);
@@ -102,7 +116,7 @@ static void text(struct out *o, const char *fmt, const char *value)
 {
     char buf[1024];
 
-    if (o->format == OUT_TEXT && fmt)
+    if (o->format == OUT_TEXT && fmt && !o->mute)
         fprintf(o->fp, fmt, out_inert(value, buf, sizeof(buf)));
 }
 

@@ -26,6 +26,11 @@ int out_is_json(const struct out *o);
 /* Text output that also builds the JSON document, for an archived report.json: every field
  * goes to both (one printer, no second JSON path). 0, or -1 without a JSON library. */
 int out_tee_json(struct out *o, ry_error_t *err);
+/* A JSON document is being built (JSON output, or text with out_tee_json). */
+int out_has_json(const struct out *o);
+/* Stop (mute 1) or resume (0) the text output; the JSON document still gets every field.
+ * Returns the previous setting. */
+int out_mute_text(struct out *o, int mute);
 /* Write the JSON document built so far (JSON mode or tee) to fp. */
 int out_dump_json(struct out *o, FILE *fp, ry_error_t *err);
 

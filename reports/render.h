@@ -25,9 +25,11 @@ int ry_render_junit(const struct ry_report *r, FILE *fp, ry_error_t *err);
 int ry_render_prometheus(const struct ry_report *r, FILE *fp, ry_error_t *err);
 /* A self-contained HTML page (no external assets): metadata, findings (failures first, with
  * hints), per-rail pair heat-maps and the nodes x rails grid as inline SVG, and the node's
- * inventory when inventory names a `railyard inventory --json` document (NULL: none). Needs
- * libxml2. */
-int ry_render_html(const struct ry_report *r, const char *inventory, FILE *fp, ry_error_t *err);
+ * inventory when inventory names a `railyard inventory --json` document (NULL: none). The rail
+ * diagram names the leaf of every port from the report's own cabling (railyard fabric), else
+ * from the report.json of a railyard fabric run at fabric (NULL: none). Needs libxml2. */
+int ry_render_html(const struct ry_report *r, const char *inventory, const char *fabric, FILE *fp,
+                   ry_error_t *err);
 /* A short text summary (terminal-safe). */
 int ry_render_text(const struct ry_report *r, FILE *fp, ry_error_t *err);
 /* Differences between two runs: findings new and cleared, links whose bandwidth moved by more

@@ -40,10 +40,12 @@ int ry_render_prometheus(const struct ry_report *r, FILE *fp, ry_error_t *err)
     return ry_errorf(err, WHY);
 }
 
-int ry_render_html(const struct ry_report *r, const char *inventory, FILE *fp, ry_error_t *err)
+int ry_render_html(const struct ry_report *r, const char *inventory, const char *fabric, FILE *fp,
+                   ry_error_t *err)
 {
     (void)r;
     (void)inventory;
+    (void)fabric;
     (void)fp;
     return ry_errorf(err, WHY);
 }

@@ -477,72 +477,212 @@ static void html_heatmaps(struct w *w, json_t *root)
 
 /* nodes x rails: each port coloured by the worst finding naming it; rail.cabling drawn as
  * crossing lines */
-static void html_rails(struct w *w, json_t *root)
+static int cmp_version(const void *a, const void *b)
 {
-    json_t *fs = json_object_get(root, "findings"), *f;
-    int rails = (int)num(root, "rails", 0);
+    return strverscmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* One cell of the rail diagram: a node's port on a rail. */
+struct rcell {
+    const char *leaf;   /* the switch its cable reaches (cabling), NULL unknown */
+    int leaf_rail;      /* that leaf's rail, -1 unknown */
+    const char *colour; /* from the findings about the port */
+    const char *why;
+    int crossed; /* a rail.cabling finding */
+};
+
+/* The node of a cabling entry or finding subject "host/rail3" (railyard-fabric), or the
+ * cabling entry's subject "host/hca:port" (railyard fabric). */
+static void cell_finding(struct rcell *c, json_t *f)
+{
+    const char *sev = str(f, "severity"), *check = str(f, "check");
+
+    if (!sev || !strcmp(sev, "ok"))
+        return;
+    if (!strcmp(sev, "fail") || strcmp(c->colour, "#c62828")) {
+        c->colour = !strcmp(sev, "fail") ? "#c62828" : "#fbc02d";
+        c->why = check;
+    }
+    c->crossed |= check && !strcmp(check, "rail.cabling");
+}
+
+/* Nodes x rails, each port a cell named after the leaf its cable reaches when the cabling is
+ * known (a `railyard fabric` report: its own, or for railyard-fabric the archive's newest), red
+ * or yellow from the findings about it; a port cabled to another rail's leaf is drawn with its
+ * cable crossing into that rail's column, one the latency judged miscabled (rail.cabling) is
+ * crossed out. */
+static void html_rails(struct w *w, json_t *root, json_t *fabric)
+{
+    json_t *fs = json_object_get(root, "findings"), *cab = json_object_get(root, "cabling");
+    json_t *index = json_object(), *subjects = json_object(), *f, *x;
+    int rails = (int)num(root, "rails", 0), own = json_is_array(cab);
     const char **names;
     size_t n = node_list(root, &names), i;
-    const int cw = 60, ch = 22, pad = 110;
+    struct rcell *cells;
+    char **leaves;
+    const int cw = 96, ch = 22, pad = 120, top = 46;
 
-    if (!n || !rails) {
+    if (!own)
+        cab = json_object_get(fabric, "cabling");
+    if (!n && own) /* a fabric report: its hosts with a rail, in order */
+        json_array_foreach(cab, i, x)
+        {
+            const char *h = str(x, "host");
+            json_t *rv = json_object_get(x, "rail");
+            if (!h || !json_is_integer(rv) || json_object_get(index, h))
+                continue;
+            names = xrealloc(names, (n + 2) * sizeof(*names));
+            json_object_set_new(index, h, json_integer((json_int_t)n));
+            names[n++] = h;
+            if (json_integer_value(rv) + 1 > rails && json_integer_value(rv) < 1024)
+                rails = (int)json_integer_value(rv) + 1;
+        }
+    if (own && n) { /* gpu2 before gpu10 */
+        qsort(names, n, sizeof(*names), cmp_version);
+        json_object_clear(index);
+    }
+    if (!json_object_size(index))
+        for (i = 0; i < n; i++)
+            json_object_set_new(index, names[i], json_integer((json_int_t)i));
+    if (!n || rails < 1 || rails > 1024) {
+        if (own) {
+            leaf(w, "h2", "Rails");
+            leaf(w, "p", "No rail diagram: the map (--map) gives no NIC a rail.");
+        }
         free(names);
+        json_decref(index);
+        json_decref(subjects);
         return;
     }
+    cells = xcalloc(n * (size_t)rails, sizeof(*cells));
+    leaves = xcalloc((size_t)rails, sizeof(*leaves));
+    for (i = 0; i < n * (size_t)rails; i++) {
+        cells[i].colour = "#2e7d32";
+        cells[i].why = "no finding";
+        cells[i].leaf_rail = -1;
+    }
+    json_array_foreach(cab, i, x)
+    {
+        json_t *ix = json_object_get(index, str(x, "host") ? str(x, "host") : "");
+        json_t *rv = json_object_get(x, "rail"), *lr = json_object_get(x, "leaf_rail");
+        struct rcell *c;
+        if (!ix || !json_is_integer(rv) || json_integer_value(rv) < 0 ||
+            json_integer_value(rv) >= rails)
+            continue;
+        c = &cells[(size_t)json_integer_value(ix) * (size_t)rails + (size_t)json_integer_value(rv)];
+        c->leaf = str(x, "leaf");
+        c->leaf_rail = json_is_integer(lr) ? (int)json_integer_value(lr) : -1;
+        if (own && str(x, "subject"))
+            json_object_set_new(
+                subjects, str(x, "subject"),
+                json_integer(json_integer_value(ix) * rails + json_integer_value(rv)));
+        if (c->leaf && c->leaf_rail >= 0 && c->leaf_rail < rails &&
+            (!leaves[c->leaf_rail] ||
+             (strlen(leaves[c->leaf_rail]) < 200 && !strstr(leaves[c->leaf_rail], c->leaf)))) {
+            char *old = leaves[c->leaf_rail];
+            leaves[c->leaf_rail] = xasprintf("%s%s%s", old ? old : "", old ? " " : "", c->leaf);
+            free(old);
+        }
+    }
+    json_array_foreach(fs, i, f)
+    {
+        const char *sub = str(f, "subject"), *slash;
+        json_t *ix;
+        if (!sub)
+            continue;
+        if ((ix = json_object_get(subjects, sub))) /* "host/hca:port" */
+            cell_finding(&cells[json_integer_value(ix)], f);
+        else if ((slash = strrchr(sub, '/')) && !strncmp(slash, "/rail", 5)) {
+            char host[256], *end;
+            long r = strtol(slash + 5, &end, 10);
+            snprintf(host, sizeof(host), "%.*s", (int)(slash - sub), sub);
+            if (!*end && end != slash + 5 && r >= 0 && r < rails &&
+                (ix = json_object_get(index, host)))
+                cell_finding(&cells[(size_t)json_integer_value(ix) * (size_t)rails + (size_t)r], f);
+        }
+    }
+
     leaf(w, "h2", "Rails");
+    if (json_array_size(cab) && !own) {
+        json_t *run = json_object_get(fabric, "run");
+        el(w, "p");
+        textf(w, "Leaf per port from the InfiniBand fabric run %s (%s).",
+              str(run, "id") ? str(run, "id") : "n/a",
+              str(run, "finished") ? str(run, "finished") : "not finished");
+        end(w);
+    } else if (!own)
+        leaf(w, "p",
+             "Leaf per port: n/a (no `railyard fabric` run in this archive to take the "
+             "cabling from).");
     el(w, "svg");
     attr(w, "xmlns", "http://www.w3.org/2000/svg");
     attr(w, "class", "rails");
     attrf(w, "width", "%d", pad + rails * cw + 10);
-    attrf(w, "height", "%zu", (size_t)30 + n * (size_t)ch + 10);
+    attrf(w, "height", "%zu", (size_t)top + n * (size_t)ch + 10);
     for (int r = 0; r < rails; r++) {
         el(w, "text");
         attrf(w, "x", "%d", pad + r * cw + cw / 2);
-        attr(w, "y", "20");
+        attr(w, "y", "18");
         attr(w, "text-anchor", "middle");
         textf(w, "rail %d", r);
         end(w);
+        if (leaves[r]) {
+            el(w, "text");
+            attrf(w, "x", "%d", pad + r * cw + cw / 2);
+            attr(w, "y", "34");
+            attr(w, "text-anchor", "middle");
+            attr(w, "class", "leaves");
+            textf(w, "%.40s", leaves[r]);
+            el(w, "title");
+            textf(w, "leaves of rail %d: %s", r, leaves[r]);
+            end(w);
+            end(w);
+        }
     }
     for (size_t a = 0; a < n; a++) {
+        size_t y = (size_t)top + a * (size_t)ch;
         el(w, "text");
         attrf(w, "x", "%d", pad - 6);
-        attrf(w, "y", "%zu", (size_t)30 + a * (size_t)ch + ch * 2 / 3);
+        attrf(w, "y", "%zu", y + ch * 2 / 3);
         attr(w, "text-anchor", "end");
         text(w, names[a]);
         end(w);
         for (int r = 0; r < rails; r++) {
-            char port[300];
-            const char *colour = "#2e7d32", *why = "no finding";
-            int crossed = 0;
-            snprintf(port, sizeof(port), "%s/rail%d", names[a], r);
-            json_array_foreach(fs, i, f)
-            {
-                const char *sev = str(f, "severity"), *sub = str(f, "subject");
-                if (!sev || !sub || strcmp(sub, port) || !strcmp(sev, "ok"))
-                    continue;
-                if (!strcmp(sev, "fail") || strcmp(colour, "#c62828")) {
-                    colour = !strcmp(sev, "fail") ? "#c62828" : "#fbc02d";
-                    why = str(f, "check");
-                }
-                crossed |= str(f, "check") && !strcmp(str(f, "check"), "rail.cabling");
-            }
+            struct rcell *c = &cells[a * (size_t)rails + (size_t)r];
+            int other = c->leaf_rail >= 0 && c->leaf_rail != r;
+            int x0 = pad + r * cw + 4, x1 = pad + r * cw + cw - 4;
             el(w, "rect");
-            attrf(w, "x", "%d", pad + r * cw + 4);
-            attrf(w, "y", "%zu", (size_t)30 + a * (size_t)ch);
+            attrf(w, "x", "%d", x0);
+            attrf(w, "y", "%zu", y);
             attrf(w, "width", "%d", cw - 8);
             attrf(w, "height", "%d", ch - 4);
-            attr(w, "fill", colour);
+            attr(w, "fill", other ? "#c62828" : c->colour);
             el(w, "title");
-            textf(w, "%s: %s", port, why);
+            if (c->leaf)
+                textf(w, "%s rail %d: cabled to %s%s; %s", names[a], r, c->leaf,
+                      other ? " (a leaf of another rail)" : "", c->why);
+            else
+                textf(w, "%s rail %d: %s", names[a], r, c->why);
             end(w);
             end(w);
-            if (crossed) /* miscabled: the port's cable drawn crossing into the next rail */
+            if (c->leaf) {
+                el(w, "text");
+                attrf(w, "x", "%d", x0 + 4);
+                attrf(w, "y", "%zu", y + (size_t)ch * 2 / 3 - 1);
+                attr(w, "class", "leaf");
+                attr(w, "fill", "#fff");
+                textf(w, "%.13s", c->leaf);
+                end(w);
+            }
+            if (other)
+                continue;   /* its cable is drawn above every cell, below */
+            if (c->crossed) /* judged miscabled from latency: crossed out */
                 for (int k = 0; k < 2; k++) {
                     el(w, "line");
-                    attrf(w, "x1", "%d", pad + r * cw + 4);
-                    attrf(w, "y1", "%zu", (size_t)30 + a * (size_t)ch + (size_t)(k ? ch - 4 : 0));
-                    attrf(w, "x2", "%d", pad + r * cw + cw - 4);
-                    attrf(w, "y2", "%zu", (size_t)30 + a * (size_t)ch + (size_t)(k ? 0 : ch - 4));
+                    attrf(w, "x1", "%d", x0);
+                    attrf(w, "y1", "%zu", y + (size_t)(k ? ch - 4 : 0));
+                    attrf(w, "x2", "%d", x1);
+                    attrf(w, "y2", "%zu", y + (size_t)(k ? 0 : ch - 4));
                     attr(w, "stroke", "#000");
                     attr(w, "stroke-width", "2");
                     attr(w, "class", "crossed");
@@ -550,8 +690,36 @@ static void html_rails(struct w *w, json_t *root)
                 }
         }
     }
+    /* a port cabled to another rail's leaf: its cable drawn crossing into that rail's column */
+    for (size_t a = 0; a < n; a++)
+        for (int r = 0; r < rails; r++) {
+            struct rcell *c = &cells[a * (size_t)rails + (size_t)r];
+            size_t y = (size_t)top + a * (size_t)ch + (size_t)(ch - 4) / 2;
+            if (c->leaf_rail < 0 || c->leaf_rail == r || c->leaf_rail >= rails)
+                continue;
+            el(w, "line");
+            attrf(w, "x1", "%d", pad + r * cw + cw / 2);
+            attrf(w, "y1", "%zu", y);
+            attrf(w, "x2", "%d", pad + c->leaf_rail * cw + cw / 2);
+            attrf(w, "y2", "%d", 40);
+            attr(w, "stroke", "#000");
+            attr(w, "stroke-width", "2");
+            attr(w, "stroke-dasharray", "5 3");
+            attr(w, "class", "crossed");
+            el(w, "title");
+            textf(w, "%s rail %d is cabled to %s, a leaf of rail %d", names[a], r, c->leaf,
+                  c->leaf_rail);
+            end(w);
+            end(w);
+        }
     end(w);
+    for (int r = 0; r < rails; r++)
+        free(leaves[r]);
+    free(leaves);
+    free(cells);
     free(names);
+    json_decref(index);
+    json_decref(subjects);
 }
 
 static void html_inventory(struct w *w, json_t *inv)
@@ -607,9 +775,11 @@ static void html_inventory(struct w *w, json_t *inv)
     }
 }
 
-int ry_render_html(const struct ry_report *r, const char *inventory, FILE *fp, ry_error_t *err)
+int ry_render_html(const struct ry_report *r, const char *inventory, const char *fabric, FILE *fp,
+                   ry_error_t *err)
 {
     json_t *root = ry_report_json(r), *run = json_object_get(root, "run"), *inv = NULL;
+    json_t *fab = NULL;
     xmlBufferPtr b;
     struct w w;
     char title[512];
@@ -618,12 +788,21 @@ int ry_render_html(const struct ry_report *r, const char *inventory, FILE *fp, r
         json_error_t je;
         inv = json_load_file(inventory, 0, &je); /* optional: a bad one is left out */
     }
+    if (fabric) {
+        json_error_t je;
+        fab = json_load_file(fabric, 0, &je); /* the same */
+    }
     if (open_writer(&w, &b, err) < 0) {
         json_decref(inv);
+        json_decref(fab);
         return -1;
     }
-    snprintf(title, sizeof(title), "railyard %s%s%s", ry_report_tool(r),
-             str(root, "node") ? " " : "", str(root, "node") ? str(root, "node") : "");
+    if (!strcmp(ry_report_tool(r), "ib"))
+        snprintf(title, sizeof(title), "railyard fabric (InfiniBand)%s%.200s",
+                 str(root, "cluster") ? " " : "", str(root, "cluster") ? str(root, "cluster") : "");
+    else
+        snprintf(title, sizeof(title), "railyard %s%s%.200s", ry_report_tool(r),
+                 str(root, "node") ? " " : "", str(root, "node") ? str(root, "node") : "");
     el(&w, "html");
     attr(&w, "lang", "en");
     el(&w, "head");
@@ -652,11 +831,12 @@ int ry_render_html(const struct ry_report *r, const char *inventory, FILE *fp, r
     end(&w);
     html_findings(&w, root);
     html_heatmaps(&w, root);
-    html_rails(&w, root);
+    html_rails(&w, root, fab);
     html_inventory(&w, inv);
     end(&w);
     end(&w);
     json_decref(inv);
+    json_decref(fab);
     fputs("<!DOCTYPE html>\n", fp);
     return close_writer(&w, b, fp, err);
 }

@@ -165,49 +165,18 @@ static struct {
     char host[256];
 } arun;
 
-struct stub_arg {
-    const char *host, *error;
-};
-
-/* the report of a check that has no verdict (yet): verdict "error" */
-static int fill_stub(FILE *fp, void *arg, ry_error_t *err)
-{
-    const struct stub_arg *x = arg;
-    struct out *o = out_create(fp, OUT_JSON, err);
-    int rc;
-
-    if (!o)
-        return -1;
-    out_int(o, "schema_version", NULL, CHECK_SCHEMA_VERSION);
-    out_str(o, "tool", NULL, "railyard");
-    out_str(o, "version", NULL, PACKAGE_VERSION);
-    out_str(o, "node", NULL, x->host);
-    out_arr_open(o, "findings");
-    out_arr_close(o);
-    out_obj_open(o, "summary");
-    out_int(o, "fail", NULL, 0);
-    out_int(o, "warn", NULL, 0);
-    out_int(o, "ok", NULL, 0);
-    out_obj_close(o);
-    out_str(o, "verdict", NULL, "error");
-    out_str(o, "error", NULL,
-            x->error ? x->error : "the check did not finish (a signal, or its deadline)");
-    ry_archive_print_run(o, &arun.a, x->error != NULL);
-    rc = out_finish(o, err);
-    out_destroy(o);
-    return rc;
-}
-
 static void archive_begin(const struct check_opts *c, const char *root, const char *host, int argc,
                           char **argv)
 {
-    struct stub_arg x = { host, NULL };
     ry_error_t err;
 
     memset(&arun, 0, sizeof(arun));
     snprintf(arun.host, sizeof(arun.host), "%s", host);
-    if (ry_archive_create(&arun.a, root, "check", host, argc, argv, c->map, &err) < 0 ||
-        ry_archive_write(&arun.a, "report.json", fill_stub, &x, &err) < 0) {
+    if (ry_archive_create(&arun.a, root, "check", host, argc, argv, c->map, &err) < 0) {
+        cmd_error("check: %s (the verdict stands)", err.text);
+        return;
+    }
+    if (ry_archive_write_stub(&arun.a, CHECK_SCHEMA_VERSION, host, NULL, &err) < 0) {
         cmd_error("check: %s (the verdict stands)", err.text);
         return;
     }
@@ -218,12 +187,12 @@ static void archive_begin(const struct check_opts *c, const char *root, const ch
 /* the check could not judge: the archive says why */
 static void archive_error(const char *host, const char *msg)
 {
-    struct stub_arg x = { host ? host : arun.host, msg };
     ry_error_t err;
 
     if (!arun.on)
         return;
-    if (ry_archive_write(&arun.a, "report.json", fill_stub, &x, &err) < 0 ||
+    if (ry_archive_write_stub(&arun.a, CHECK_SCHEMA_VERSION, host ? host : arun.host, msg, &err) <
+            0 ||
         ry_archive_record(&arun.a, &err) < 0)
         cmd_error("check: archive %s: %s", arun.a.dir, err.text);
 }

@@ -9,9 +9,11 @@
 
 #include "ib/ibcheck.h"
 #include "ib/ibfabric.h"
+#include "reports/archive.h"
 #include "reports/findings.h"
 #include "reports/out.h"
 #include "src/cmd/cmd.h"
+#include "src/common/xmalloc.h"
 #include "topo/compare.h"
 #include "topo/map.h"
 
@@ -155,7 +157,7 @@ static void print_links(struct out *o, const struct ibf_fabric *f)
     out_arr_close(o);
 }
 
-static void print_nodes(struct out *o, const struct ibf_fabric *f)
+static void print_nodes(struct out *o, const struct ibf_fabric *f, const int *rail)
 {
     static const char *const types[] = { "?", "hca", "switch", "router" };
 
@@ -171,7 +173,40 @@ static void print_nodes(struct out *o, const struct ibf_fabric *f)
         out_str(o, "hca", NULL, n->hca);
         out_int(o, "ports", NULL, n->nports);
         out_int_opt(o, "lid", NULL, n->lid, n->type == IBF_SWITCH && n->lid > 0);
+        out_int_opt(o, "rail", NULL, rail[i], rail[i] >= 0);
         out_obj_close(o);
+    }
+    out_arr_close(o);
+}
+
+/* Every HCA port cabled to a switch, with the rail the map gives it and the leaf it reaches
+ * (the rail diagram of report.html is drawn from this). */
+static void print_cabling(struct out *o, const struct ibf_fabric *f, const struct topo_map *map,
+                          const int *rail)
+{
+    char subj[200];
+
+    out_arr_open(o, "cabling");
+    for (size_t i = 0; i < f->n; i++) {
+        const struct ibf_node *n = &f->nodes[i];
+        int rp = n->type == IBF_CA ? ibf_hca_rail_port(f, map, (int)i) : 0;
+        if (n->type != IBF_CA)
+            continue;
+        for (int p = 1; p <= n->nports; p++) {
+            int s = n->ports[p].remote;
+            if (s < 0 || f->nodes[s].type != IBF_SWITCH)
+                continue;
+            out_obj_open(o, NULL);
+            out_str(o, "subject", NULL, ibf_port_label(f, (int)i, p, subj, sizeof(subj)));
+            out_str(o, "host", NULL, n->host);
+            out_str(o, "hca", NULL, n->hca);
+            out_int(o, "port", NULL, p);
+            out_int_opt(o, "rail", NULL, rail[i], p == rp && rail[i] >= 0);
+            out_str(o, "leaf", NULL, f->nodes[s].name ? f->nodes[s].name : f->nodes[s].id);
+            out_int(o, "leaf_port", NULL, n->ports[p].remote_port);
+            out_int_opt(o, "leaf_rail", NULL, rail[s], rail[s] >= 0);
+            out_obj_close(o);
+        }
     }
     out_arr_close(o);
 }
@@ -193,11 +228,15 @@ static void count_fabric(const struct ibf_fabric *f, size_t *sw, size_t *ca, siz
     }
 }
 
+enum { OPT_ARCHIVE = 300, OPT_NO_ARCHIVE, OPT_KEEP, OPT_PROMETHEUS, OPT_JUNIT };
+
 struct fabric_cli {
     struct fabric_opts fo;
     const char *map;
     double timeout;
     int links;
+    const char *archive, *prometheus, *junit; /* railyard-report(5) */
+    int no_archive, keep;
 };
 
 static int on_opt(int opt, const char *arg, void *ctx)
@@ -214,6 +253,17 @@ static int on_opt(int opt, const char *arg, void *ctx)
     case 'C': c->fo.ca = arg; return 0;
     case 'x': c->fo.no_counters = 1; return 0;
     case 'l': c->links = 1; return 0;
+    case OPT_ARCHIVE: c->archive = arg; return 0;
+    case OPT_NO_ARCHIVE: c->no_archive = 1; return 0;
+    case OPT_PROMETHEUS: c->prometheus = arg; return 0;
+    case OPT_JUNIT: c->junit = arg; return 0;
+    case OPT_KEEP:
+        c->keep = (int)strtol(arg, &end, 10);
+        if (end == arg || *end || c->keep < 1) {
+            cmd_error("fabric: --keep takes a number of runs (>= 1), not '%s'", arg);
+            return -1;
+        }
+        return 0;
     case 'P':
     case 'i':
     case 'D':
@@ -236,6 +286,55 @@ static int on_opt(int opt, const char *arg, void *ctx)
     return -1;
 }
 
+/* The run's archive (railyard-report(5)): created when the command starts, with a report that
+ * says it did not finish until the end; an archive failure is reported and changes nothing. */
+static struct ry_archive arun;
+static int arun_on;
+
+static void archive_begin(const char *root, const struct fabric_cli *c, int argc, char **argv)
+{
+    char self[256] = "fabric";
+    ry_error_t err;
+
+    if (gethostname(self, sizeof(self) - 1) < 0)
+        snprintf(self, sizeof(self), "fabric");
+    if (ry_archive_create(&arun, root, "ib", self, argc, argv, c->map, &err) < 0 ||
+        ry_archive_write_stub(&arun, FABRIC_SCHEMA_VERSION, NULL, NULL, &err) < 0) {
+        cmd_error("fabric: %s (the verdict stands)", err.text);
+        return;
+    }
+    arun_on = 1;
+    ry_archive_record(&arun, &err);
+}
+
+static int fail(const char *msg)
+{
+    ry_error_t err;
+
+    cmd_error("fabric: %s", msg);
+    if (arun_on && (ry_archive_write_stub(&arun, FABRIC_SCHEMA_VERSION, NULL, msg, &err) < 0 ||
+                    ry_archive_record(&arun, &err) < 0))
+        cmd_error("fabric: archive %s: %s", arun.dir, err.text);
+    return RY_EXIT_ERROR;
+}
+
+static int fill_report(FILE *fp, void *arg, ry_error_t *err)
+{
+    return out_dump_json(arg, fp, err);
+}
+
+static void archive_end(struct out *o, const struct fabric_cli *c)
+{
+    ry_error_t err;
+
+    if (!arun_on)
+        return;
+    ry_archive_print_run(o, &arun, 1);
+    if (ry_archive_write(&arun, "report.json", fill_report, o, &err) < 0 ||
+        ry_archive_finish(&arun, c->keep, 0, c->prometheus, c->junit, &err) < 0)
+        cmd_error("fabric: archive %s: %s (the verdict stands)", arun.dir, err.text);
+}
+
 static int run(int argc, char **argv)
 {
     static const struct option extra[] = {
@@ -250,9 +349,18 @@ static int run(int argc, char **argv)
         { "mad-timeout", required_argument, NULL, 'M' },
         { "timeout", required_argument, NULL, 'D' },
         { "links", no_argument, NULL, 'l' },
+        { "archive", required_argument, NULL, OPT_ARCHIVE },
+        { "no-archive", no_argument, NULL, OPT_NO_ARCHIVE },
+        { "keep", required_argument, NULL, OPT_KEEP },
+        { "prometheus", required_argument, NULL, OPT_PROMETHEUS },
+        { "junit", required_argument, NULL, OPT_JUNIT },
         { NULL, 0, NULL, 0 },
     };
-    struct fabric_cli c = { .fo = { .interval = -1, .retries = -1 }, .timeout = 300 };
+    struct fabric_cli c = { .fo = { .interval = -1, .retries = -1 },
+                            .timeout = 300,
+                            .keep = RY_ARCHIVE_KEEP };
+    const char *archive;
+    int *rail = NULL;
     struct cmd_common common;
     struct topo_map *map = NULL;
     struct topo_findings fnd = { 0 };
@@ -269,20 +377,32 @@ static int run(int argc, char **argv)
         cmd_error("fabric: unexpected argument '%s'", argv[idx]);
         return RY_EXIT_ERROR;
     }
-    cmd_arm_deadline("fabric", c.timeout);
-    if (!(o = out_create(stdout, common.json ? OUT_JSON : OUT_TEXT, &err))) {
-        cmd_error("fabric: %s", err.text);
+    archive = c.no_archive ? NULL : c.archive ? c.archive : ry_archive_default();
+    if ((c.prometheus || c.junit) && !archive) {
+        cmd_error("fabric: --prometheus and --junit are rendered from the run's archive: give "
+                  "--archive <dir> (or set RAILYARD_ARCHIVE)");
         return RY_EXIT_ERROR;
     }
+    cmd_arm_deadline("fabric", c.timeout);
+    if (archive)
+        archive_begin(archive, &c, argc, argv);
+    if (!(o = out_create(stdout, common.json ? OUT_JSON : OUT_TEXT, &err)))
+        return fail(err.text);
+    if (arun_on && out_tee_json(o, &err) < 0) {
+        cmd_error("fabric: archive: %s", err.text);
+        arun_on = 0;
+    }
     if (c.map && !(map = topo_map_load(c.map, &err))) {
-        cmd_error("fabric: %s", err.text);
+        fail(err.text);
         goto out;
     }
     if (fabric_collect(&c.fo, map, &d, &err) < 0) {
-        cmd_error("fabric: %s", err.text);
+        fail(err.text);
         goto out;
     }
     alarm(0);
+    rail = xcalloc(d.f.n ? d.f.n : 1, sizeof(*rail));
+    ibf_rails(&d.f, map, rail);
     {
         struct ibf_expect e = { map, d.have_ref ? &d.ref : NULL, NULL, NULL, NULL, 0 };
         ibf_analyze(&d.f, &e, &fnd, &d.notes);
@@ -293,6 +413,7 @@ static int run(int argc, char **argv)
     out_str(o, "tool", NULL, "railyard");
     out_str(o, "version", NULL, PACKAGE_VERSION);
     out_str(o, "source", "railyard fabric: %s\n", d.f.source);
+    out_str(o, "cluster", NULL, map ? map->cluster : NULL);
     out_int(o, "switches", "  %s switches", (long long)sw);
     out_int(o, "hcas", ", %s HCAs", (long long)ca);
     out_int(o, "cables", ", %s cables\n", (long long)cables);
@@ -319,12 +440,18 @@ static int run(int argc, char **argv)
     for (size_t i = 0; i < d.notes.n; i++)
         out_str(o, NULL, "  note: %s\n", d.notes.v[i]);
     out_arr_close(o);
-    if (out_is_json(o))
-        print_nodes(o, &d.f);
-    if (c.links || out_is_json(o))
+    if (out_has_json(o)) { /* the JSON document only; the links in text with --links */
+        int was = out_mute_text(o, 1);
+        print_nodes(o, &d.f, rail);
+        print_cabling(o, &d.f, map, rail);
+        out_mute_text(o, !c.links);
+        print_links(o, &d.f);
+        out_mute_text(o, was);
+    } else if (c.links)
         print_links(o, &d.f);
     report_findings(o, &fnd, common.verbose);
     out_str(o, "verdict", " -> %s\n", fnd.nfail ? "fail" : "pass");
+    archive_end(o, &c);
     if (out_finish(o, &err) < 0) {
         cmd_error("fabric: %s", err.text);
         goto out;
@@ -332,6 +459,7 @@ static int run(int argc, char **argv)
     rc = fnd.nfail ? RY_EXIT_FAULT : RY_EXIT_OK;
 out:
     alarm(0);
+    free(rail);
     topo_findings_free(&fnd);
     fabric_data_free(&d);
     topo_map_destroy(map);
@@ -343,7 +471,7 @@ const struct cmd_entry cmd_fabric = {
     .name = "fabric",
     .run = run,
     .usage = "fabric [--map <file>] [--ibnetdiscover <file>] [--expect-fabric <file>] "
-             "[--ca <hca>] [--port <n>] [--interval <seconds>] [--json]",
+             "[--ca <hca>] [--port <n>] [--interval <seconds>] [--archive <dir>] [--json]",
     .summary = "read the InfiniBand fabric and check cabling, rails, links and port counters",
     .no_node_inputs = 1,
     .options = "  -m, --map <file>       the expected topology map (rails, fabric: section)\n"
@@ -356,5 +484,11 @@ const struct cmd_entry cmd_fabric = {
                "  --no-counters          do not read the PMA port counters\n"
                "  --mad-timeout <ms>     timeout of each MAD (default 500)\n"
                "  --timeout <seconds>    give up (exit 2) after this long (default 300)\n"
-               "  -l, --links            list every cable (text output)\n",
+               "  -l, --links            list every cable (text output)\n"
+               "  --archive <dir>        keep the run there (default $RAILYARD_ARCHIVE, else\n"
+               "                         /var/lib/railyard as root)\n"
+               "  --no-archive           keep nothing\n"
+               "  --keep <n>             runs the archive keeps (default 1000)\n"
+               "  --prometheus <file>    write the run's metrics there (node_exporter textfile)\n"
+               "  --junit <file>         write the run as JUnit XML there\n",
 };

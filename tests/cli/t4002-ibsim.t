@@ -38,7 +38,7 @@ judge() { # judge DESCRIPTION EXPECTED-RC EXPECTED-FINDINGS GEN-OPTIONS...
         wait $bg
         rc=$(cat "$TMP/flap.rc")
     else
-        fab --map "$TMP/rail.map"
+        fab --map "$TMP/rail.map" ${FAB_ARGS:-}
     fi
     stop
     is "$rc $(fails)" "$want_rc $want" "$d"
@@ -94,10 +94,25 @@ timeout 60 "$SIM" run "$RAILYARD" check --fabric --map "$TMP/check.map" --node g
 is "$? $(fails)" "0 " "check --fabric on a healthy fabric: exit 0"
 stop
 
+FAB_ARGS="--archive $TMP/archive" \
 judge "swapped cables: both HCAs named" 1 "rail.cabling gpu02/mlx5_1:1;rail.cabling gpu02/mlx5_2:1;" \
     --swap gpu02/mlx5_1,gpu02/mlx5_2
 grep -q 'rail.cabling  *gpu02/mlx5_1:1  *expected leaf of rail 1, observed cabled to leaf-r2-0 port 2 (rail 2)' "$TMP/out"
 ok $? "the cable is named: expected leaf of rail 1, cabled to leaf-r2-0 port 2 (rail 2)"
+# the run is archived with the leaf of every HCA port (railyard-report(5))
+REP=$(ls "$TMP"/archive/*/*-ib-*/report.json 2>/dev/null | head -1)
+if have_feature jansson && [ -n "$REP" ]; then
+    is "$(jq -r '[.cabling[] | select(.host == "gpu02" and (.rail == 1 or .rail == 2)) | "\(.rail)>\(.leaf):\(.leaf_rail)"] | sort | join(" ")' "$REP")" \
+        "1>leaf-r2-0:2 2>leaf-r1-0:1" "archived: gpu02's rail-1 and rail-2 HCAs on each other's leaf"
+    is "$(jq '[.cabling[] | select(.rail != null and .rail == .leaf_rail)] | length' "$REP")" 14 "archived: the other 14 HCA ports on a leaf of their rail"
+    if have_feature libxml2; then
+        is "$(grep -o 'class="crossed"' "$(dirname "$REP")/report.html" | wc -l)" 2 "report.html: the two swapped cables drawn crossing"
+    else skip "built without libxml2"; fi
+elif have_feature jansson; then
+    ok 1 "the fabric run is archived under $TMP/archive"; skip "no archive"; skip "no archive"
+else
+    for i in 1 2 3; do skip "built without jansson: no archive"; done
+fi
 judge "moved cable: the HCA and the leaf port it went to" 1 "rail.cabling gpu03/mlx5_1:1;" \
     --move gpu03/mlx5_1=leaf-r2-0
 grep -q 'cabled to leaf-r2-0 port 7 (rail 2)' "$TMP/out"; ok $? "moved: the spare port is named"

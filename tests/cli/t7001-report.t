@@ -97,6 +97,64 @@ else
     for i in 1 2 3 4 5 6 7 8 9 10 11; do skip "no libxml2 or no chromium"; done
 fi
 
+# --- leaf per port: a `railyard fabric` run (an ibnetdiscover dump of the demo cluster's rails
+# as an InfiniBand fabric, node4's rail-1 HCA on a rail-0 leaf) is archived with its cabling;
+# its page and the page of a railyard-fabric run in the same archive name each port's leaf and
+# draw that cable crossing into rail 0's column
+IB=$R/demo-ib
+IBA=$TMP/ib-archive
+if have_feature yaml; then
+    "$RAILYARD" fabric --ibnetdiscover "$IB/fabric.topo" --map "$IB/rail.map" --archive "$IBA" \
+        --prometheus "$TMP/ib.prom" >"$TMP/ib.out" 2>"$TMP/err"
+    is $? 1 "railyard fabric: the HCA on another rail's leaf fails (exit 1)"
+    ID=$(ls "$IBA"/*/ | grep -- '-ib-' | head -1)
+    D=$(ls -d "$IBA"/*/"$ID")
+    [ -n "$ID" ] && [ -f "$D/report.json" ]; ok $? "the fabric run is archived: $ID"
+    jq -e '[.cabling[] | select(.subject == "node4/mlx5_1:1" and .rail == 1 and .leaf == "leaf-r0-0" and .leaf_rail == 0)] | length == 1' \
+        "$D/report.json" >/dev/null; ok $? "report.json: node4/mlx5_1:1 (rail 1) is cabled to leaf-r0-0 (rail 0)"
+    is "$(jq '[.cabling[] | select(.rail != null)] | length' "$D/report.json")" 8 "report.json: the leaf of all 8 HCA ports"
+    is "$(jq -r '.run.tool + " " + .cluster + " " + .verdict' "$D/report.json")" "ib demo fail" "report.json: run tool ib, the map's cluster, the verdict"
+    if [ $have_schema -eq 1 ]; then
+        out=$(schema_ok "$D/report.json"); is "$out" "" "the fabric's report.json is valid against the schema"
+        jq 'del(.cabling[0].leaf)' "$D/report.json" >"$TMP/bad-cabling.json"
+        out=$(schema_ok "$TMP/bad-cabling.json"); [ -n "$out" ]; ok $? "...and one with a cabling entry without its leaf is not"
+    else skip "python3-jsonschema is not installed"; skip "python3-jsonschema is not installed"; fi
+    grep -q '^railyard_check_failures{tool="ib",node="node4",check="rail.cabling"} 1$' "$TMP/ib.prom"
+    ok $? "the textfile counts the cabling failure against node4"
+    if [ $xml -eq 1 ]; then
+        grep -q '<title>node4 rail 1 is cabled to leaf-r0-0, a leaf of rail 0</title>' "$D/report.html"
+        ok $? "report.html: node4's rail-1 cable drawn crossing to rail 0's leaf"
+        is "$(grep -o 'class="leaf"' "$D/report.html" | wc -l)" 8 "report.html: every port named by its leaf"
+        # a railyard-fabric run archived beside it takes the leaves from the fabric run
+        mkdir -p "$IBA/2026-11-30/20261130T171717Z-demo-fabric-1"
+        cp "$R/demo-fabric/report.json" "$IBA/2026-11-30/20261130T171717Z-demo-fabric-1/"
+        "$RAILYARD" report show 20261130T171717Z-demo-fabric-1 --archive "$IBA" --format html >"$TMP/demo-ib.html"
+        ok $? "report show renders the railyard-fabric run of that archive"
+        grep -q "Leaf per port from the InfiniBand fabric run $ID" "$TMP/demo-ib.html"; ok $? "...naming the fabric run its leaves come from"
+        grep -q '<title>node4 rail 1 is cabled to leaf-r0-0, a leaf of rail 0</title>' "$TMP/demo-ib.html"
+        ok $? "...and drawing node4's rail-1 cable crossing into rail 0"
+        grep -q '<title>node1 rail 1: cabled to leaf-r1-0; no finding</title>' "$TMP/demo-ib.html"; ok $? "...a healthy port under its leaf"
+        grep -q 'node2 rail 1: cabled to leaf-r1-0; link.bandwidth' "$TMP/demo-ib.html"; ok $? "...the slow port red with its check"
+        "$RAILYARD" report show "$R/demo-fabric" --format html | grep -q 'Leaf per port: n/a'
+        ok $? "outside an archive the page says the leaves are unknown"
+        if command -v chromium >/dev/null; then
+            browser "$D/report.html" "$(dirname "$RAILYARD")/tests/report-demo-ib.png"
+            is "$(grep -o 'class="crossed"' "$TMP/dom" | wc -l)" 1 "browser: one crossing cable in the fabric's rail diagram"
+            is "$(wc -l <"$TMP/console")" 0 "browser: no console message"
+        else skip "no chromium"; skip "no chromium"; fi
+    else
+        for i in 1 2 3 4 5 6 7 8 9 10; do skip "built without libxml2"; done
+    fi
+    printf 'rails: [oops\n' >"$TMP/broken.map"
+    "$RAILYARD" fabric --ibnetdiscover "$IB/fabric.topo" --map "$TMP/broken.map" --archive "$IBA" >/dev/null 2>"$TMP/err"
+    is $? 2 "railyard fabric with a broken map: exit 2"
+    B=$(ls -d "$IBA"/*/*-ib-* | tail -1)
+    is "$(jq -r '.verdict + " " + (.run.complete | tostring)' "$B/report.json")" "error true" "...archived as verdict error"
+    jq -r .error "$B/report.json" | grep -q 'broken.map:[0-9]*:[0-9]*: malformed YAML'; ok $? "...with the map's error: $(jq -r .error "$B/report.json")"
+else
+    for i in $(seq 1 21); do skip "built without libyaml: no maps"; done
+fi
+
 # --- hostile strings: a node name and an IB NodeDescription with markup, quotes, & and ANSI
 # escapes, through check, the archive and every rendering
 EVIL=$(printf '<script>alert(1)</script>"&\033[31mred')
