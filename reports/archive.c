@@ -434,32 +434,61 @@ static int copy_to(const char *from, const char *to, ry_error_t *err)
     return ry_write_atomic(to, fill_copy, (void *)from, err);
 }
 
-int ry_archive_finish(const struct ry_archive *a, int keep, int max_age_days,
-                      const char *prometheus, const char *junit, ry_error_t *err)
+/* junit.xml, metrics.prom and report.html of the run in dir from its parsed report (root: its
+ * archive, for the cabling of railyard-fabric's rail diagram; NULL none): the number written */
+static int render_files(const char *dir, const char *root, const struct ry_report *r)
 {
     static const struct {
         const char *format, *file;
     } outs[] = { { "junit", "junit.xml" },
                  { "prometheus", "metrics.prom" },
                  { "html", "report.html" } };
-    char path[PATH_MAX + 32], inv[PATH_MAX + 32], out[PATH_MAX + 32], fab[PATH_MAX + 512];
-    struct ry_report *r;
+    char inv[PATH_MAX + 32], fab[PATH_MAX + 512];
+    struct ry_archive at;
     struct stat st;
+    ry_error_t e;
+    int n = 0;
+
+    memset(&at, 0, sizeof(at));
+    snprintf(at.dir, sizeof(at.dir), "%s", dir);
+    snprintf(inv, sizeof(inv), "%s/inventory.json", dir);
+    for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
+        struct render_arg x = { r, outs[i].format, stat(inv, &st) == 0 ? inv : NULL, NULL };
+        if (root && !strcmp(ry_report_tool(r), "fabric") && !strcmp(outs[i].file, "report.html") &&
+            newest_ib_report(root, fab, sizeof(fab)) == 0)
+            x.fabric = fab;
+        /* a format this build cannot render is left out; asked-for copies then fail */
+        n += ry_archive_write(&at, outs[i].file, fill_render, &x, &e) == 0;
+    }
+    return n;
+}
+
+int ry_archive_rerender(const char *dir, ry_error_t *err)
+{
+    char path[PATH_MAX + 32], root[PATH_MAX];
+    struct ry_report *r;
+    int n;
+
+    snprintf(path, sizeof(path), "%s/report.json", dir);
+    if (!(r = ry_report_load(path, err)))
+        return -1;
+    n = render_files(dir, archive_root_of(dir, root, sizeof(root)) == 0 ? root : NULL, r);
+    ry_report_free(r);
+    return n;
+}
+
+int ry_archive_finish(const struct ry_archive *a, int keep, int max_age_days,
+                      const char *prometheus, const char *junit, ry_error_t *err)
+{
+    char path[PATH_MAX + 32], out[PATH_MAX + 32];
+    struct ry_report *r;
     ry_error_t e;
     int rc = 0;
 
     snprintf(path, sizeof(path), "%s/report.json", a->dir);
-    snprintf(inv, sizeof(inv), "%s/inventory.json", a->dir);
     if (!(r = ry_report_load(path, err)))
         return -1;
-    for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
-        struct render_arg x = { r, outs[i].format, stat(inv, &st) == 0 ? inv : NULL, NULL };
-        if (!strcmp(ry_report_tool(r), "fabric") && !strcmp(outs[i].file, "report.html") &&
-            newest_ib_report(a->root, fab, sizeof(fab)) == 0)
-            x.fabric = fab;
-        /* a format this build cannot render is left out; asked-for copies then fail below */
-        ry_archive_write(a, outs[i].file, fill_render, &x, &e);
-    }
+    render_files(a->dir, a->root, r);
     snprintf(out, sizeof(out), "%s/metrics.prom", a->dir);
     if (prometheus && copy_to(out, prometheus, err) < 0)
         rc = -1;

@@ -57,6 +57,11 @@ int ry_archive_write(const struct ry_archive *a, const char *name,
 int ry_archive_finish(const struct ry_archive *a, int keep, int max_age_days,
                       const char *prometheus, const char *junit, ry_error_t *err);
 
+/* Render junit.xml, metrics.prom and report.html again from the report.json in dir (report
+ * render: after an upgrade, or for a run copied from elsewhere): the number of files written,
+ * -1 with err when report.json cannot be read. */
+int ry_archive_rerender(const char *dir, ry_error_t *err);
+
 /* Record the run's report.json, as it is now, in history.db (a run in progress, or cut short,
  * is listed as incomplete). */
 int ry_archive_record(const struct ry_archive *a, ry_error_t *err);

@@ -19,7 +19,10 @@
 
 struct ry_report {
     json_t *root;
-    char tool[16]; /* "check", "fabric", "ib" */
+    char tool[16];               /* "check", "fabric", "ib" */
+    struct ry_port_stats *ports; /* ry_report_port_stats, computed once */
+    size_t nports;
+    int ports_done;
 };
 
 /* take root (a reference is kept) as a report, or say why not */
@@ -79,6 +82,7 @@ void ry_report_free(struct ry_report *r)
     if (!r)
         return;
     json_decref(r->root);
+    free(r->ports);
     free(r);
 }
 
@@ -109,6 +113,95 @@ int ry_report_complete(const struct ry_report *r)
 void *ry_report_json(const struct ry_report *r)
 {
     return r->root;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static struct ry_port_stats *port_stats(json_t *root, size_t *n)
+{
+    json_t *names = json_object_get(root, "node_names"), *links = json_object_get(root, "links");
+    json_t *index = json_object(), *v, *l;
+    int rails = (int)num(root, "rails", 0);
+    size_t nn = json_array_size(names), i, cells, *fill, *cap, k = 0;
+    struct ry_port_stats *ps;
+    double **bw;
+
+    *n = 0;
+    if (!nn || rails < 1 || rails > 1024) {
+        json_decref(index);
+        return NULL;
+    }
+    cells = nn * (size_t)rails;
+    json_array_foreach(names, i, v) if (json_is_string(v))
+        json_object_set_new(index, json_string_value(v), json_integer((json_int_t)i));
+    ps = xcalloc(cells, sizeof(*ps));
+    bw = xcalloc(cells, sizeof(*bw));
+    fill = xcalloc(cells, sizeof(*fill));
+    cap = xcalloc(cells, sizeof(*cap));
+    for (i = 0; i < cells; i++) {
+        ps[i].node = json_string_value(json_array_get(names, i / (size_t)rails));
+        ps[i].rail = (int)(i % (size_t)rails);
+        ps[i].min_gbps = ps[i].median_gbps = NAN;
+    }
+    json_array_foreach(links, i, l)
+    {
+        const char *end[2] = { str(l, "from"), str(l, "to") };
+        int r = (int)num(l, "rail", -1), ok = json_is_true(json_object_get(l, "ok"));
+        double b = num(l, "bw_gbps", NAN);
+        if (r < 0 || r >= rails)
+            continue;
+        for (int e = 0; e < 2; e++) {
+            json_t *ix = json_object_get(index, end[e] ? end[e] : "");
+            size_t c;
+            if (!ix)
+                continue;
+            c = (size_t)json_integer_value(ix) * (size_t)rails + (size_t)r;
+            ps[c].links++;
+            if (!ok && ps[c].failed < 3)
+                ps[c].failed_peer[ps[c].failed] = end[!e];
+            ps[c].failed += !ok;
+            if (ok && !isnan(b)) {
+                if (fill[c] == cap[c]) {
+                    cap[c] = cap[c] ? cap[c] * 2 : 16;
+                    bw[c] = xrealloc(bw[c], cap[c] * sizeof(double));
+                }
+                bw[c][fill[c]++] = b;
+            }
+        }
+    }
+    for (i = 0; i < cells; i++) {
+        if (fill[i]) {
+            qsort(bw[i], fill[i], sizeof(double), cmp_dbl);
+            ps[i].min_gbps = bw[i][0];
+            ps[i].median_gbps = fill[i] % 2 ? bw[i][fill[i] / 2]
+                                            : (bw[i][fill[i] / 2 - 1] + bw[i][fill[i] / 2]) / 2;
+        }
+        free(bw[i]);
+        if (ps[i].links)
+            ps[k++] = ps[i];
+    }
+    free(bw);
+    free(fill);
+    free(cap);
+    json_decref(index);
+    *n = k;
+    return ps;
+}
+
+const struct ry_port_stats *ry_report_port_stats(const struct ry_report *r, size_t *n)
+{
+    struct ry_report *m = (struct ry_report *)r; /* a cache: the report itself is unchanged */
+
+    if (!m->ports_done) {
+        m->ports = port_stats(r->root, &m->nports);
+        m->ports_done = 1;
+    }
+    *n = m->nports;
+    return m->ports;
 }
 
 /* ---- Prometheus ---- */
@@ -146,6 +239,41 @@ struct count {
     char node[128], check[64];
     int fail, warn;
 };
+
+/* per port: links, failed links, the lowest and the median goodput */
+static void prometheus_ports(FILE *fp, const struct ry_report *r, const char *transport)
+{
+    static const char *const name[] = { "railyard_port_links", "railyard_port_links_failed",
+                                        "railyard_port_bandwidth_min_gbps",
+                                        "railyard_port_bandwidth_median_gbps" };
+    static const char *const text[] = {
+        "Links the port took part in (past the per-link limit, ports replace links).",
+        "Links of the port that failed.",
+        "Lowest goodput of the port's measured links, Gb/s.",
+        "Median goodput of the port's measured links, Gb/s.",
+    };
+    size_t n;
+    const struct ry_port_stats *ps = ry_report_port_stats(r, &n);
+
+    for (int k = 0; k < 4; k++) {
+        help(fp, name[k], text[k]);
+        for (size_t i = 0; i < n; i++) {
+            double v = k == 0   ? (double)ps[i].links
+                       : k == 1 ? (double)ps[i].failed
+                       : k == 2 ? ps[i].min_gbps
+                                : ps[i].median_gbps;
+            char rail[16];
+            if (isnan(v))
+                continue;
+            snprintf(rail, sizeof(rail), "%d", ps[i].rail);
+            fprintf(fp, "%s{", name[k]);
+            label(fp, "node", ps[i].node, 1);
+            label(fp, "rail", rail, 0);
+            label(fp, "transport", transport, 0);
+            fprintf(fp, "} %.6g\n", v);
+        }
+    }
+}
 
 int ry_render_prometheus(const struct ry_report *r, FILE *fp, ry_error_t *err)
 {
@@ -243,14 +371,18 @@ int ry_render_prometheus(const struct ry_report *r, FILE *fp, ry_error_t *err)
               "99th percentile one-way latency of the link, microseconds." },
             { "railyard_link_up", NULL, "1 when the link was measured, 0 when it failed." },
         };
+        /* a large run: the links that failed, and every port's aggregate */
+        int detail = json_array_size(links) <= RY_REPORT_LINK_DETAIL;
         for (size_t k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
+            if (!detail && m[k].key)
+                continue;
             help(fp, m[k].name, m[k].help);
             json_array_foreach(links, i, l)
             {
                 double v =
                     m[k].key ? num(l, m[k].key, NAN) : json_is_true(json_object_get(l, "ok"));
                 char rail[16];
-                if (isnan(v))
+                if (isnan(v) || (!detail && v))
                     continue;
                 snprintf(rail, sizeof(rail), "%d", (int)num(l, "rail", -1));
                 fprintf(fp, "%s{", m[k].name);
@@ -261,6 +393,8 @@ int ry_render_prometheus(const struct ry_report *r, FILE *fp, ry_error_t *err)
                 fprintf(fp, "} %.6g\n", v);
             }
         }
+        if (!detail)
+            prometheus_ports(fp, r, transport ? transport : "tcp");
     }
     return ferror(fp) ? ry_errorf(err, "cannot write the metrics: %s", strerror(errno)) : 0;
 }

@@ -18,4 +18,24 @@ static inline double num(json_t *o, const char *key, double dflt)
     return json_is_number(v) ? json_number_value(v) : dflt;
 }
 
+/* Past this many links, the Prometheus textfile and JUnit carry each port's aggregate instead
+ * of every link (a series per link of a 1024-node all-pairs run would be 16 million), and the
+ * links that failed. */
+#define RY_REPORT_LINK_DETAIL 65536
+
+/* The links of a railyard-fabric report by port (node, rail): every link counts for both
+ * ends. */
+struct ry_port_stats {
+    const char *node;
+    int rail;
+    size_t links, failed;
+    double min_gbps, median_gbps; /* NAN: no measured link */
+    const char *failed_peer[3];   /* the first peers of failed links */
+};
+
+/* Ports with links, by node (node_names order) and rail; *n ports. NULL when the report has no
+ * node_names or rails. Computed once per report, which owns them. */
+struct ry_report;
+const struct ry_port_stats *ry_report_port_stats(const struct ry_report *r, size_t *n);
+
 #endif

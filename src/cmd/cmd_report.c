@@ -75,7 +75,7 @@ static int run_report(int argc, char **argv)
     if (common.json)
         r.format = "json";
     if (idx >= argc) {
-        cmd_error("report: show, diff or prune expected (try railyard report --help)");
+        cmd_error("report: show, render, diff or prune expected (try railyard report --help)");
         return RY_EXIT_ERROR;
     }
     if (!strcmp(argv[idx], "show")) {
@@ -88,6 +88,20 @@ static int run_report(int argc, char **argv)
             cmd_error("report show: %s", err.text);
             return RY_EXIT_ERROR;
         }
+        return RY_EXIT_OK;
+    }
+    if (!strcmp(argv[idx], "render")) {
+        int n;
+        if (idx + 2 != argc) {
+            cmd_error("report render: one run expected (its id, its directory, or latest)");
+            return RY_EXIT_ERROR;
+        }
+        if (ry_archive_find(root_of(&r), argv[idx + 1], dir, sizeof(dir), &err) < 0 ||
+            (n = ry_archive_rerender(dir, &err)) < 0) {
+            cmd_error("report render: %s", err.text);
+            return RY_EXIT_ERROR;
+        }
+        printf("%s: %d file%s rendered\n", dir, n, n == 1 ? "" : "s");
         return RY_EXIT_OK;
     }
     if (!strcmp(argv[idx], "diff")) {
@@ -130,7 +144,7 @@ static int run_report(int argc, char **argv)
         printf("%d run%s removed\n", n, n == 1 ? "" : "s");
         return RY_EXIT_OK;
     }
-    cmd_error("report: unknown action '%s' (show, diff, prune)", argv[idx]);
+    cmd_error("report: unknown action '%s' (show, render, diff, prune)", argv[idx]);
     return RY_EXIT_ERROR;
 }
 
@@ -165,9 +179,9 @@ static int run_history(int argc, char **argv)
 const struct cmd_entry cmd_report = {
     .name = "report",
     .run = run_report,
-    .usage = "report (show <run> [--format <fmt>] | diff <run-a> <run-b> [--threshold <pct>] | "
-             "prune [--keep <n>] [--max-age <days>]) [--archive <dir>]",
-    .summary = "show, compare and prune archived runs (railyard-report(5))",
+    .usage = "report (show <run> [--format <fmt>] | render <run> | diff <run-a> <run-b> "
+             "[--threshold <pct>] | prune [--keep <n>] [--max-age <days>]) [--archive <dir>]",
+    .summary = "show, re-render, compare and prune archived runs (railyard-report(5))",
     .options =
         "  --archive <dir>      the archive (default $RAILYARD_ARCHIVE or /var/lib/railyard)\n"
         "  -f, --format <fmt>   show: text (default), json, junit, prometheus or html\n"

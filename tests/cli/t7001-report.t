@@ -97,6 +97,29 @@ else
     for i in 1 2 3 4 5 6 7 8 9 10 11; do skip "no libxml2 or no chromium"; done
 fi
 
+# --- a large run (scripts/bench-report's synthetic all-pairs result, 182 nodes x 4 rails =
+# 65884 links): past 65536 links the textfile and JUnit carry every port's aggregate and the
+# failed links, not a series or testcase per link; report render writes all three from one parse
+BIG=$TMP/big
+"$RAILYARD_SRCDIR/scripts/bench-report" --nodes 182 --rails 4 --write "$BIG" >/dev/null
+"$RAILYARD" report render "$BIG/run" >"$TMP/render.out" 2>"$TMP/err"
+is "$? $(sed "s|$BIG/run|DIR|" "$TMP/render.out")" "0 DIR: $((1 + 2 * xml)) files rendered" "report render: the renderings of a 65884-link run"
+BP=$BIG/run/metrics.prom
+"$PROMCHECK" "$BP" >"$TMP/pc"; ok $? "...its textfile passes the syntax check"
+! grep -q '^railyard_link_bandwidth_gbps{' "$BP"; ok $? "...no series per link past 65536 links"
+is "$(grep '^railyard_link_up{' "$BP")" 'railyard_link_up{node="gpu0005",rail="3",peer="gpu0182",transport="tcp"} 0' "...but the failed link"
+grep -q '^railyard_port_bandwidth_min_gbps{node="gpu0017",rail="3",transport="tcp"} 180$' "$BP"; ok $? "...the slow port's lowest link"
+is "$(grep -c '^railyard_port_links{' "$BP")" 728 "...a series per port (182 x 4)"
+grep -q '^railyard_port_links_failed{node="gpu0182",rail="3",transport="tcp"} 1$' "$BP"; ok $? "...the failed link counted at both ends"
+if [ $xml -eq 1 ] && command -v xmllint >/dev/null; then
+    is "$(xmllint --xpath 'count(//testsuite[@name="railyard-fabric ports"]/testcase)' "$BIG/run/junit.xml")" 728 "JUnit: a testcase per port"
+    is "$(xmllint --xpath 'string(//testcase[@name="gpu0005/rail3"]/failure/@message)' "$BIG/run/junit.xml")" \
+        "1 of 181 links failed (with gpu0182)" "JUnit: the failed port names its peer"
+else skip "no libxml2 or xmllint"; skip "no libxml2 or xmllint"; fi
+printf '{"tool": "railyard-fabric", "findings": [' >"$BIG/run/report.json"
+"$RAILYARD" report render "$BIG/run" 2>"$TMP/err"; is $? 2 "report render of a damaged report.json: exit 2"
+[ -s "$BIG/run/metrics.prom" ]; ok $? "...and the renderings it had are kept"
+
 # --- leaf per port: a `railyard fabric` run (an ibnetdiscover dump of the demo cluster's rails
 # as an InfiniBand fabric, node4's rail-1 HCA on a rail-0 leaf) is archived with its cabling;
 # its page and the page of a railyard-fabric run in the same archive name each port's leaf and
