@@ -11,8 +11,7 @@
 #include "src/common/xmalloc.h"
 #include "topo/hostlist.h"
 
-/* Nominal data rate of one lane (what ibstat's Rate and a map's rate_gbps count in) */
-static double nominal_gbps(enum ibf_speed s)
+double ibf_speed_nominal_gbps(enum ibf_speed s)
 {
     static const double v[IBF_NSPEEDS] = { 0, 2.5, 5, 10, 10, 14, 25, 50, 100, 200 };
     return s > 0 && s < IBF_NSPEEDS ? v[s] : 0;
@@ -601,7 +600,7 @@ static void check_links(struct ctx *c)
             if (!es && nic && nic->rate_gbps > 0) {
                 /* the speed that gives the NIC's rate at the expected width */
                 for (int s = 1; s < IBF_NSPEEDS && !es; s++)
-                    if (s != IBF_FDR10 && fabs(nominal_gbps((enum ibf_speed)s) * ew -
+                    if (s != IBF_FDR10 && fabs(ibf_speed_nominal_gbps((enum ibf_speed)s) * ew -
                                                nic->rate_gbps) < 0.05 * nic->rate_gbps)
                         es = (enum ibf_speed)s;
             }

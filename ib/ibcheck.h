@@ -50,6 +50,9 @@ void ibf_rails(const struct ibf_fabric *f, const struct topo_map *map, int *rail
  * gives it no rail. */
 int ibf_hca_rail_port(const struct ibf_fabric *f, const struct topo_map *map, int node);
 
+/* Nominal data rate of one lane (what ibstat's Rate and a map's rate_gbps count in): HDR 50 */
+double ibf_speed_nominal_gbps(enum ibf_speed s);
+
 /* Built-in counter limits: total and rising (-1: not judged). */
 void ibf_counter_limits(const struct topo_map *map, int ctr, long long *total, long long *rising);
 

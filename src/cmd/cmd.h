@@ -34,6 +34,7 @@ extern const struct cmd_entry cmd_map;
 extern const struct cmd_entry cmd_fabric;
 extern const struct cmd_entry cmd_report;
 extern const struct cmd_entry cmd_history;
+extern const struct cmd_entry cmd_top;
 
 /* The node's inventory through the printer (railyard inventory, and the check archive's
  * inventory.json). */

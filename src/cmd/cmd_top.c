@@ -1,0 +1,446 @@
+#include "config.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef HAVE_NCURSESW
+#include <curses.h>
+#endif
+
+#include "src/cmd/cmd.h"
+#include "top/source.h"
+#include "top/top.h"
+#include "topo/map.h"
+#include "topo/nvml.h"
+#include "topo/sysfs.h"
+
+/* railyard top: the live console (railyard-top(1)). Each refresh reads one sample from the
+ * source, derives rates and judgements (top/model.c) and draws the current view: through
+ * ncursesw on a terminal, as plain text with --batch (or when stdout is not a terminal). */
+
+enum { OPT_SOURCE = 400, OPT_SYSFS, OPT_NETDEV, OPT_VIEW, OPT_SORT, OPT_FILTER, OPT_CA, OPT_PORT };
+
+struct top_cli {
+    const char *source, *sysfs_root, *map, *node, *netdev, *view, *sort, *filter, *ca;
+    double delay;
+    long count;
+    int batch, port;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+    stop_signal = sig;
+}
+
+static int on_opt(int opt, const char *arg, void *ctx)
+{
+    struct top_cli *c = ctx;
+    char *end;
+
+    switch (opt) {
+    case OPT_SOURCE: c->source = arg; return 0;
+    case OPT_SYSFS: c->sysfs_root = arg; return 0;
+    case OPT_NETDEV: c->netdev = arg; return 0;
+    case OPT_VIEW: c->view = arg; return 0;
+    case OPT_SORT: c->sort = arg; return 0;
+    case OPT_FILTER: c->filter = arg; return 0;
+    case OPT_CA: c->ca = arg; return 0;
+    case 'm': c->map = arg; return 0;
+    case 'N': c->node = arg; return 0;
+    case 'b': c->batch = 1; return 0;
+    case OPT_PORT:
+        c->port = (int)strtol(arg, &end, 10);
+        if (end == arg || *end || c->port < 1 || c->port > 254) {
+            cmd_error("top: --port takes a port number, not '%s'", arg);
+            return -1;
+        }
+        return 0;
+    case 'd':
+        c->delay = strtod(arg, &end);
+        if (end == arg || *end || !(c->delay >= 0.1 && c->delay <= 3600)) {
+            cmd_error("top: -d takes seconds between 0.1 and 3600, not '%s'", arg);
+            return -1;
+        }
+        return 0;
+    case 'n':
+        c->count = strtol(arg, &end, 10);
+        if (end == arg || *end || c->count < 1) {
+            cmd_error("top: -n takes a number of refreshes (>= 1), not '%s'", arg);
+            return -1;
+        }
+        return 0;
+    }
+    return -1;
+}
+
+static int parse_view(const char *s, enum top_view *v)
+{
+    static const char *const names[] = { "ports", "rails", "nvlink", "findings" };
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(s, names[i])) {
+            *v = (enum top_view)i;
+            return 0;
+        }
+    return -1;
+}
+
+static int parse_sort(const char *s, enum top_sort *v)
+{
+    static const char *const names[TOP_NSORT] = { "node", "rail", "tx", "rx", "errors", "state" };
+    for (int i = 0; i < TOP_NSORT; i++)
+        if (!strcmp(s, names[i])) {
+            *v = (enum top_sort)i;
+            return 0;
+        }
+    return -1;
+}
+
+#define MAX_LINES 4096
+
+/* one refresh: a sample from the source, rates, judgements, the view */
+static void refresh_model(struct top_source *src, struct top_model *m)
+{
+    ry_error_t err;
+
+    if (top_source_sample(src, m, top_now(), &err) < 0)
+        snprintf(m->empty_why, sizeof(m->empty_why), "%.250s", err.text);
+    top_model_derive(m);
+    top_model_view(m);
+    m->refreshes++;
+}
+
+static void print_batch(const struct top_model *m, struct top_line *lines)
+{
+    struct top_line head[2];
+    size_t n = top_layout_view(m, 200, lines, MAX_LINES);
+
+    top_layout_header(m, 200, head);
+    printf("%s\n%s\n", head[0].text, head[1].text);
+    for (size_t i = 0; i < n; i++)
+        printf("%s%s\n",
+               lines[i].sev == TOP_FAIL   ? "! "
+               : lines[i].sev == TOP_WARN ? "? "
+                                          : "  ",
+               lines[i].text);
+    printf("\n");
+    fflush(stdout);
+}
+
+static void sleep_s(double s)
+{
+    struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+    while (!stop_signal && nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+}
+
+#ifdef HAVE_NCURSESW
+static int curses_on;
+
+static void curses_end(void)
+{
+    if (curses_on) {
+        endwin();
+        curses_on = 0;
+    }
+}
+
+static void draw(const struct top_model *m, struct top_line *lines, const char *prompt)
+{
+    struct top_line head[2], foot;
+    int rows = LINES, cols = COLS, body = rows - 4;
+    size_t n, first = 0;
+
+    erase();
+    top_layout_header(m, cols, head);
+    for (int i = 0; i < 2 && i < rows; i++) {
+        attrset(head[i].sev == TOP_FAIL   ? COLOR_PAIR(1) | A_BOLD
+                : head[i].sev == TOP_WARN ? COLOR_PAIR(2) | A_BOLD
+                                          : A_BOLD);
+        mvaddstr(i, 0, head[i].text);
+    }
+    n = top_layout_view(m, cols, lines, MAX_LINES);
+    /* keep the selected row on screen */
+    if (body > 1 && m->view == TOP_VIEW_PORTS && m->selected + 2 > (size_t)body)
+        first = m->selected + 2 - (size_t)body;
+    for (size_t i = 0, y = 3; i < n && (int)y < rows - 1; i++) {
+        if (i > 0 && i < first + 1)
+            continue;
+        attrset(lines[i].header            ? A_REVERSE
+                : lines[i].sev == TOP_FAIL ? COLOR_PAIR(1)
+                : lines[i].sev == TOP_WARN ? COLOR_PAIR(2)
+                                           : A_NORMAL);
+        if (lines[i].selected)
+            attron(A_REVERSE);
+        mvaddstr((int)y++, 0, lines[i].text);
+    }
+    attrset(A_REVERSE);
+    if (prompt) {
+        mvaddnstr(rows - 1, 0, prompt, cols);
+    } else {
+        top_layout_footer(m, cols, &foot);
+        mvaddstr(rows - 1, 0, foot.text);
+    }
+    attrset(A_NORMAL);
+    refresh();
+}
+
+/* keys: 1 when the view changed (redraw), -1 to quit */
+static int key(struct top_model *m, int ch, char *filter_edit, int *editing)
+{
+    if (*editing) {
+        size_t l = strlen(filter_edit);
+        if (ch == '\n' || ch == KEY_ENTER) {
+            snprintf(m->filter, sizeof(m->filter), "%s", filter_edit);
+            *editing = 0;
+        } else if (ch == 27) {
+            *editing = 0;
+        } else if ((ch == KEY_BACKSPACE || ch == 127 || ch == 8) && l > 0) {
+            filter_edit[l - 1] = '\0';
+        } else if (ch >= 0x20 && ch < 0x7f && l + 1 < sizeof(m->filter)) {
+            filter_edit[l] = (char)ch;
+            filter_edit[l + 1] = '\0';
+        }
+        top_model_view(m);
+        return 1;
+    }
+    switch (ch) {
+    case 'q':
+    case 'Q': return -1;
+    case 'p': m->view = TOP_VIEW_PORTS; break;
+    case 'r': m->view = TOP_VIEW_RAILS; break;
+    case 'n': m->view = TOP_VIEW_NVLINK; break;
+    case 'f': m->view = TOP_VIEW_FINDINGS; break;
+    case 's': m->sort = (enum top_sort)((m->sort + 1) % TOP_NSORT); break;
+    case 'S': m->reverse = !m->reverse; break;
+    case '/':
+        *editing = 1;
+        snprintf(filter_edit, sizeof(m->filter), "%s", m->filter);
+        break;
+    case KEY_UP:
+        if (m->selected > 0)
+            m->selected--;
+        break;
+    case KEY_DOWN:
+        if (m->selected + 1 < m->nshown)
+            m->selected++;
+        break;
+    case KEY_RESIZE: break;
+    default: return 0;
+    }
+    top_model_view(m);
+    return 1;
+}
+
+static int run_curses(struct top_source *src, struct top_model *m, const struct top_cli *c,
+                      struct top_line *lines)
+{
+    char filter_edit[64] = "", prompt[128];
+    int editing = 0;
+
+    setlocale(LC_ALL, "");
+    if (!initscr()) {
+        cmd_error("top: cannot start the terminal (TERM=%s)", getenv("TERM") ? getenv("TERM") : "");
+        return RY_EXIT_ERROR;
+    }
+    curses_on = 1;
+    atexit(curses_end);
+    cbreak();
+    noecho();
+    keypad(stdscr, TRUE);
+    curs_set(0);
+    if (has_colors()) {
+        start_color();
+        use_default_colors();
+        init_pair(1, COLOR_RED, -1);
+        init_pair(2, COLOR_YELLOW, -1);
+    }
+    while (!stop_signal) {
+        double next;
+        refresh_model(src, m);
+        draw(m, lines, NULL);
+        if (c->count && m->refreshes >= c->count)
+            break;
+        next = top_now() + c->delay;
+        while (!stop_signal) { /* keys until the next refresh */
+            double left = next - top_now();
+            int ch, k;
+            if (left <= 0)
+                break;
+            timeout((int)(left * 1000) + 1);
+            if ((ch = getch()) == ERR)
+                continue;
+            if ((k = key(m, ch, filter_edit, &editing)) < 0) {
+                curses_end();
+                return RY_EXIT_OK;
+            }
+            snprintf(prompt, sizeof(prompt), "filter: %s_", filter_edit);
+            if (k)
+                draw(m, lines, editing ? prompt : NULL);
+        }
+    }
+    curses_end();
+    return RY_EXIT_OK;
+}
+#endif
+
+static int run(int argc, char **argv)
+{
+    static const struct option extra[] = {
+        { "source", required_argument, NULL, OPT_SOURCE },
+        { "sysfs-root", required_argument, NULL, OPT_SYSFS },
+        { "netdev", required_argument, NULL, OPT_NETDEV },
+        { "map", required_argument, NULL, 'm' },
+        { "node", required_argument, NULL, 'N' },
+        { "ca", required_argument, NULL, OPT_CA },
+        { "port", required_argument, NULL, OPT_PORT },
+        { "delay", required_argument, NULL, 'd' },
+        { "iterations", required_argument, NULL, 'n' },
+        { "batch", no_argument, NULL, 'b' },
+        { "view", required_argument, NULL, OPT_VIEW },
+        { "sort", required_argument, NULL, OPT_SORT },
+        { "filter", required_argument, NULL, OPT_FILTER },
+        { NULL, 0, NULL, 0 },
+    };
+    struct top_cli c = { .delay = 1.0 };
+    struct cmd_common common;
+    struct top_source src;
+    struct top_model m;
+    struct topo_map *map = NULL;
+    struct top_line *lines = NULL;
+    struct sigaction sa;
+    char host[256] = "localhost";
+    ry_error_t err;
+    int idx, rc = RY_EXIT_ERROR;
+
+    if ((idx = cmd_parse(&cmd_top, argc, argv, &common, extra, "m:d:n:b", on_opt, &c)) < 0)
+        return idx == -2 ? RY_EXIT_OK : RY_EXIT_ERROR;
+    if (idx < argc) {
+        cmd_error("top: unexpected argument '%s'", argv[idx]);
+        return RY_EXIT_ERROR;
+    }
+    top_model_init(&m);
+    memset(&src, 0, sizeof(src));
+    if (c.view && parse_view(c.view, &m.view) < 0) {
+        cmd_error("top: unknown view '%s' (ports, rails, nvlink, findings)", c.view);
+        return RY_EXIT_ERROR;
+    }
+    if (c.sort && parse_sort(c.sort, &m.sort) < 0) {
+        cmd_error("top: unknown sort key '%s' (node, rail, tx, rx, errors, state)", c.sort);
+        return RY_EXIT_ERROR;
+    }
+    if (c.filter)
+        snprintf(m.filter, sizeof(m.filter), "%s", c.filter);
+    if (c.map && !(map = topo_map_load(c.map, &err))) {
+        cmd_error("top: %s", err.text);
+        return RY_EXIT_ERROR;
+    }
+    if (gethostname(host, sizeof(host) - 1) < 0)
+        snprintf(host, sizeof(host), "localhost");
+    src.host = c.node ? c.node : host;
+    src.sysfs_root = c.sysfs_root;
+    src.netdev_match = c.netdev;
+    src.map = map;
+    src.live.ca = c.ca;
+    src.live.port = c.port;
+    src.live.retries = -1;
+    if (!c.source || !strcmp(c.source, "auto"))
+        src.kind =
+            topo_sysfs_exists(c.sysfs_root, "class/infiniband") ? TOP_SRC_SYSFS : TOP_SRC_NETDEV;
+    else if (!strcmp(c.source, "sysfs"))
+        src.kind = TOP_SRC_SYSFS;
+    else if (!strcmp(c.source, "netdev"))
+        src.kind = TOP_SRC_NETDEV;
+    else if (!strcmp(c.source, "fabric"))
+        src.kind = TOP_SRC_FABRIC;
+    else {
+        cmd_error("top: unknown source '%s' (sysfs, netdev, fabric)", c.source);
+        goto out;
+    }
+    if (src.kind == TOP_SRC_FABRIC && !ibf_live_available()) {
+        cmd_error("top: --source fabric needs libibnetdisc and libibmad (built without them)");
+        goto out;
+    }
+    snprintf(m.source, sizeof(m.source), "%s %s",
+             src.kind == TOP_SRC_SYSFS    ? "sysfs"
+             : src.kind == TOP_SRC_NETDEV ? "netdev"
+                                          : "fabric",
+             src.kind == TOP_SRC_FABRIC ? "(PMA)" : src.host);
+    { /* the NVLink view: what the driver says, or why there is nothing */
+        struct topo_node *node = topo_node_create();
+        if (topo_nvml_discover(node, &err) < 0)
+            snprintf(m.nvlink_why, sizeof(m.nvlink_why), "NVLink: %.240s", err.text);
+        else if (node->gpu_driver_note)
+            snprintf(m.nvlink_why, sizeof(m.nvlink_why), "NVLink: n/a, %s", node->gpu_driver_note);
+        else
+            snprintf(m.nvlink_why, sizeof(m.nvlink_why),
+                     "NVLink: %zu GPU(s), %zu NVLink connection(s); per-link throughput and "
+                     "error counters are not read by this version",
+                     node->ngpus, node->nnvlinks);
+        topo_node_destroy(node);
+    }
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    lines = calloc(MAX_LINES, sizeof(*lines));
+    if (!lines) {
+        cmd_error("top: out of memory");
+        goto out;
+    }
+#ifdef HAVE_NCURSESW
+    if (!c.batch && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO)) {
+        rc = run_curses(&src, &m, &c, lines);
+        goto out;
+    }
+#else
+    if (!c.batch)
+        fprintf(stderr, "railyard top: built without ncursesw: batch output\n");
+#endif
+    while (!stop_signal) {
+        refresh_model(&src, &m);
+        print_batch(&m, lines);
+        if (c.count && m.refreshes >= c.count)
+            break;
+        sleep_s(c.delay);
+    }
+    rc = RY_EXIT_OK;
+out:
+    free(lines);
+    top_source_free(&src);
+    top_model_free(&m);
+    topo_map_destroy(map);
+    return rc;
+}
+
+const struct cmd_entry cmd_top = {
+    .name = "top",
+    .run = run,
+    .usage = "top [--source sysfs|netdev|fabric] [--map <file>] [-d <seconds>] [-n <count>] "
+             "[--batch]",
+    .summary = "the live console: ports, rails, NVLink and findings, refreshed",
+    .no_node_inputs = 1,
+    .options = "  --source <s>         sysfs (this node's RDMA ports), netdev (its network\n"
+               "                       interfaces), fabric (every port through the PMA);\n"
+               "                       default sysfs when there is an RDMA device, else netdev\n"
+               "  --sysfs-root <dir>   read this directory as /sys (a capture)\n"
+               "  --netdev <pattern>   netdev: the interfaces to show (default all but lo)\n"
+               "  -m, --map <file>     rails and expected rates from the map\n"
+               "  --node <name>        the node's name (default the host name)\n"
+               "  --ca <hca>, --port <n>  fabric: discover from this local port\n"
+               "  -d, --delay <s>      seconds between refreshes (default 1)\n"
+               "  -n, --iterations <n> exit after n refreshes\n"
+               "  -b, --batch          plain text, one screen per refresh (default when not on a\n"
+               "                       terminal)\n"
+               "  --view <v>           start in ports, rails, nvlink or findings\n"
+               "  --sort <key>         node, rail, tx, rx, errors or state\n"
+               "  --filter <text>      show the ports whose node, device, peer or rail match\n",
+};

@@ -1,0 +1,144 @@
+#!/bin/bash
+# railyard top, the live console: batch refreshes over a netdev tree whose counters a helper
+# raises between refreshes (rates, rising errors turning the port red, hostile interface names
+# inert, -n, bad options), a real H100 sysfs capture, valgrind over -n 5; then, in tmux against
+# ibsim (scripts/ibsim-fabric): the whole fabric through the PMA, an erroring switch port red
+# within two refreshes, sort and filter keys, the rails view marking the miscabled HCA, a
+# hostile NodeDescription shown inert, resize, and the terminal restored after q and SIGTERM.
+. "$RAILYARD_SRCDIR/tests/lib.sh"
+SIM=$RAILYARD_SRCDIR/scripts/ibsim-fabric
+TOP=("$RAILYARD" top)
+
+# --- a netdev tree: two rails, one whose errors rise
+N=$TMP/sys/class/net
+mk_if() { # mk_if NAME STATE FLAGS
+    mkdir -p "$N/$1/statistics"
+    echo "$2" >"$N/$1/operstate"
+    echo "$3" >"$N/$1/flags"
+    echo 100000 >"$N/$1/speed"
+    for c in tx_bytes rx_bytes rx_errors tx_errors rx_dropped tx_dropped; do echo 0 >"$N/$1/statistics/$c"; done
+}
+mk_if rail0 up 0x1003
+mk_if rail1 up 0x1003
+mk_if spare down 0x1002
+mk_if "$(printf 'evil\033[31mred')" up 0x1003
+( # rail0 sends 2 Gb/s (its byte count follows the clock), rail1 gains receive errors
+    t0=$(date +%s%N)
+    for i in $(seq 1 200); do
+        echo $((($(date +%s%N) - t0) / 4)) >"$N/rail0/statistics/tx_bytes"
+        echo $((i * 5)) >"$N/rail1/statistics/rx_errors"
+        sleep 0.05
+    done
+) &
+BUMP=$!
+"${TOP[@]}" --source netdev --sysfs-root "$TMP/sys" --node node1 --batch -n 3 -d 0.5 >"$TMP/batch" 2>"$TMP/err"
+is $? 0 "batch: three refreshes, exit 0"
+kill "$BUMP" 2>/dev/null; wait "$BUMP" 2>/dev/null
+is "$(grep -c '^railyard top  netdev node1' "$TMP/batch")" 3 "batch: a screen per refresh (-n 3)"
+last() { awk '/refresh 3/ {p = 1} p' "$TMP/batch"; }
+last | grep -E '^  node1 +rail0 +0 +up +100 +(1\.[789][0-9]|2\.[0-2][0-9]) ' >/dev/null
+ok $? "rail0: rail 0, up, 100 Gb/s, about 2 Gb/s sent: $(last | grep ' rail0 ')"
+last | grep -Eq '^! node1 +rail1 +1 .*errors rising: rx_errors \+'; ok $? "rail1: red (!) with its rising counter named"
+last | grep -Eq '^  node1 +spare +- +disabled '; ok $? "an interface nobody brought up is shown, not judged"
+grep -q 'evil\\x1b\[31mred' "$TMP/batch"; ok $? "a hostile interface name is shown as \\x1b"
+! grep -q $'\033' "$TMP/batch"; ok $? "...and no escape byte reaches the output"
+head -1 "$TMP/batch" | grep -q 'errors n/a'; ok $? "the first refresh: rates and errors n/a"
+"${TOP[@]}" --source netdev --sysfs-root "$TMP/sys" --batch -n 1 --view findings --node node1 >"$TMP/f"
+grep -q 'no finding' "$TMP/f"; ok $? "findings view on one sample: no finding, said so"
+"${TOP[@]}" --source netdev --sysfs-root "$TMP/sys" --batch -n 1 --view rails --node node1 >"$TMP/r"
+grep -Eq '^  node1 +up +up' "$TMP/r"; ok $? "rails view: node1 up on rail0 and rail1"
+"${TOP[@]}" --source netdev --sysfs-root "$TMP/sys" --batch -n 1 --view nvlink >"$TMP/nv"
+grep -q 'NVLink: n/a, no NVIDIA driver' "$TMP/nv"; ok $? "NVLink view without a driver says why: $(grep NVLink: "$TMP/nv")"
+"${TOP[@]}" --source netdev --sysfs-root "$TMP/nothing" --batch -n 1 >"$TMP/empty"
+grep -q "cannot list $TMP/nothing/class/net" "$TMP/empty"; ok $? "an empty view says why"
+for bad in "-d 0" "-n 0" "--source bogus" "--view bogus" "--sort bogus" "extra"; do
+    "${TOP[@]}" $bad --batch -n 1 >/dev/null 2>"$TMP/err"
+    is $? 2 "bad option '$bad': exit 2 ($(head -1 "$TMP/err"))"
+done
+
+# --- a real node's RDMA ports (H100, sysfs capture)
+if [ -d "$SHARED_FIXTURES/sysfs/gpud_h100_sys-class-infiniband" ]; then
+    mkdir -p "$TMP/h100/class"
+    cp -r "$SHARED_FIXTURES/sysfs/gpud_h100_sys-class-infiniband" "$TMP/h100/class/infiniband"
+    "${TOP[@]}" --sysfs-root "$TMP/h100" --node gpu01 --batch -n 1 >"$TMP/h"
+    is "$(grep -Ec '^  gpu01 +mlx5_[0-9]+:1 +- +ACTIVE +400 ' "$TMP/h")" 8 "H100 capture: 8 ports ACTIVE at 400 Gb/s"
+    grep -q 'ports up 9/9' "$TMP/h"; ok $? "...and the bond: ports up 9/9"
+else
+    skip "no H100 sysfs capture"; skip "no H100 sysfs capture"
+fi
+
+# --- valgrind over five refreshes
+if command -v valgrind >/dev/null && ! ldd "$RAILYARD" 2>/dev/null | grep -q libasan; then
+    valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
+        "${TOP[@]}" --source netdev --sysfs-root "$TMP/sys" --batch -n 5 -d 0.1 >/dev/null 2>"$TMP/vg"
+    is $? 0 "valgrind: -n 5 clean $(grep -m1 '==' "$TMP/vg")"
+else
+    skip "valgrind is not installed, or this is a sanitizer build"
+fi
+
+# --- in tmux against ibsim
+skip_rest() { for i in $(seq 1 14); do skip "$1"; done; done_testing; exit 0; }
+have_feature ncursesw || skip_rest "built without ncursesw"
+have_feature ibnetdisc || skip_rest "built without libibnetdisc/libibmad"
+have_feature yaml || skip_rest "built without libyaml: the rig's maps need it"
+for p in tmux ibsim opensm timeout; do command -v $p >/dev/null || skip_rest "$p is not installed"; done
+ls /usr/lib/*/umad2sim/libumad2sim.so >/dev/null 2>&1 || skip_rest "libumad2sim.so is not installed"
+export IBSIM_FABRIC_DIR=$TMP/sim
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:suppressions=$RAILYARD_SRCDIR/tests/asan.supp
+export LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$RAILYARD_SRCDIR/tests/lsan.supp
+TM=(tmux -L "railyard-test-$$")
+trap '"${TM[@]}" kill-server >/dev/null 2>&1; "$SIM" stop >/dev/null 2>&1; rm -rf "$TMP"' EXIT
+cd "$TMP" || exit 1
+"$SIM" gen --hosts 4 --rails 4 --map "$TMP/rail.map" --move gpu03/mlx5_1=leaf-r2-0 \
+    --desc "gpu04/mlx5_2=$(printf 'gpu04 evil\033[31m')" >"$TMP/f.net" 2>"$TMP/gen.err"
+"$SIM" start "$TMP/f.net" >"$TMP/start.log" 2>&1 || { sed 's/^/# /' "$TMP/start.log"; skip_rest "ibsim did not start"; }
+screen() { "${TM[@]}" capture-pane -p -t top; }
+screen_e() { "${TM[@]}" capture-pane -p -e -t top; }
+wait_for() { # wait_for SECONDS PATTERN: the screen shows PATTERN
+    local end=$((SECONDS + $1))
+    while [ $SECONDS -le "$end" ]; do screen | grep -Eq "$2" && return 0; sleep 0.2; done
+    return 1
+}
+"${TM[@]}" new-session -d -s top -x 150 -y 70 \
+    "$SIM run $RAILYARD top --source fabric --map $TMP/rail.map -d 1 2>$TMP/top.err; echo EXIT=\$? >$TMP/top.exit; sleep 60"
+wait_for 30 'refresh 2 '; ok $? "the console shows the fabric (refresh 2)"
+screen | grep -q 'ports up 48/48'; ok $? "header: ports up 48/48"
+"$SIM" ramp leaf-r1-0:2:SymbolErrorCounter --step 5 --count 12 --every 0.25 &
+RAMP=$!
+start=$(screen | grep -o 'refresh [0-9]*' | awk '{print $2}')
+wait_for 10 "refresh $((start + 2)) "
+screen_e | grep -E 'leaf-r1-0 +2 ' | grep -q $'\033\\[31m'
+ok $? "the erroring switch port is red within two refreshes: $(screen | grep -E 'leaf-r1-0 +2 ')"
+screen | grep -Eq 'leaf-r1-0 +2 .*errors rising: SymbolErrorCounter \+'; ok $? "...with the rising counter named"
+for i in 1 2 3 4; do "${TM[@]}" send-keys -t top s; done
+wait_for 5 'sort errors'; ok $? "s four times: sorted by errors"
+first=$(screen | awk '/^NODE/ {getline; print; exit}')
+echo "$first" | grep -Eq '^leaf-r1-0 +2 '; ok $? "...the erroring port first: $first"
+wait "$RAMP"
+"${TM[@]}" send-keys -t top / g p u 0 2 Enter
+wait_for 5 'filter: gpu02'; ok $? "/ gpu02: the filter is shown"
+is "$(screen | awk '/^NODE/ {p = 1; next} p && NF' | grep -v '^\[' | awk '{print $1}' | sort -u | tr '\n' ' ')" \
+    "gpu02 leaf-r0-0 leaf-r1-0 leaf-r2-0 leaf-r3-0 " "...only gpu02's ports and the leaf ports facing it"
+"${TM[@]}" send-keys -t top / C-u BSpace BSpace BSpace BSpace BSpace Enter r
+wait_for 5 'rail0 +rail1'; ok $? "r: the rails view"
+screen | grep -Eq '^gpu03 +up +X>r2 +up +up'; ok $? "...gpu03's rail-1 port marked X>r2 (on a rail-2 leaf)"
+"${TM[@]}" send-keys -t top p
+wait_for 5 'HCA:PORT'
+screen | grep -q 'evil\\x1b\[31m'; ok $? "a hostile NodeDescription is shown inert: $(screen | grep -m1 -o 'evil[^ ]*')"
+"${TM[@]}" resize-window -t top -x 50 -y 12; sleep 1.5
+"${TM[@]}" resize-window -t top -x 150 -y 70; sleep 1.5
+wait_for 5 'ports up 48/48'; ok $? "resized to 50x12 and back: still drawing"
+"${TM[@]}" send-keys -t top q
+for i in $(seq 1 50); do [ -f "$TMP/top.exit" ] && break; sleep 0.1; done
+is "$(cat "$TMP/top.exit" 2>/dev/null)" "EXIT=0" "q: exit 0"
+"${TM[@]}" kill-session -t top
+# SIGTERM: the terminal is given back (the shell's next line shows on the normal screen)
+rm -f "$TMP/top.exit"
+"${TM[@]}" new-session -d -s top -x 120 -y 40 \
+    "$SIM run $RAILYARD top --source fabric -d 1 & echo \$! >$TMP/top.pid; wait; echo EXIT=\$? >$TMP/top.exit; echo restored; sleep 60"
+wait_for 30 'refresh 1 '
+kill -TERM "$(cat "$TMP/top.pid")" 2>/dev/null
+for i in $(seq 1 50); do [ -f "$TMP/top.exit" ] && break; sleep 0.1; done
+is "$(cat "$TMP/top.exit" 2>/dev/null)" "EXIT=0" "SIGTERM: a clean exit"
+wait_for 5 '^restored'; ok $? "...and the terminal restored (the shell's line is on the normal screen)"
+done_testing

@@ -1,0 +1,181 @@
+/* railyard top's model and layout, without a terminal: rates from two samples, judgements,
+ * sort and filter, the rails grid, empty views saying why, hostile strings made inert, and the
+ * layout cut to the width it is given. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tests/tap/tap.h"
+#include "top/top.h"
+
+static struct top_port *port(struct top_model *m, const char *node, const char *dev, int rail,
+                             enum top_state st)
+{
+    struct top_port *p = top_model_port(m, node, dev, 1);
+    p->rail = rail;
+    p->state = st;
+    snprintf(p->state_text, sizeof(p->state_text), "%s", st == TOP_STATE_UP ? "ACTIVE" : "DOWN");
+    p->rate_gbps = 400;
+    return p;
+}
+
+static const char *find_line(struct top_line *l, size_t n, const char *needle)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strstr(l[i].text, needle))
+            return l[i].text;
+    return NULL;
+}
+
+static int line_sev(struct top_line *l, size_t n, const char *needle)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strstr(l[i].text, needle))
+            return (int)l[i].sev;
+    return -1;
+}
+
+int main(void)
+{
+    struct top_model m;
+    struct top_line lines[64], head[2], foot;
+    struct top_port *a, *b, *c;
+    size_t n;
+    char buf[16];
+
+    top_model_init(&m);
+    snprintf(m.source, sizeof(m.source), "test");
+
+    /* empty: the view says why */
+    snprintf(m.empty_why, sizeof(m.empty_why), "no RDMA device under /sys/class/infiniband");
+    top_model_derive(&m);
+    top_model_view(&m);
+    n = top_layout_view(&m, 120, lines, 64);
+    is_int((long long)n, 2, "an empty ports view: the column header and one line");
+    is_str(lines[1].text, "no RDMA device under /sys/class/infiniband",
+           "...saying why it is empty");
+    m.view = TOP_VIEW_RAILS;
+    n = top_layout_view(&m, 120, lines, 64);
+    ok(n == 2 && strstr(lines[1].text, "no RDMA device") != NULL, "the rails view says the same");
+    m.view = TOP_VIEW_PORTS;
+
+    /* three ports, two samples a second apart */
+    a = port(&m, "gpu02", "mlx5_0", 0, TOP_STATE_UP);
+    b = port(&m, "gpu10", "mlx5_1", 1, TOP_STATE_UP);
+    c = port(&m, "gpu01", "mlx5_1", 1, TOP_STATE_DOWN);
+    is_int((long long)m.n, 3, "three ports");
+    ok(top_model_port(&m, "gpu02", "mlx5_0", 1) == a, "a port is found again, not added");
+    top_port_sample(a, 10.0, 0, 0, 5, "SymbolErrorCounter=5");
+    top_port_sample(b, 10.0, 1000, 1000, 0, "");
+    top_model_derive(&m);
+    ok(isnan(a->tx_gbps) && isnan(a->err_per_s), "one sample: rates are n/a");
+    top_port_sample(a, 11.0, 50000000000ULL / 8, 25000000000ULL / 8, 5, "SymbolErrorCounter=5");
+    top_port_sample(b, 10.5, 1000 + 12500000, 1000, 3, "PortRcvErrors=3");
+    top_model_derive(&m);
+    ok(fabs(a->tx_gbps - 50) < 1e-9 && fabs(a->rx_gbps - 25) < 1e-9,
+       "TX 50 and RX 25 Gb/s from the deltas");
+    ok(a->err_per_s == 0 && a->sev == TOP_OK, "errors that did not rise: the port is fine");
+    ok(fabs(b->err_per_s - 6) < 1e-9, "3 errors in 0.5 s: 6/s");
+    is_int(b->sev, TOP_FAIL, "errors rising: fail");
+    is_str(b->why, "errors rising: PortRcvErrors +3", "...naming the counter and the rise");
+    is_int(c->sev, TOP_FAIL, "a port down: fail");
+    ok(fabs(b->tx_gbps - 0.2) < 1e-9, "12.5 MB in 0.5 s: 0.2 Gb/s");
+    /* a counter that went backwards (reset): no negative rate */
+    top_port_sample(a, 12.0, 10, 10, 0, "");
+    top_model_derive(&m);
+    ok(isnan(a->tx_gbps) && a->err_per_s == 0, "counters reset: rate n/a, no negative errors");
+
+    /* expected rate and cabling */
+    a->expect_gbps = 800;
+    top_model_derive(&m);
+    is_int(a->sev, TOP_WARN, "trained below the map's rate: warn");
+    a->expect_gbps = NAN;
+    a->peer_rail = 2;
+    snprintf(a->peer, sizeof(a->peer), "leaf-r2-0:7");
+    top_model_derive(&m);
+    is_int(a->sev, TOP_FAIL, "cabled to another rail's leaf: fail");
+    ok(strstr(a->why, "leaf-r2-0:7, a leaf of rail 2") != NULL, "...naming the leaf: %s", a->why);
+
+    /* sort and filter */
+    top_model_view(&m);
+    n = top_layout_view(&m, 120, lines, 64);
+    is_int((long long)n, 4, "the header and three rows");
+    ok(lines[0].header && strstr(lines[0].text, "NODE") && strstr(lines[0].text, "ERR/s"),
+       "column header");
+    ok(strstr(lines[1].text, "gpu01") && strstr(lines[2].text, "gpu02") &&
+           strstr(lines[3].text, "gpu10"),
+       "sorted by node in natural order (gpu2 before gpu10)");
+    m.sort = TOP_SORT_ERRORS;
+    top_model_view(&m);
+    n = top_layout_view(&m, 120, lines, 64);
+    ok(strstr(lines[1].text, "gpu10") != NULL, "sorted by errors: the erroring port first");
+    m.reverse = 1;
+    top_model_view(&m);
+    n = top_layout_view(&m, 120, lines, 64);
+    ok(strstr(lines[n - 1].text, "gpu10") == NULL && strstr(lines[1].text, "gpu10") == NULL,
+       "reversed: the erroring port is not first");
+    m.reverse = 0;
+    m.sort = TOP_SORT_NODE;
+    snprintf(m.filter, sizeof(m.filter), "gpu02");
+    top_model_view(&m);
+    n = top_layout_view(&m, 120, lines, 64);
+    ok(n == 2 && strstr(lines[1].text, "gpu02"), "filter gpu02: one row");
+    snprintf(m.filter, sizeof(m.filter), "rail1");
+    top_model_view(&m);
+    is_int((long long)m.nshown, 2, "filter rail1: the two rail-1 ports");
+    snprintf(m.filter, sizeof(m.filter), "nothing");
+    top_model_view(&m);
+    n = top_layout_view(&m, 120, lines, 64);
+    ok(n == 2 && strstr(lines[1].text, "no port matches"), "a filter that matches nothing says so");
+    m.filter[0] = '\0';
+    top_model_view(&m);
+
+    /* colours follow the judgement */
+    n = top_layout_view(&m, 120, lines, 64);
+    is_int(line_sev(lines, n, "gpu10"), TOP_FAIL, "the erroring row is red");
+    is_int(line_sev(lines, n, "gpu01"), TOP_FAIL, "the down row is red");
+    ok(find_line(lines, n, "n/a") != NULL, "unknown values are shown as n/a");
+
+    /* rails view: nodes x rails, the miscabled port marked */
+    m.view = TOP_VIEW_RAILS;
+    n = top_layout_view(&m, 120, lines, 64);
+    ok(strstr(lines[0].text, "rail0") && strstr(lines[0].text, "rail1"),
+       "rails header: rail0 rail1");
+    ok(find_line(lines, n, "X>r2") != NULL, "the port on rail 2's leaf: X>r2");
+    ok(find_line(lines, n, "DOWN") != NULL, "the down port: DOWN");
+    ok(find_line(lines, n, "ERR") != NULL, "the erroring port: ERR");
+
+    /* findings view: fails first, source findings too */
+    top_model_add_finding(&m, TOP_WARN, "link.speed", "gpu03/mlx5_0:1", "EDR, expected HDR");
+    m.view = TOP_VIEW_FINDINGS;
+    n = top_layout_view(&m, 120, lines, 64);
+    ok(n == 5 && strncmp(lines[1].text, "FAIL", 4) == 0 && strncmp(lines[4].text, "WARN", 4) == 0,
+       "findings: three failures, then the warning");
+    top_layout_header(&m, 120, head);
+    ok(strstr(head[0].text, "ports up 2/3") != NULL, "header: ports up 2/3 (%s)", head[0].text);
+    ok(strstr(head[1].text, "3 fail, 1 warn") != NULL, "header: 3 fail, 1 warn");
+    top_layout_footer(&m, 120, &foot);
+    ok(strstr(foot.text, "[findings]") && strstr(foot.text, "q quit"),
+       "footer: the view and the keys");
+
+    /* hostile strings and width */
+    m.view = TOP_VIEW_PORTS;
+    port(&m, "evil\033[31mnode", "mlx5_9", 3, TOP_STATE_UP);
+    top_model_derive(&m);
+    top_model_view(&m);
+    n = top_layout_view(&m, 200, lines, 64);
+    ok(find_line(lines, n, "evil\\x1b[31m") != NULL,
+       "an escape sequence in a name is shown as \\x1b");
+    ok(find_line(lines, n, "\033") == NULL, "...and never reaches the terminal");
+    n = top_layout_view(&m, 20, lines, 64);
+    ok(strlen(lines[1].text) <= 20, "lines are cut to the width (20)");
+    n = top_layout_view(&m, 0, lines, 64);
+    ok(lines[0].text[0] == '\0', "width 0: nothing drawn, no crash");
+    is_int((long long)top_layout_view(&m, 80, lines, 2), 2, "at most max lines");
+    is_str(top_fmt_gbps(NAN, buf, sizeof(buf)), "n/a", "n/a for an unknown rate");
+    is_str(top_fmt_gbps(399.96, buf, sizeof(buf)), "400", "400 for 399.96");
+    top_model_free(&m);
+    return done_testing();
+}

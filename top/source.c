@@ -1,0 +1,292 @@
+#include "config.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fabric/verbs_util.h"
+#include "ib/ibcheck.h"
+#include "src/common/xmalloc.h"
+#include "top/source.h"
+#include "topo/sysfs.h"
+
+double top_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* one error counter into a sample: its value added to *sum, "name=value" appended to the list
+ * (len bytes, *used so far) when it is not zero */
+static void add_counter(char *list, size_t len, size_t *used, uint64_t *sum, const char *name,
+                        uint64_t v)
+{
+    *sum += v;
+    if (v && *used + 1 < len)
+        *used += (size_t)snprintf(list + *used, len - *used, "%s%s=%llu", *used ? " " : "", name,
+                                  (unsigned long long)v);
+    if (*used >= len)
+        *used = len - 1;
+}
+
+/* the map's NIC of this host named dev (an RDMA device or its netdev), or NULL */
+static const struct map_nic *map_nic(const struct topo_map *map, const char *host, const char *dev)
+{
+    const struct map_node_type *t = map && host ? topo_map_type_for_host(map, host) : NULL;
+
+    for (size_t i = 0; t && i < t->nnics; i++)
+        if (!strcmp(t->nics[i].name, dev) || (t->nics[i].netdev && !strcmp(t->nics[i].netdev, dev)))
+            return &t->nics[i];
+    return NULL;
+}
+
+/* ---- local RDMA ports: /sys/class/infiniband ---- */
+
+static int sample_sysfs(struct top_source *s, struct top_model *m, double now, ry_error_t *err)
+{
+    char **devs = NULL, **ports = NULL, buf[128];
+    size_t ndev = 0, nport = 0, found = 0;
+    ry_error_t e;
+
+    if (topo_sysfs_list(s->sysfs_root, &devs, &ndev, &e, "class/infiniband") < 0 || !ndev) {
+        topo_sysfs_list_free(devs, ndev);
+        snprintf(m->empty_why, sizeof(m->empty_why),
+                 "no RDMA device under %s/class/infiniband (--source netdev for Ethernet rails, "
+                 "--source fabric for the InfiniBand fabric)",
+                 topo_sysfs_root(s->sysfs_root));
+        return 0;
+    }
+    for (size_t d = 0; d < ndev; d++) {
+        if (topo_sysfs_list(s->sysfs_root, &ports, &nport, &e, "class/infiniband/%s/ports",
+                            devs[d]) < 0)
+            continue;
+        for (size_t k = 0; k < nport; k++) {
+            int pn = atoi(ports[k]);
+            struct top_port *p = top_model_port(m, s->host, devs[d], pn);
+            const struct map_nic *nic = map_nic(s->map, s->host, devs[d]);
+            struct fabric_hwc hw;
+            uint64_t tx = 0, rx = 0, errs = 0;
+            char names[160] = "";
+            size_t used = 0;
+            found++;
+            if (nic && (nic->port > 0 ? nic->port : 1) == pn) {
+                p->rail = nic->rail;
+                p->expect_gbps = nic->rate_gbps > 0 ? nic->rate_gbps : NAN;
+            }
+            if (topo_sysfs_read(s->sysfs_root, buf, sizeof(buf), &e,
+                                "class/infiniband/%s/ports/%s/state", devs[d], ports[k]) == 0) {
+                const char *colon = strchr(buf, ':');
+                snprintf(p->state_text, sizeof(p->state_text), "%.23s",
+                         colon ? colon + 1 + strspn(colon + 1, " ") : buf);
+                p->state = atoi(buf) == 4 ? TOP_STATE_UP : TOP_STATE_DOWN;
+            }
+            if (topo_sysfs_read(s->sysfs_root, buf, sizeof(buf), &e,
+                                "class/infiniband/%s/ports/%s/rate", devs[d], ports[k]) == 0)
+                p->rate_gbps = strtod(buf, NULL);
+            /* port_xmit_data counts 4-octet words, as the PMA does */
+            if (topo_sysfs_read_u64(s->sysfs_root, &tx, &e,
+                                    "class/infiniband/%s/ports/%s/counters/port_xmit_data", devs[d],
+                                    ports[k]) < 0 ||
+                topo_sysfs_read_u64(s->sysfs_root, &rx, &e,
+                                    "class/infiniband/%s/ports/%s/counters/port_rcv_data", devs[d],
+                                    ports[k]) < 0)
+                continue; /* no counters: rates stay n/a */
+            if (fabric_hwc_sample(s->sysfs_root, devs[d], pn, &hw) == 0)
+                for (int j = 0; j < hw.n; j++)
+                    if (hw.error[j]) {
+                        add_counter(names, sizeof(names), &used, &errs, hw.name[j], hw.val[j]);
+                    }
+            top_port_sample(p, now, tx * 4, rx * 4, errs, names);
+        }
+        topo_sysfs_list_free(ports, nport);
+        ports = NULL;
+        nport = 0;
+    }
+    topo_sysfs_list_free(devs, ndev);
+    if (!found)
+        snprintf(m->empty_why, sizeof(m->empty_why), "RDMA devices without ports under %s",
+                 topo_sysfs_root(s->sysfs_root));
+    (void)err;
+    return 0;
+}
+
+/* ---- Ethernet rails: /sys/class/net/<if>/statistics ---- */
+
+static int sample_netdev(struct top_source *s, struct top_model *m, double now, ry_error_t *err)
+{
+    static const char *const errnames[] = { "rx_errors",  "tx_errors",     "rx_dropped",
+                                            "tx_dropped", "rx_crc_errors", "rx_missed_errors" };
+    char **ifs = NULL, buf[64];
+    size_t nif = 0, found = 0;
+    ry_error_t e;
+
+    if (topo_sysfs_list(s->sysfs_root, &ifs, &nif, err, "class/net") < 0)
+        return -1;
+    for (size_t i = 0; i < nif; i++) {
+        struct top_port *p;
+        const struct map_nic *nic;
+        uint64_t tx, rx, v, errs = 0;
+        char names[160] = "";
+        size_t used = 0;
+        int speed, rail;
+        if (!strcmp(ifs[i], "lo") || (s->netdev_match && fnmatch(s->netdev_match, ifs[i], 0)))
+            continue;
+        if (topo_sysfs_read_u64(s->sysfs_root, &tx, &e, "class/net/%s/statistics/tx_bytes",
+                                ifs[i]) < 0 ||
+            topo_sysfs_read_u64(s->sysfs_root, &rx, &e, "class/net/%s/statistics/rx_bytes",
+                                ifs[i]) < 0)
+            continue;
+        found++;
+        p = top_model_port(m, s->host, ifs[i], 0);
+        nic = map_nic(s->map, s->host, ifs[i]);
+        if (nic) {
+            p->rail = nic->rail;
+            p->expect_gbps = nic->rate_gbps > 0 ? nic->rate_gbps : NAN;
+        } else if (sscanf(ifs[i], "rail%d", &rail) == 1 && rail >= 0) /* the demo cluster */
+            p->rail = rail;
+        if (topo_sysfs_read(s->sysfs_root, buf, sizeof(buf), &e, "class/net/%s/operstate",
+                            ifs[i]) == 0) {
+            uint64_t flags = 1;
+            snprintf(p->state_text, sizeof(p->state_text), "%.23s", buf);
+            p->state = !strcmp(buf, "up")     ? TOP_STATE_UP
+                       : !strcmp(buf, "down") ? TOP_STATE_DOWN
+                                              : TOP_STATE_UNKNOWN;
+            /* an interface nobody brought up (IFF_UP clear) is not judged */
+            if (p->state == TOP_STATE_DOWN &&
+                topo_sysfs_read_u64(s->sysfs_root, &flags, &e, "class/net/%s/flags", ifs[i]) == 0 &&
+                !(flags & 1)) {
+                p->state = TOP_STATE_UNKNOWN;
+                snprintf(p->state_text, sizeof(p->state_text), "disabled");
+            }
+        }
+        if (topo_sysfs_read_int(s->sysfs_root, &speed, &e, "class/net/%s/speed", ifs[i]) == 0 &&
+            speed > 0)
+            p->rate_gbps = speed / 1000.0;
+        for (size_t k = 0; k < sizeof(errnames) / sizeof(errnames[0]); k++)
+            if (topo_sysfs_read_u64(s->sysfs_root, &v, &e, "class/net/%s/statistics/%s", ifs[i],
+                                    errnames[k]) == 0) {
+                add_counter(names, sizeof(names), &used, &errs, errnames[k], v);
+            }
+        top_port_sample(p, now, tx, rx, errs, names);
+    }
+    topo_sysfs_list_free(ifs, nif);
+    if (!found)
+        snprintf(m->empty_why, sizeof(m->empty_why), "no network interface%s%s under %s/class/net",
+                 s->netdev_match ? " matching " : "", s->netdev_match ? s->netdev_match : "",
+                 topo_sysfs_root(s->sysfs_root));
+    return 0;
+}
+
+/* ---- the InfiniBand fabric: every cabled port through the PMA (libibmad) ---- */
+
+static int sample_fabric(struct top_source *s, struct top_model *m, double now, ry_error_t *err)
+{
+    struct ibf_fabric *f = &s->fab;
+    struct topo_findings fnd = { 0 };
+
+    if (!s->discovered) {
+        if (ibf_discover(f, &s->live, err) < 0)
+            return -1;
+        ibf_name_nodes(f, NULL);
+        s->rail = xcalloc(f->n ? f->n : 1, sizeof(*s->rail));
+        ibf_rails(f, s->map, s->rail);
+        s->discovered = 1;
+        snprintf(m->source, sizeof(m->source), "fabric (PMA): %s", f->source);
+    }
+    if (f->nsamples >= 1) /* the last sample becomes the older one */
+        for (size_t i = 0; i < f->n; i++)
+            for (int p = 1; p <= f->nodes[i].nports; p++)
+                f->nodes[i].ports[p].s[0] = f->nodes[i].ports[p].s[1];
+    if (ibf_sample_counters(f, &s->live, 1, err) < 0)
+        return -1;
+    if (f->nsamples == 0)
+        for (size_t i = 0; i < f->n; i++)
+            for (int p = 1; p <= f->nodes[i].nports; p++)
+                f->nodes[i].ports[p].s[0] = f->nodes[i].ports[p].s[1];
+    f->nsamples = 2;
+    for (size_t i = 0; i < f->n; i++) {
+        const struct ibf_node *n = &f->nodes[i];
+        int rp = n->type == IBF_CA ? ibf_hca_rail_port(f, s->map, (int)i) : 0;
+        for (int pn = 1; pn <= n->nports; pn++) {
+            const struct ibf_port *q = &n->ports[pn];
+            const struct ibf_sample *x = &q->s[1];
+            struct top_port *p;
+            uint64_t errs = 0;
+            char names[160] = "";
+            size_t used = 0;
+            if (q->remote < 0)
+                continue; /* not cabled */
+            /* an HCA by its host, else by its NodeDescription (what an admin recognizes;
+             * the layout makes it inert), a switch by its name */
+            p = top_model_port(m,
+                               n->type == IBF_CA && n->host                 ? n->host
+                               : n->type == IBF_CA && n->desc && n->desc[0] ? n->desc
+                                                                            : n->name,
+                               n->type == IBF_CA && n->hca ? n->hca : "", pn);
+            ibf_port_label(f, q->remote, q->remote_port, p->peer, sizeof(p->peer));
+            if (pn == rp)
+                p->rail = s->rail[i];
+            if (n->type == IBF_CA && f->nodes[q->remote].type == IBF_SWITCH)
+                p->peer_rail = s->rail[q->remote] >= 0 ? s->rail[q->remote] : -1;
+            p->state = q->state == IBF_STATE_ACTIVE ? TOP_STATE_UP
+                       : q->state                   ? TOP_STATE_DOWN
+                                                    : TOP_STATE_UNKNOWN;
+            snprintf(p->state_text, sizeof(p->state_text), "%.23s",
+                     q->state ? ibf_state_name(q->state) : "n/a");
+            p->rate_gbps = q->width && q->speed ? q->width * ibf_speed_nominal_gbps(q->speed) : NAN;
+            if (!x->valid)
+                continue;
+            for (int k = 0; k < IBF_NERRCTR; k++) {
+                long long total, rising;
+                ibf_counter_limits(s->map, k, &total, &rising);
+                if (rising < 0) /* not an error of the port (VL15Dropped, relay errors) */
+                    continue;
+                add_counter(names, sizeof(names), &used, &errs, ibf_ctr_name((enum ibf_ctr)k),
+                            x->v[k]);
+            }
+            top_port_sample(p, now, x->v[IBF_XMIT_DATA] * 4, x->v[IBF_RCV_DATA] * 4, errs, names);
+        }
+    }
+    /* the live findings: the fabric judged with the last two samples */
+    top_model_clear_findings(m);
+    m->source_findings = 1;
+    {
+        struct ibf_expect e = { s->map, NULL, NULL, NULL, NULL, 0 };
+        f->interval = m->p && m->n && m->p[0].nsamples == 2 ? m->p[0].t[1] - m->p[0].t[0] : 0;
+        ibf_analyze(f, &e, &fnd, NULL);
+    }
+    for (size_t i = 0; i < fnd.n; i++) {
+        char text[256];
+        if (fnd.v[i].sev != TOPO_SEV_FAIL && fnd.v[i].sev != TOPO_SEV_WARN)
+            continue;
+        snprintf(text, sizeof(text), "%s%s%s", fnd.v[i].observed ? fnd.v[i].observed : "",
+                 fnd.v[i].expected ? ", expected " : "",
+                 fnd.v[i].expected ? fnd.v[i].expected : "");
+        top_model_add_finding(m, fnd.v[i].sev == TOPO_SEV_FAIL ? TOP_FAIL : TOP_WARN,
+                              fnd.v[i].check, fnd.v[i].subject, text);
+    }
+    topo_findings_free(&fnd);
+    return 0;
+}
+
+int top_source_sample(struct top_source *s, struct top_model *m, double now, ry_error_t *err)
+{
+    switch (s->kind) {
+    case TOP_SRC_NETDEV: return sample_netdev(s, m, now, err);
+    case TOP_SRC_FABRIC: return sample_fabric(s, m, now, err);
+    default: return sample_sysfs(s, m, now, err);
+    }
+}
+
+void top_source_free(struct top_source *s)
+{
+    ibf_fabric_free(&s->fab);
+    free(s->rail);
+    s->rail = NULL;
+    s->discovered = 0;
+}

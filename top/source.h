@@ -1,0 +1,34 @@
+#ifndef RAILYARD_TOP_SOURCE_H
+#define RAILYARD_TOP_SOURCE_H
+
+#include "ib/ibfabric.h"
+#include "src/common/error.h"
+#include "top/top.h"
+#include "topo/map.h"
+
+/* Where railyard top reads its ports (railyard-top(1), SOURCES). Each source fills the model's
+ * rows the first time and pushes one counter sample per refresh. */
+
+enum top_source_kind { TOP_SRC_SYSFS = 0, TOP_SRC_NETDEV, TOP_SRC_FABRIC };
+
+struct top_source {
+    enum top_source_kind kind;
+    const char *sysfs_root;     /* sysfs, netdev: the directory standing for /sys (NULL: /sys) */
+    const char *host;           /* the node's name (sysfs, netdev) */
+    const char *netdev_match;   /* netdev: fnmatch pattern of the interfaces (NULL: all but lo) */
+    const struct topo_map *map; /* rails, expected rates (may be NULL) */
+    struct ibf_live_opts live;  /* fabric: the local port to discover from */
+    /* fabric state */
+    struct ibf_fabric fab;
+    int discovered, slot;
+    int *rail; /* fabric: ibf_rails */
+};
+
+/* Read one sample of every port into m (rows are added on the first call). 0, or -1 with err
+ * when the source cannot be read at all (the console shows err and keeps going). */
+int top_source_sample(struct top_source *s, struct top_model *m, double now, ry_error_t *err);
+void top_source_free(struct top_source *s);
+/* CLOCK_MONOTONIC seconds */
+double top_now(void);
+
+#endif
