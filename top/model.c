@@ -19,6 +19,8 @@ void top_model_free(struct top_model *m)
     free(m->p);
     free(m->f);
     free(m->order);
+    free(m->mnames);
+    free(m->matrix);
     memset(m, 0, sizeof(*m));
 }
 
@@ -300,15 +302,20 @@ void top_layout_header(const struct top_model *m, int width, struct top_line out
     line_set(&out[1], width, fail ? TOP_FAIL : warn ? TOP_WARN : TOP_OK, a);
 }
 
+void top_layout_status(const struct top_model *m, int width, struct top_line *out)
+{
+    line_set(out, width, m->status_sev, m->status);
+}
+
 void top_layout_footer(const struct top_model *m, int width, struct top_line *out)
 {
-    static const char *const views[] = { "ports", "rails", "NVLink", "findings" };
+    static const char *const views[] = { "ports", "rails", "NVLink", "findings", "matrix" };
     char a[512];
 
     snprintf(a, sizeof(a),
-             "[%s] p ports  r rails  n NVLink  f findings  s sort  S reverse  / filter  "
-             "t test  q quit",
-             views[m->view]);
+             "[%s] p ports  r rails  n NVLink  f findings%s  s sort  S reverse  / filter  "
+             "t test the selected port  q quit",
+             views[m->view], m->matrix ? "  m matrix" : "");
     line_set(out, width, TOP_OK, a);
     out->header = 1;
 }
@@ -482,9 +489,56 @@ static size_t view_nvlink(const struct top_model *m, int width, struct top_line 
     return n;
 }
 
+/* per rail, nodes x nodes: # good, + fair, - low, X failed, . not measured yet */
+static size_t view_matrix(const struct top_model *m, int width, struct top_line *out, size_t max)
+{
+    static const char mark[] = ".#+-X";
+    size_t n = 0;
+    char a[1024];
+
+    if (!max)
+        return 0;
+    line_set(&out[n], width, TOP_OK,
+             m->progress[0] ? m->progress : "no pair matrix (railyard top --follow RUN_DIR)");
+    out[n++].header = 1;
+    if (!m->mnodes || !m->mrails || !m->matrix) {
+        if (n < max)
+            line_set(&out[n++], width, TOP_OK,
+                     m->empty_why[0] ? m->empty_why : "no link measured yet");
+        return n;
+    }
+    if (n < max)
+        line_set(&out[n++], width, TOP_OK,
+                 "sender by row, receiver by column: # >= 90% of the rail's reference, + >= 50%, "
+                 "- below, X failed, . not yet");
+    for (int r = 0; r < m->mrails && n < max; r++) {
+        snprintf(a, sizeof(a), "rail %d", r);
+        line_set(&out[n], width, TOP_OK, a);
+        out[n++].header = 1;
+        for (int i = 0; i < m->mnodes && n < max; i++) {
+            size_t w = (size_t)snprintf(a, sizeof(a), "%-16.16s ", m->mnames[i]);
+            enum top_sev worst = TOP_OK;
+            for (int j = 0; j < m->mnodes && w + 2 < sizeof(a); j++) {
+                unsigned char c =
+                    m->matrix[((size_t)r * (size_t)m->mnodes + (size_t)i) * (size_t)m->mnodes +
+                              (size_t)j];
+                a[w++] = i == j ? ' ' : mark[c < 5 ? c : 0];
+                if (c == TOP_CELL_FAILED || c == TOP_CELL_LOW)
+                    worst = TOP_FAIL;
+                else if (c == TOP_CELL_FAIR && worst == TOP_OK)
+                    worst = TOP_WARN;
+            }
+            a[w] = '\0';
+            line_set(&out[n++], width, worst, a);
+        }
+    }
+    return n;
+}
+
 size_t top_layout_view(const struct top_model *m, int width, struct top_line *out, size_t max)
 {
     switch (m->view) {
+    case TOP_VIEW_MATRIX: return view_matrix(m, width, out, max);
     case TOP_VIEW_RAILS: return view_rails(m, width, out, max);
     case TOP_VIEW_NVLINK: return view_nvlink(m, width, out, max);
     case TOP_VIEW_FINDINGS: return view_findings(m, width, out, max);

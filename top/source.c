@@ -279,6 +279,7 @@ int top_source_sample(struct top_source *s, struct top_model *m, double now, ry_
     switch (s->kind) {
     case TOP_SRC_NETDEV: return sample_netdev(s, m, now, err);
     case TOP_SRC_FABRIC: return sample_fabric(s, m, now, err);
+    case TOP_SRC_FOLLOW: return top_follow_sample(s, m, err);
     default: return sample_sysfs(s, m, now, err);
     }
 }

@@ -9,7 +9,7 @@
 /* Where railyard top reads its ports (railyard-top(1), SOURCES). Each source fills the model's
  * rows the first time and pushes one counter sample per refresh. */
 
-enum top_source_kind { TOP_SRC_SYSFS = 0, TOP_SRC_NETDEV, TOP_SRC_FABRIC };
+enum top_source_kind { TOP_SRC_SYSFS = 0, TOP_SRC_NETDEV, TOP_SRC_FABRIC, TOP_SRC_FOLLOW };
 
 struct top_source {
     enum top_source_kind kind;
@@ -17,6 +17,7 @@ struct top_source {
     const char *host;           /* the node's name (sysfs, netdev) */
     const char *netdev_match;   /* netdev: fnmatch pattern of the interfaces (NULL: all but lo) */
     const struct topo_map *map; /* rails, expected rates (may be NULL) */
+    const char *follow_dir;     /* follow: a railyard-fabric run directory */
     struct ibf_live_opts live;  /* fabric: the local port to discover from */
     /* fabric state */
     struct ibf_fabric fab;
@@ -28,6 +29,8 @@ struct top_source {
  * when the source cannot be read at all (the console shows err and keeps going). */
 int top_source_sample(struct top_source *s, struct top_model *m, double now, ry_error_t *err);
 void top_source_free(struct top_source *s);
+/* follow: read the run directory's results.json (top/follow.c) */
+int top_follow_sample(struct top_source *s, struct top_model *m, ry_error_t *err);
 /* CLOCK_MONOTONIC seconds */
 double top_now(void);
 

@@ -13,7 +13,22 @@
 
 enum top_state { TOP_STATE_UNKNOWN = 0, TOP_STATE_UP, TOP_STATE_DOWN };
 enum top_sev { TOP_OK = 0, TOP_WARN, TOP_FAIL };
-enum top_view { TOP_VIEW_PORTS = 0, TOP_VIEW_RAILS, TOP_VIEW_NVLINK, TOP_VIEW_FINDINGS };
+enum top_view {
+    TOP_VIEW_PORTS = 0,
+    TOP_VIEW_RAILS,
+    TOP_VIEW_NVLINK,
+    TOP_VIEW_FINDINGS,
+    TOP_VIEW_MATRIX /* --follow: the pair matrix of a running railyard-fabric */
+};
+
+/* a cell of the pair matrix */
+enum top_cell {
+    TOP_CELL_NONE = 0, /* not measured (yet) */
+    TOP_CELL_GOOD,     /* >= 90% of the rail's reference */
+    TOP_CELL_FAIR,     /* >= 50% */
+    TOP_CELL_LOW,      /* below half */
+    TOP_CELL_FAILED    /* the link failed */
+};
 enum top_sort {
     TOP_SORT_NODE = 0,
     TOP_SORT_RAIL,
@@ -72,7 +87,13 @@ struct top_model {
     size_t *order; /* the rows shown, in order */
     size_t nshown;
     size_t selected;  /* index into order */
-    char status[256]; /* the active test's line */
+    char status[640]; /* the active test's line, "" none */
+    enum top_sev status_sev;
+    /* --follow: the pair matrix, nodes x nodes per rail (sender by row), and the progress */
+    int mnodes, mrails;
+    char (*mnames)[TOP_NAME];
+    unsigned char *matrix; /* enum top_cell, [(rail * mnodes + from) * mnodes + to] */
+    char progress[256];
 };
 
 void top_model_init(struct top_model *m);
@@ -103,6 +124,8 @@ struct top_line {
 
 /* The header meters: ports up/total, error rate, findings, refresh; two lines. */
 void top_layout_header(const struct top_model *m, int width, struct top_line out[2]);
+/* The active test's line (empty text when there is none). */
+void top_layout_status(const struct top_model *m, int width, struct top_line *out);
 /* The footer: the keys of the current view. */
 void top_layout_footer(const struct top_model *m, int width, struct top_line *out);
 /* The current view's lines (a header line first), at most max; returns the count. When the

@@ -15,6 +15,7 @@
 
 #include "src/cmd/cmd.h"
 #include "top/source.h"
+#include "top/test.h"
 #include "top/top.h"
 #include "topo/map.h"
 #include "topo/nvml.h"
@@ -24,10 +25,26 @@
  * source, derives rates and judgements (top/model.c) and draws the current view: through
  * ncursesw on a terminal, as plain text with --batch (or when stdout is not a terminal). */
 
-enum { OPT_SOURCE = 400, OPT_SYSFS, OPT_NETDEV, OPT_VIEW, OPT_SORT, OPT_FILTER, OPT_CA, OPT_PORT };
+enum {
+    OPT_SOURCE = 400,
+    OPT_SYSFS,
+    OPT_NETDEV,
+    OPT_VIEW,
+    OPT_SORT,
+    OPT_FILTER,
+    OPT_CA,
+    OPT_PORT,
+    OPT_TEST_CMD,
+    OPT_PEER,
+    OPT_TEST_TIMEOUT,
+    OPT_FOLLOW
+};
 
 struct top_cli {
     const char *source, *sysfs_root, *map, *node, *netdev, *view, *sort, *filter, *ca;
+    const char *test_cmd, *peer, *follow;
+    double test_timeout;
+    const struct topo_map *mapped;
     double delay;
     long count;
     int batch, port;
@@ -53,6 +70,16 @@ static int on_opt(int opt, const char *arg, void *ctx)
     case OPT_SORT: c->sort = arg; return 0;
     case OPT_FILTER: c->filter = arg; return 0;
     case OPT_CA: c->ca = arg; return 0;
+    case OPT_TEST_CMD: c->test_cmd = arg; return 0;
+    case OPT_PEER: c->peer = arg; return 0;
+    case OPT_FOLLOW: c->follow = arg; return 0;
+    case OPT_TEST_TIMEOUT:
+        c->test_timeout = strtod(arg, &end);
+        if (end == arg || *end || !(c->test_timeout >= 1 && c->test_timeout <= 86400)) {
+            cmd_error("top: --test-timeout takes seconds (1 to 86400), not '%s'", arg);
+            return -1;
+        }
+        return 0;
     case 'm': c->map = arg; return 0;
     case 'N': c->node = arg; return 0;
     case 'b': c->batch = 1; return 0;
@@ -83,8 +110,8 @@ static int on_opt(int opt, const char *arg, void *ctx)
 
 static int parse_view(const char *s, enum top_view *v)
 {
-    static const char *const names[] = { "ports", "rails", "nvlink", "findings" };
-    for (int i = 0; i < 4; i++)
+    static const char *const names[] = { "ports", "rails", "nvlink", "findings", "matrix" };
+    for (int i = 0; i < 5; i++)
         if (!strcmp(s, names[i])) {
             *v = (enum top_view)i;
             return 0;
@@ -124,6 +151,8 @@ static void print_batch(const struct top_model *m, struct top_line *lines)
 
     top_layout_header(m, 200, head);
     printf("%s\n%s\n", head[0].text, head[1].text);
+    if (m->status[0])
+        printf("%s\n", m->status);
     for (size_t i = 0; i < n; i++)
         printf("%s%s\n",
                lines[i].sev == TOP_FAIL   ? "! "
@@ -181,6 +210,16 @@ static void draw(const struct top_model *m, struct top_line *lines, const char *
             attron(A_REVERSE);
         mvaddstr((int)y++, 0, lines[i].text);
     }
+    if (m->status[0] && rows > 2) {
+        struct top_line st;
+        top_layout_status(m, cols, &st);
+        attrset(st.sev == TOP_FAIL   ? COLOR_PAIR(1) | A_BOLD
+                : st.sev == TOP_WARN ? COLOR_PAIR(2) | A_BOLD
+                                     : A_BOLD);
+        move(rows - 2, 0);
+        clrtoeol();
+        mvaddstr(rows - 2, 0, st.text);
+    }
     attrset(A_REVERSE);
     if (prompt) {
         mvaddnstr(rows - 1, 0, prompt, cols);
@@ -193,6 +232,46 @@ static void draw(const struct top_model *m, struct top_line *lines, const char *
 }
 
 /* keys: 1 when the view changed (redraw), -1 to quit */
+/* t: the active test of the selected port */
+static void start_test(struct top_model *m, const struct top_cli *c, struct top_test *t)
+{
+    const struct top_port *p;
+    char peer[TOP_NAME];
+    ry_error_t err;
+
+    m->status_sev = TOP_WARN;
+    if (m->view != TOP_VIEW_PORTS || !m->nshown) {
+        snprintf(m->status, sizeof(m->status), "test: select a port in the ports view (p)");
+        return;
+    }
+    p = &m->p[m->order[m->selected]];
+    if (!c->test_cmd) {
+        snprintf(m->status, sizeof(m->status),
+                 "test: no test command (--test-cmd or $RAILYARD_TOP_TEST; railyard-top(1))");
+        return;
+    }
+    if (p->rail < 0) {
+        snprintf(m->status, sizeof(m->status), "test: %.80s %.40s has no rail (give the map)",
+                 p->node, p->dev);
+        return;
+    }
+    if (c->peer)
+        snprintf(peer, sizeof(peer), "%s", c->peer);
+    else if (top_test_peer(m, c->mapped, p, peer, sizeof(peer)) < 0) {
+        snprintf(m->status, sizeof(m->status),
+                 "test: no peer for %.80s rail %d (--peer, or a map naming the nodes)", p->node,
+                 p->rail);
+        return;
+    }
+    if (top_test_start(t, c->test_cmd, p, peer, c->test_timeout, &err) < 0) {
+        snprintf(m->status, sizeof(m->status), "test: %.240s", err.text);
+        return;
+    }
+    m->status_sev = TOP_OK;
+    snprintf(m->status, sizeof(m->status), "test %.80s rail %d <-> %.80s: running", p->node,
+             p->rail, peer);
+}
+
 static int key(struct top_model *m, int ch, char *filter_edit, int *editing)
 {
     if (*editing) {
@@ -218,6 +297,11 @@ static int key(struct top_model *m, int ch, char *filter_edit, int *editing)
     case 'r': m->view = TOP_VIEW_RAILS; break;
     case 'n': m->view = TOP_VIEW_NVLINK; break;
     case 'f': m->view = TOP_VIEW_FINDINGS; break;
+    case 'm':
+        if (!m->matrix)
+            return 0;
+        m->view = TOP_VIEW_MATRIX;
+        break;
     case 's': m->sort = (enum top_sort)((m->sort + 1) % TOP_NSORT); break;
     case 'S': m->reverse = !m->reverse; break;
     case '/':
@@ -240,7 +324,7 @@ static int key(struct top_model *m, int ch, char *filter_edit, int *editing)
 }
 
 static int run_curses(struct top_source *src, struct top_model *m, const struct top_cli *c,
-                      struct top_line *lines)
+                      struct top_line *lines, struct top_test *t)
 {
     char filter_edit[64] = "", prompt[128];
     int editing = 0;
@@ -274,9 +358,20 @@ static int run_curses(struct top_source *src, struct top_model *m, const struct 
             int ch, k;
             if (left <= 0)
                 break;
+            if (top_test_running(t)) { /* the test's output, read as it comes */
+                if (top_test_poll(t, m) || top_test_running(t))
+                    draw(m, lines, NULL);
+                if (left > 0.2)
+                    left = 0.2;
+            }
             timeout((int)(left * 1000) + 1);
             if ((ch = getch()) == ERR)
                 continue;
+            if (!editing && ch == 't') {
+                start_test(m, c, t);
+                draw(m, lines, NULL);
+                continue;
+            }
             if ((k = key(m, ch, filter_edit, &editing)) < 0) {
                 curses_end();
                 return RY_EXIT_OK;
@@ -307,9 +402,14 @@ static int run(int argc, char **argv)
         { "view", required_argument, NULL, OPT_VIEW },
         { "sort", required_argument, NULL, OPT_SORT },
         { "filter", required_argument, NULL, OPT_FILTER },
+        { "test-cmd", required_argument, NULL, OPT_TEST_CMD },
+        { "peer", required_argument, NULL, OPT_PEER },
+        { "test-timeout", required_argument, NULL, OPT_TEST_TIMEOUT },
+        { "follow", required_argument, NULL, OPT_FOLLOW },
         { NULL, 0, NULL, 0 },
     };
-    struct top_cli c = { .delay = 1.0 };
+    struct top_cli c = { .delay = 1.0, .test_timeout = 60 };
+    struct top_test test;
     struct cmd_common common;
     struct top_source src;
     struct top_model m;
@@ -327,9 +427,12 @@ static int run(int argc, char **argv)
         return RY_EXIT_ERROR;
     }
     top_model_init(&m);
+    top_test_init(&test);
     memset(&src, 0, sizeof(src));
+    if (!c.test_cmd && getenv("RAILYARD_TOP_TEST") && *getenv("RAILYARD_TOP_TEST"))
+        c.test_cmd = getenv("RAILYARD_TOP_TEST");
     if (c.view && parse_view(c.view, &m.view) < 0) {
-        cmd_error("top: unknown view '%s' (ports, rails, nvlink, findings)", c.view);
+        cmd_error("top: unknown view '%s' (ports, rails, nvlink, findings, matrix)", c.view);
         return RY_EXIT_ERROR;
     }
     if (c.sort && parse_sort(c.sort, &m.sort) < 0) {
@@ -348,10 +451,23 @@ static int run(int argc, char **argv)
     src.sysfs_root = c.sysfs_root;
     src.netdev_match = c.netdev;
     src.map = map;
+    c.mapped = map;
     src.live.ca = c.ca;
     src.live.port = c.port;
     src.live.retries = -1;
-    if (!c.source || !strcmp(c.source, "auto"))
+    src.follow_dir = c.follow;
+    if (c.follow) {
+        if (c.source) {
+            cmd_error("top: --follow reads a run directory: no --source with it");
+            goto out;
+        }
+        src.kind = TOP_SRC_FOLLOW;
+        if (!c.view)
+            m.view = TOP_VIEW_MATRIX;
+    } else if (c.view && m.view == TOP_VIEW_MATRIX) {
+        cmd_error("top: the matrix view is --follow's");
+        goto out;
+    } else if (!c.source || !strcmp(c.source, "auto"))
         src.kind =
             topo_sysfs_exists(c.sysfs_root, "class/infiniband") ? TOP_SRC_SYSFS : TOP_SRC_NETDEV;
     else if (!strcmp(c.source, "sysfs"))
@@ -368,11 +484,14 @@ static int run(int argc, char **argv)
         cmd_error("top: --source fabric needs libibnetdisc and libibmad (built without them)");
         goto out;
     }
-    snprintf(m.source, sizeof(m.source), "%s %s",
+    snprintf(m.source, sizeof(m.source), "%s %.120s",
              src.kind == TOP_SRC_SYSFS    ? "sysfs"
              : src.kind == TOP_SRC_NETDEV ? "netdev"
+             : src.kind == TOP_SRC_FOLLOW ? "follow"
                                           : "fabric",
-             src.kind == TOP_SRC_FABRIC ? "(PMA)" : src.host);
+             src.kind == TOP_SRC_FABRIC   ? "(PMA)"
+             : src.kind == TOP_SRC_FOLLOW ? c.follow
+                                          : src.host);
     { /* the NVLink view: what the driver says, or why there is nothing */
         struct topo_node *node = topo_node_create();
         if (topo_nvml_discover(node, &err) < 0)
@@ -398,7 +517,7 @@ static int run(int argc, char **argv)
     }
 #ifdef HAVE_NCURSESW
     if (!c.batch && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO)) {
-        rc = run_curses(&src, &m, &c, lines);
+        rc = run_curses(&src, &m, &c, lines, &test);
         goto out;
     }
 #else
@@ -414,6 +533,7 @@ static int run(int argc, char **argv)
     }
     rc = RY_EXIT_OK;
 out:
+    top_test_stop(&test);
     free(lines);
     top_source_free(&src);
     top_model_free(&m);
@@ -424,23 +544,31 @@ out:
 const struct cmd_entry cmd_top = {
     .name = "top",
     .run = run,
-    .usage = "top [--source sysfs|netdev|fabric] [--map <file>] [-d <seconds>] [-n <count>] "
-             "[--batch]",
+    .usage = "top [--source sysfs|netdev|fabric | --follow <run dir>] [--map <file>] "
+             "[-d <seconds>] [-n <count>] [--batch]",
     .summary = "the live console: ports, rails, NVLink and findings, refreshed",
     .no_node_inputs = 1,
-    .options = "  --source <s>         sysfs (this node's RDMA ports), netdev (its network\n"
-               "                       interfaces), fabric (every port through the PMA);\n"
-               "                       default sysfs when there is an RDMA device, else netdev\n"
-               "  --sysfs-root <dir>   read this directory as /sys (a capture)\n"
-               "  --netdev <pattern>   netdev: the interfaces to show (default all but lo)\n"
-               "  -m, --map <file>     rails and expected rates from the map\n"
-               "  --node <name>        the node's name (default the host name)\n"
-               "  --ca <hca>, --port <n>  fabric: discover from this local port\n"
-               "  -d, --delay <s>      seconds between refreshes (default 1)\n"
-               "  -n, --iterations <n> exit after n refreshes\n"
-               "  -b, --batch          plain text, one screen per refresh (default when not on a\n"
-               "                       terminal)\n"
-               "  --view <v>           start in ports, rails, nvlink or findings\n"
-               "  --sort <key>         node, rail, tx, rx, errors or state\n"
-               "  --filter <text>      show the ports whose node, device, peer or rail match\n",
+    .options =
+        "  --source <s>         sysfs (this node's RDMA ports), netdev (its network\n"
+        "                       interfaces), fabric (every port through the PMA);\n"
+        "                       default sysfs when there is an RDMA device, else netdev\n"
+        "  --sysfs-root <dir>   read this directory as /sys (a capture)\n"
+        "  --netdev <pattern>   netdev: the interfaces to show (default all but lo)\n"
+        "  -m, --map <file>     rails and expected rates from the map\n"
+        "  --node <name>        the node's name (default the host name)\n"
+        "  --ca <hca>, --port <n>  fabric: discover from this local port\n"
+        "  -d, --delay <s>      seconds between refreshes (default 1)\n"
+        "  -n, --iterations <n> exit after n refreshes\n"
+        "  -b, --batch          plain text, one screen per refresh (default when not on a\n"
+        "                       terminal)\n"
+        "  --view <v>           start in ports, rails, nvlink or findings\n"
+        "  --sort <key>         node, rail, tx, rx, errors or state\n"
+        "  --filter <text>      show the ports whose node, device, peer or rail match\n"
+        "  --test-cmd <cmd>     the active test (key t): a command printing\n"
+        "                       railyard-fabric's --json, with {node} {peer} {rail} {pairs}\n"
+        "                       (default $RAILYARD_TOP_TEST)\n"
+        "  --peer <node>        the node tests run against (default the next node)\n"
+        "  --test-timeout <s>   stop a test after this long (default 60)\n"
+        "  --follow <dir>       follow a railyard-fabric run (-o <dir>): the pair matrix\n"
+        "                       filling in, progress and findings (view matrix)\n",
 };

@@ -48,6 +48,38 @@ ok $? "--bidir: the reverse direction is a link of its own"
 
 up --nodes 4 --rails 2 --degrade 2:1:50mbit; fabric
 is "$rc $(fails)" "1 link.bandwidth node2/rail1" "degraded rail alone: link.bandwidth node2/rail1"
+# railyard top on the degraded cluster: the active test (key t) in tmux measures node1's rail 1
+# against node2, whose rail-1 port is shaped to 50 Mbit/s, while the screen keeps refreshing;
+# --follow shows a railyard-fabric run's pair matrix filling in round by round
+if have_feature ncursesw && have_feature jansson && command -v tmux >/dev/null; then
+    TM=(tmux -L "railyard-t3001-$$")
+    "${TM[@]}" new-session -d -s top -x 160 -y 30 \
+        "ip netns exec node1 $RAILYARD top --source netdev --netdev 'rail*' --node node1 --map $TMP/demo.map -d 1 --test-cmd '$DEMO run -- $FABRIC --map $TMP/demo.map --schedule custom --pairs {pairs} -d 1 --json'; sleep 30"
+    tscreen() { "${TM[@]}" capture-pane -p -t top; }
+    for i in $(seq 1 50); do tscreen | grep -q 'refresh 2 ' && break; sleep 0.2; done
+    "${TM[@]}" send-keys -t top Down t
+    for i in $(seq 1 150); do tscreen | grep -q 'Gb/s (rail reference' && break; sleep 0.2; done
+    line=$(tscreen | grep '^test node1 rail 1')
+    echo "$line" | grep -Eq '^test node1 rail 1 <-> node2: 0\.0[3-6][0-9]* Gb/s \(rail reference 0\.1[5-9][0-9]* Gb/s: LOW\)'
+    ok $? "top: the active test measures the degraded rail low: $line"
+    r1=$(tscreen | grep -o 'refresh [0-9]*' | awk '{print $2}'); sleep 2.2
+    r2=$(tscreen | grep -o 'refresh [0-9]*' | awk '{print $2}')
+    [ "${r2:-0}" -gt "${r1:-0}" ]; ok $? "top: the screen kept refreshing ($r1 -> $r2)"
+    "${TM[@]}" send-keys -t top q; sleep 0.5
+    "${TM[@]}" kill-server >/dev/null 2>&1
+    rm -rf "$TMP/follow"
+    "$DEMO" run -- "$FABRIC" --map "$TMP/demo.map" -d 1 --schedule all-pairs -o "$TMP/follow" >/dev/null 2>&1 &
+    bg=$!
+    "$RAILYARD" top --follow "$TMP/follow" --batch -d 0.4 -n 40 >"$TMP/follow.out" 2>&1 &
+    tp=$!
+    wait "$bg"; sleep 1; kill "$tp" 2>/dev/null; wait "$tp" 2>/dev/null
+    grep -q 'waiting for\|round [12]/3' "$TMP/follow.out"; ok $? "top --follow: the run seen before its end"
+    grep -q 'round 3/3, 12 links measured, 0 failed, complete' "$TMP/follow.out"; ok $? "top --follow: ...and complete, 12 links"
+    awk '/complete/ {p = 1} p && /^! node2 / {print; exit}' "$TMP/follow.out" | grep -q -- '-'
+    ok $? "top --follow: node2's row of rail 1 marked low (-) in the matrix"
+else
+    for i in 1 2 3 4 5; do skip "no ncursesw, jansson or tmux"; done
+fi
 # the map's severity overrides apply to fabric findings too
 sed 's/^nodes:/severity: {link.bandwidth: warn}\nnodes:/' "$TMP/demo.map" >"$TMP/warn.map"
 MAP=$TMP/warn.map fabric

@@ -56,6 +56,31 @@ for bad in "-d 0" "-n 0" "--source bogus" "--view bogus" "--sort bogus" "extra";
     is $? 2 "bad option '$bad': exit 2 ($(head -1 "$TMP/err"))"
 done
 
+# --- --follow: a railyard-fabric run directory, after its first round and at the end (the
+# recorded demo-cluster run), a file caught half-written, a directory not written yet
+if have_feature jansson; then
+    F=$TMP/follow; mkdir -p "$F"
+    jq '.links |= map(select(.round == 1)) | .rounds_done = 1 | .complete = false | .findings = []' \
+        "$RAILYARD_FIXTURES/reports/demo-fabric/report.json" >"$F/results.json"
+    "${TOP[@]}" --follow "$F" --batch -n 1 >"$TMP/f1"
+    grep -q 'round 1/2, 2 links measured, 2 failed, in progress' "$TMP/f1"; ok $? "follow, round 1: the progress"
+    grep -Eq '^  node1 +#\.\.$' "$TMP/f1"; ok $? "follow, round 1: node1 -> node2 measured on rail 0, the rest not yet (.)"
+    cp "$RAILYARD_FIXTURES/reports/demo-fabric/report.json" "$F/results.json"
+    "${TOP[@]}" --follow "$F" --batch -n 1 >"$TMP/f2"
+    grep -q 'round 2/2, 4 links measured, 4 failed, complete' "$TMP/f2"; ok $? "follow, the end: complete"
+    grep -q 'findings: 3 fail' "$TMP/f2"; ok $? "follow: the run's three findings counted"
+    "${TOP[@]}" --follow "$F" --batch -n 1 --view findings | grep -q 'FAIL  rail.cabling  *node4/rail1'
+    ok $? "follow: the findings view lists them"
+    head -c 300 "$RAILYARD_FIXTURES/reports/demo-fabric/report.json" >"$F/results.json"
+    "${TOP[@]}" --follow "$F" --batch -n 1 >"$TMP/f3"; rc=$?
+    grep -q "$F/results.json:[0-9]*:[0-9]*:" "$TMP/f3"; is "$rc $?" "0 0" "follow, a half-written file: said with its position, the console goes on"
+    "${TOP[@]}" --follow "$TMP/not-yet" --batch -n 1 | grep -q "waiting for $TMP/not-yet/results.json"
+    ok $? "follow, a run that has not written yet: waiting, said"
+    "${TOP[@]}" --follow "$F" --source netdev --batch -n 1 >/dev/null 2>&1; is $? 2 "--follow with --source: exit 2"
+else
+    for i in 1 2 3 4 5 6 7 8; do skip "built without jansson"; done
+fi
+
 # --- a real node's RDMA ports (H100, sysfs capture)
 if [ -d "$SHARED_FIXTURES/sysfs/gpud_h100_sys-class-infiniband" ]; then
     mkdir -p "$TMP/h100/class"

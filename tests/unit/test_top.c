@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tests/tap/tap.h"
@@ -174,6 +175,29 @@ int main(void)
     n = top_layout_view(&m, 0, lines, 64);
     ok(lines[0].text[0] == '\0', "width 0: nothing drawn, no crash");
     is_int((long long)top_layout_view(&m, 80, lines, 2), 2, "at most max lines");
+    /* the pair matrix of --follow */
+    m.view = TOP_VIEW_MATRIX;
+    n = top_layout_view(&m, 120, lines, 64);
+    ok(n == 2 && strstr(lines[0].text, "no pair matrix"), "matrix without --follow: says so");
+    m.mnodes = 3;
+    m.mrails = 1;
+    m.mnames = calloc(3, sizeof(*m.mnames));
+    m.matrix = calloc(9, 1);
+    snprintf(m.mnames[0], sizeof(m.mnames[0]), "n1");
+    snprintf(m.mnames[1], sizeof(m.mnames[1]), "n2");
+    snprintf(m.mnames[2], sizeof(m.mnames[2]), "n3");
+    m.matrix[0 * 3 + 1] = TOP_CELL_GOOD;
+    m.matrix[1 * 3 + 2] = TOP_CELL_LOW;
+    m.matrix[2 * 3 + 0] = TOP_CELL_FAILED;
+    snprintf(m.progress, sizeof(m.progress), "round 1/2");
+    n = top_layout_view(&m, 120, lines, 64);
+    is_int((long long)n, 6, "matrix: progress, legend, rail header, three rows");
+    ok(!strcmp(lines[3].text, "n1                #.") && lines[3].sev == TOP_OK,
+       "n1: good to n2, not yet to n3");
+    ok(!strcmp(lines[4].text, "n2               . -") && lines[4].sev == TOP_FAIL,
+       "n2: low to n3, red");
+    ok(!strcmp(lines[5].text, "n3               X. ") && lines[5].sev == TOP_FAIL,
+       "n3: failed to n1, red");
     is_str(top_fmt_gbps(NAN, buf, sizeof(buf)), "n/a", "n/a for an unknown rate");
     is_str(top_fmt_gbps(399.96, buf, sizeof(buf)), "400", "400 for 399.96");
     top_model_free(&m);

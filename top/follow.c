@@ -1,0 +1,182 @@
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#ifdef HAVE_JANSSON
+#include <jansson.h>
+#endif
+
+#include "src/common/xmalloc.h"
+#include "top/source.h"
+
+/* railyard top --follow RUN_DIR: the results.json a railyard-fabric run (-o RUN_DIR) rewrites
+ * after every round, or an archived run's report.json, read at every refresh into the pair
+ * matrix, one row per port and the findings so far. */
+
+#ifdef HAVE_JANSSON
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int node_index(json_t *index, const char *name)
+{
+    json_t *v = json_object_get(index, name ? name : "");
+    return v ? (int)json_integer_value(v) : -1;
+}
+
+int top_follow_sample(struct top_source *s, struct top_model *m, ry_error_t *err)
+{
+    char path[4200];
+    struct stat st;
+    json_error_t je;
+    json_t *root, *names, *links, *l, *v, *index;
+    size_t i, nl, nfailed = 0, nmeasured = 0;
+    int nodes, rails;
+    double *ref;
+
+    snprintf(path, sizeof(path), "%s/results.json", s->follow_dir);
+    if (stat(path, &st) < 0)
+        snprintf(path, sizeof(path), "%s/report.json", s->follow_dir);
+    if (stat(path, &st) < 0) {
+        snprintf(m->empty_why, sizeof(m->empty_why),
+                 "waiting for %.100s/results.json (railyard-fabric -o %.100s)", s->follow_dir,
+                 s->follow_dir);
+        return 0;
+    }
+    if (!(root = json_load_file(path, 0, &je)))
+        /* being replaced right now, or damaged: said, and read again at the next refresh */
+        return ry_errorf(err, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+    names = json_object_get(root, "node_names");
+    links = json_object_get(root, "links");
+    nodes = (int)json_array_size(names);
+    rails = (int)json_integer_value(json_object_get(root, "rails"));
+    if (!json_is_array(names) || !json_is_array(links) || rails < 1 || rails > 64 || nodes > 4096) {
+        json_decref(root);
+        return ry_errorf(err, "%s: not a railyard-fabric result (node_names, rails, links)", path);
+    }
+    if (nodes != m->mnodes || rails != m->mrails) {
+        free(m->mnames);
+        free(m->matrix);
+        m->mnodes = nodes;
+        m->mrails = rails;
+        m->mnames = xcalloc((size_t)nodes + 1, sizeof(*m->mnames));
+        m->matrix = xcalloc((size_t)nodes * (size_t)nodes * (size_t)rails + 1, 1);
+    }
+    memset(m->matrix, 0, (size_t)nodes * (size_t)nodes * (size_t)rails);
+    index = json_object();
+    json_array_foreach(names, i, v)
+    {
+        snprintf(m->mnames[i], sizeof(m->mnames[i]), "%s",
+                 json_string_value(v) ? json_string_value(v) : "?");
+        json_object_set_new(index, m->mnames[i], json_integer((json_int_t)i));
+    }
+    /* each rail's reference: the map's expectation, else the median of its measured links */
+    ref = xcalloc((size_t)rails, sizeof(*ref));
+    nl = json_array_size(links);
+    for (int r = 0; r < rails; r++) {
+        json_t *e = json_array_get(json_object_get(root, "rail_expect_gbps"), (size_t)r);
+        double *bw = xcalloc(nl + 1, sizeof(*bw));
+        size_t k = 0;
+        json_array_foreach(links, i, l) if (json_integer_value(json_object_get(l, "rail")) == r &&
+                                            json_is_true(json_object_get(l, "ok")) &&
+                                            json_is_number(json_object_get(l, "bw_gbps"))) bw[k++] =
+            json_number_value(json_object_get(l, "bw_gbps"));
+        qsort(bw, k, sizeof(*bw), cmp_dbl);
+        ref[r] = json_is_number(e) ? json_number_value(e) : k ? bw[k / 2] : NAN;
+        free(bw);
+    }
+    for (int a = 0; a < nodes; a++)
+        for (int r = 0; r < rails; r++) {
+            struct top_port *p;
+            char dev[16];
+            snprintf(dev, sizeof(dev), "rail%d", r);
+            p = top_model_port(m, m->mnames[a], dev, 0);
+            p->rail = r;
+            p->state = TOP_STATE_UNKNOWN;
+            snprintf(p->state_text, sizeof(p->state_text), "pending");
+            p->rate_gbps = NAN;
+            p->peer[0] = '\0';
+        }
+    json_array_foreach(links, i, l)
+    {
+        int r = (int)json_integer_value(json_object_get(l, "rail"));
+        int a = node_index(index, json_string_value(json_object_get(l, "from")));
+        int b = node_index(index, json_string_value(json_object_get(l, "to")));
+        int ok = json_is_true(json_object_get(l, "ok"));
+        double bw = json_is_number(json_object_get(l, "bw_gbps"))
+                        ? json_number_value(json_object_get(l, "bw_gbps"))
+                        : NAN;
+        unsigned char cell;
+        if (a < 0 || b < 0 || r < 0 || r >= rails)
+            continue;
+        cell = !ok                                         ? TOP_CELL_FAILED
+               : isnan(ref[r]) || isnan(bw) || ref[r] <= 0 ? TOP_CELL_GOOD
+               : bw >= 0.9 * ref[r]                        ? TOP_CELL_GOOD
+               : bw >= 0.5 * ref[r]                        ? TOP_CELL_FAIR
+                                                           : TOP_CELL_LOW;
+        m->matrix[((size_t)r * (size_t)nodes + (size_t)a) * (size_t)nodes + (size_t)b] = cell;
+        nmeasured += ok;
+        nfailed += !ok;
+        for (int e = 0; e < 2; e++) { /* both ends: measured, and the lowest link */
+            char dev[16];
+            struct top_port *p;
+            snprintf(dev, sizeof(dev), "rail%d", r);
+            p = top_model_port(m, m->mnames[e ? b : a], dev, 0);
+            if (!ok) {
+                p->state = TOP_STATE_DOWN;
+                snprintf(p->state_text, sizeof(p->state_text), "failed");
+            } else if (p->state != TOP_STATE_DOWN) {
+                p->state = TOP_STATE_UP;
+                snprintf(p->state_text, sizeof(p->state_text), "measured");
+                if (isnan(p->rate_gbps) || bw < p->rate_gbps)
+                    p->rate_gbps = bw; /* the RATE column: the lowest goodput so far */
+            }
+        }
+    }
+    top_model_clear_findings(m);
+    m->source_findings = 1;
+    json_array_foreach(json_object_get(root, "findings"), i, l)
+    {
+        const char *sev = json_string_value(json_object_get(l, "severity"));
+        const char *o = json_string_value(json_object_get(l, "observed"));
+        if (!sev || (strcmp(sev, "fail") && strcmp(sev, "warn")))
+            continue;
+        top_model_add_finding(m, !strcmp(sev, "fail") ? TOP_FAIL : TOP_WARN,
+                              json_string_value(json_object_get(l, "check")),
+                              json_string_value(json_object_get(l, "subject")), o ? o : "");
+    }
+    {
+        json_t *done = json_object_get(root, "rounds_done"), *all = json_object_get(root, "rounds");
+        int complete = json_is_true(json_object_get(root, "complete"));
+        snprintf(m->progress, sizeof(m->progress),
+                 "railyard-fabric %.60s: round %lld/%lld, %zu links measured, %zu failed, %s",
+                 json_string_value(json_object_get(root, "schedule"))
+                     ? json_string_value(json_object_get(root, "schedule"))
+                     : "run",
+                 (long long)json_integer_value(done), (long long)json_integer_value(all), nmeasured,
+                 nfailed,
+                 complete ? "complete"
+                          : "in progress (or stopped: the file is rewritten after every round)");
+    }
+    m->empty_why[0] = '\0';
+    free(ref);
+    json_decref(index);
+    json_decref(root);
+    return 0;
+}
+#else
+int top_follow_sample(struct top_source *s, struct top_model *m, ry_error_t *err)
+{
+    (void)s;
+    (void)m;
+    return ry_errorf(err, "--follow reads railyard-fabric's JSON: railyard was built without a "
+                          "JSON library (jansson)");
+}
+#endif

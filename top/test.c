@@ -1,0 +1,282 @@
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifdef HAVE_JANSSON
+#include <jansson.h>
+#endif
+
+#include "src/common/xmalloc.h"
+#include "top/source.h"
+#include "top/test.h"
+#include "topo/hostlist.h"
+
+/* The console's active test (railyard-top(1), ACTIVE TEST): a command the admin gives (a
+ * railyard-fabric run of one pair, through srun, mpirun or the demo cluster) runs in the
+ * background for the selected port and a peer; its JSON is read when it ends and the link of
+ * the port's rail is shown, while the screen keeps refreshing. */
+
+void top_test_init(struct top_test *t)
+{
+    memset(t, 0, sizeof(*t));
+    t->pid = -1;
+    t->fd = -1;
+}
+
+int top_test_running(const struct top_test *t)
+{
+    return t->pid > 0;
+}
+
+struct peer_pick {
+    const char *self, *after;
+    char first[TOP_NAME], next[TOP_NAME];
+};
+
+static int pick(const char *host, void *ctx)
+{
+    struct peer_pick *p = ctx;
+
+    if (!strcmp(host, p->self))
+        return 0;
+    if (!p->first[0])
+        snprintf(p->first, sizeof(p->first), "%s", host);
+    if (!p->next[0] && strverscmp(host, p->after) > 0)
+        snprintf(p->next, sizeof(p->next), "%s", host);
+    return 0;
+}
+
+int top_test_peer(const struct top_model *m, const struct topo_map *map, const struct top_port *p,
+                  char *peer, size_t len)
+{
+    struct peer_pick k = { p->node, p->node, "", "" };
+    ry_error_t err;
+
+    /* the next node (natural order) with a port on the same rail, else the map's next host */
+    for (size_t i = 0; i < m->n; i++)
+        if (m->p[i].rail == p->rail && p->rail >= 0)
+            pick(m->p[i].node, &k);
+    for (size_t i = 0; map && !k.first[0] && i < map->nnodes; i++)
+        topo_hostlist_expand(map->nodes[i].hostlist, pick, &k, &err);
+    if (!k.first[0])
+        return -1;
+    snprintf(peer, len, "%s", k.next[0] ? k.next : k.first);
+    return 0;
+}
+
+/* template with {node} {peer} {rail} {pairs} replaced */
+static char *expand(const char *tmpl, const char *node, const char *peer, int rail,
+                    const char *pairs)
+{
+    size_t cap = strlen(tmpl) + 1024, n = 0;
+    char *out = xmalloc(cap), rs[16];
+
+    snprintf(rs, sizeof(rs), "%d", rail);
+    for (const char *s = tmpl; *s;) {
+        const char *v = NULL;
+        size_t skip = 0;
+        if (!strncmp(s, "{node}", 6))
+            v = node, skip = 6;
+        else if (!strncmp(s, "{peer}", 6))
+            v = peer, skip = 6;
+        else if (!strncmp(s, "{rail}", 6))
+            v = rs, skip = 6;
+        else if (!strncmp(s, "{pairs}", 7))
+            v = pairs, skip = 7;
+        if (v) {
+            size_t l = strlen(v);
+            if (n + l + 1 >= cap)
+                out = xrealloc(out, cap = (n + l + 1) * 2);
+            memcpy(out + n, v, l);
+            n += l;
+            s += skip;
+        } else {
+            if (n + 2 >= cap)
+                out = xrealloc(out, cap *= 2);
+            out[n++] = *s++;
+        }
+    }
+    out[n] = '\0';
+    return out;
+}
+
+int top_test_start(struct top_test *t, const char *tmpl, const struct top_port *p, const char *peer,
+                   double timeout, ry_error_t *err)
+{
+    int fds[2], pf;
+    const char *tmp = getenv("TMPDIR");
+    char *cmd;
+    FILE *fp;
+
+    if (top_test_running(t))
+        return ry_errorf(err, "a test is running (%s rail %d against %s)", t->node, t->rail,
+                         t->peer);
+    snprintf(t->node, sizeof(t->node), "%s", p->node);
+    snprintf(t->peer, sizeof(t->peer), "%s", peer);
+    t->rail = p->rail;
+    snprintf(t->pairs, sizeof(t->pairs), "%s/railyard-top-pairs.XXXXXX",
+             tmp && *tmp ? tmp : "/tmp");
+    if ((pf = mkstemp(t->pairs)) < 0 || !(fp = fdopen(pf, "w"))) {
+        if (pf >= 0)
+            close(pf);
+        return ry_errorf(err, "cannot write the pair file %s: %s", t->pairs, strerror(errno));
+    }
+    fprintf(fp, "%s %s\n", t->node, t->peer);
+    fclose(fp);
+    if (pipe(fds) < 0)
+        return ry_errorf(err, "pipe: %s", strerror(errno));
+    cmd = expand(tmpl, t->node, t->peer, t->rail, t->pairs);
+    if ((t->pid = fork()) < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        free(cmd);
+        return ry_errorf(err, "fork: %s", strerror(errno));
+    }
+    if (t->pid == 0) { /* the test, in a process group of its own, stdout to the console */
+        int null = open("/dev/null", O_RDWR);
+        setpgid(0, 0);
+        dup2(fds[1], STDOUT_FILENO);
+        if (null >= 0) {
+            dup2(null, STDIN_FILENO);
+            dup2(null, STDERR_FILENO);
+        }
+        close(fds[0]);
+        close(fds[1]);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    setpgid(t->pid, t->pid);
+    free(cmd);
+    close(fds[1]);
+    t->fd = fds[0];
+    fcntl(t->fd, F_SETFL, fcntl(t->fd, F_GETFL) | O_NONBLOCK);
+    t->len = 0;
+    t->started = top_now();
+    t->deadline = t->started + timeout;
+    return 0;
+}
+
+/* the link of the tested rail between node and peer in railyard-fabric's JSON */
+static void read_result(struct top_test *t, int status, struct top_model *m)
+{
+    const char *what = WIFEXITED(status) && WEXITSTATUS(status) == 127 ? "the command was not found"
+                       : WIFSIGNALED(status)                           ? "killed"
+                                                                       : NULL;
+#ifdef HAVE_JANSSON
+    json_error_t je;
+    json_t *root = t->len ? json_loadb(t->buf, t->len, 0, &je) : NULL, *l;
+    size_t i;
+
+    if (root) {
+        json_t *expect = json_array_get(json_object_get(root, "rail_expect_gbps"), (size_t)t->rail);
+        json_array_foreach(json_object_get(root, "links"), i, l)
+        {
+            const char *from = json_string_value(json_object_get(l, "from"));
+            const char *to = json_string_value(json_object_get(l, "to"));
+            json_t *bw = json_object_get(l, "bw_gbps");
+            double ref = json_is_number(expect) ? json_number_value(expect) : NAN;
+            if (json_integer_value(json_object_get(l, "rail")) != t->rail || !from || !to ||
+                !((!strcmp(from, t->node) && !strcmp(to, t->peer)) ||
+                  (!strcmp(from, t->peer) && !strcmp(to, t->node))))
+                continue;
+            if (!json_is_true(json_object_get(l, "ok"))) {
+                const char *e = json_string_value(json_object_get(l, "error"));
+                t->sev = TOP_FAIL;
+                snprintf(m->status, sizeof(m->status), "test %s rail %d <-> %s: failed: %.150s",
+                         t->node, t->rail, t->peer, e ? e : "no reason given");
+            } else {
+                double v = json_is_number(bw) ? json_number_value(bw) : NAN;
+                t->sev = !isnan(ref) && v < 0.5 * ref   ? TOP_FAIL
+                         : !isnan(ref) && v < 0.9 * ref ? TOP_WARN
+                                                        : TOP_OK;
+                snprintf(m->status, sizeof(m->status),
+                         "test %s rail %d <-> %s: %.3g Gb/s%s%.3g%s in %.1f s", t->node, t->rail,
+                         t->peer, v, isnan(ref) ? "" : " (rail reference ", isnan(ref) ? 0.0 : ref,
+                         isnan(ref)           ? ""
+                         : t->sev == TOP_FAIL ? " Gb/s: LOW)"
+                         : t->sev == TOP_WARN ? " Gb/s: below)"
+                                              : " Gb/s)",
+                         top_now() - t->started);
+            }
+            m->status_sev = t->sev;
+            json_decref(root);
+            return;
+        }
+        json_decref(root);
+        what = "its JSON has no link for this rail and pair";
+    } else if (!what)
+        what = t->len ? "its output is not railyard-fabric's JSON (--json)" : "it printed nothing";
+#else
+    if (!what)
+        what = "railyard was built without a JSON library: the result cannot be read";
+#endif
+    t->sev = TOP_FAIL;
+    m->status_sev = TOP_FAIL;
+    snprintf(m->status, sizeof(m->status), "test %s rail %d <-> %s: no result (exit %d): %s",
+             t->node, t->rail, t->peer, WIFEXITED(status) ? WEXITSTATUS(status) : -1, what);
+}
+
+int top_test_poll(struct top_test *t, struct top_model *m)
+{
+    int status = 0;
+
+    if (!top_test_running(t))
+        return 0;
+    for (;;) {
+        ssize_t r;
+        if (t->len + 4096 > t->cap)
+            t->buf = xrealloc(t->buf, t->cap = (t->len + 4096) * 2);
+        r = read(t->fd, t->buf + t->len, t->cap - t->len - 1);
+        if (r > 0) {
+            t->len += (size_t)r;
+            continue;
+        }
+        if (r < 0 && (errno == EAGAIN || errno == EINTR)) {
+            if (top_now() > t->deadline) {
+                kill(-t->pid, SIGTERM);
+                waitpid(t->pid, &status, 0);
+                close(t->fd);
+                unlink(t->pairs);
+                t->pid = -1;
+                t->fd = -1;
+                t->sev = m->status_sev = TOP_FAIL;
+                snprintf(m->status, sizeof(m->status),
+                         "test %s rail %d <-> %s: no result within %.0f s (stopped)", t->node,
+                         t->rail, t->peer, t->deadline - t->started);
+                return 1;
+            }
+            snprintf(m->status, sizeof(m->status), "test %s rail %d <-> %s: running (%.0f s)",
+                     t->node, t->rail, t->peer, top_now() - t->started);
+            m->status_sev = TOP_OK;
+            return 0;
+        }
+        break; /* end of output */
+    }
+    close(t->fd);
+    t->fd = -1;
+    waitpid(t->pid, &status, 0);
+    t->pid = -1;
+    unlink(t->pairs);
+    read_result(t, status, m);
+    return 1;
+}
+
+void top_test_stop(struct top_test *t)
+{
+    if (top_test_running(t)) {
+        kill(-t->pid, SIGTERM);
+        waitpid(t->pid, NULL, 0);
+        close(t->fd);
+        unlink(t->pairs);
+    }
+    free(t->buf);
+    top_test_init(t);
+}
