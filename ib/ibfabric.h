@@ -159,6 +159,7 @@ struct ibf_live_opts {
     int timeout_ms;
     int retries;
     const char *only_host; /* read the counters of this host's cables only (NULL: all) */
+    void *mad;             /* a MAD port kept open across samples (ibf_mad_open), or NULL */
 };
 int ibf_discover(struct ibf_fabric *f, const struct ibf_live_opts *o, ry_error_t *err);
 /* Read PortCounters (and PortCountersExtended where ClassPortInfo says so) of every cabled port
@@ -167,5 +168,9 @@ int ibf_discover(struct ibf_fabric *f, const struct ibf_live_opts *o, ry_error_t
 int ibf_sample_counters(struct ibf_fabric *f, const struct ibf_live_opts *o, int slot,
                         ry_error_t *err);
 int ibf_live_available(void);
+/* Keep one MAD port open for every ibf_sample_counters call (a console sampling each second
+ * does not register its agents again every time). 0, or -1 with err. */
+int ibf_mad_open(struct ibf_live_opts *o, ry_error_t *err);
+void ibf_mad_close(struct ibf_live_opts *o);
 
 #endif

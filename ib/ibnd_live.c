@@ -183,6 +183,23 @@ static const int pc_fields[] = {
     [IBF_RCV_PKTS] = IB_PC_RCV_PKTS_F,
 };
 
+int ibf_mad_open(struct ibf_live_opts *o, ry_error_t *err)
+{
+    int classes[] = { IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_SA_CLASS, IB_PERFORMANCE_CLASS };
+
+    if (!o->mad && !(o->mad = mad_rpc_open_port((char *)o->ca, o->port, classes, 4)))
+        return ry_errorf(err, "cannot open the MAD port of %s port %d",
+                         o->ca ? o->ca : "the first HCA", o->port);
+    return 0;
+}
+
+void ibf_mad_close(struct ibf_live_opts *o)
+{
+    if (o->mad)
+        mad_rpc_close_port(o->mad);
+    o->mad = NULL;
+}
+
 int ibf_sample_counters(struct ibf_fabric *f, const struct ibf_live_opts *o, int slot,
                         ry_error_t *err)
 {
@@ -193,7 +210,7 @@ int ibf_sample_counters(struct ibf_fabric *f, const struct ibf_live_opts *o, int
 
     if (slot < 0 || slot > 1)
         return ry_errorf(err, "bad counter sample slot %d", slot);
-    srcport = mad_rpc_open_port((char *)o->ca, o->port, classes, 4);
+    srcport = o->mad ? o->mad : mad_rpc_open_port((char *)o->ca, o->port, classes, 4);
     if (!srcport)
         return ry_errorf(err, "cannot open the MAD port of %s port %d",
                          o->ca ? o->ca : "the first HCA", o->port);
@@ -258,7 +275,8 @@ int ibf_sample_counters(struct ibf_fabric *f, const struct ibf_live_opts *o, int
         }
     }
 done:
-    mad_rpc_close_port(srcport);
+    if (!o->mad)
+        mad_rpc_close_port(srcport);
     if (slot + 1 > f->nsamples)
         f->nsamples = slot + 1;
     if (asked && !answered)

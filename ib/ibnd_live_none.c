@@ -26,3 +26,15 @@ int ibf_sample_counters(struct ibf_fabric *f, const struct ibf_live_opts *o, int
     return ry_errorf(err, "this railyard was built without libibnetdisc/libibmad: PMA counters "
                           "are not available");
 }
+
+int ibf_mad_open(struct ibf_live_opts *o, ry_error_t *err)
+{
+    (void)o;
+    return ry_errorf(err, "this railyard was built without libibnetdisc/libibmad: PMA counters "
+                          "are not available");
+}
+
+void ibf_mad_close(struct ibf_live_opts *o)
+{
+    (void)o;
+}

@@ -190,7 +190,7 @@ static int sample_fabric(struct top_source *s, struct top_model *m, double now, 
     struct topo_findings fnd = { 0 };
 
     if (!s->discovered) {
-        if (ibf_discover(f, &s->live, err) < 0)
+        if (ibf_discover(f, &s->live, err) < 0 || ibf_mad_open(&s->live, err) < 0)
             return -1;
         ibf_name_nodes(f, NULL);
         s->rail = xcalloc(f->n ? f->n : 1, sizeof(*s->rail));
@@ -286,6 +286,8 @@ int top_source_sample(struct top_source *s, struct top_model *m, double now, ry_
 
 void top_source_free(struct top_source *s)
 {
+    if (s->kind == TOP_SRC_FABRIC)
+        ibf_mad_close(&s->live);
     ibf_fabric_free(&s->fab);
     free(s->rail);
     s->rail = NULL;

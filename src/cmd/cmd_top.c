@@ -172,12 +172,46 @@ static void sleep_s(double s)
 
 #ifdef HAVE_NCURSESW
 static int curses_on;
+/* While the screen is drawn, what libraries write to stderr (libibmad's ibwarn lines) goes to
+ * a temporary file, and is shown when the terminal is given back. */
+static FILE *err_log;
+static int err_saved = -1;
+
+static void stderr_capture(void)
+{
+    if (!isatty(STDERR_FILENO) || !(err_log = tmpfile()))
+        return;
+    fflush(stderr);
+    if ((err_saved = dup(STDERR_FILENO)) < 0 || dup2(fileno(err_log), STDERR_FILENO) < 0) {
+        fclose(err_log);
+        err_log = NULL;
+    }
+}
+
+static void stderr_restore(void)
+{
+    char line[512];
+    int n = 0;
+
+    if (!err_log)
+        return;
+    fflush(stderr);
+    dup2(err_saved, STDERR_FILENO);
+    close(err_saved);
+    rewind(err_log);
+    while (fgets(line, sizeof(line), err_log) && n++ < 20)
+        fprintf(stderr, "%s%s", n == 1 ? "railyard top: said while the console ran:\n  " : "  ",
+                line);
+    fclose(err_log);
+    err_log = NULL;
+}
 
 static void curses_end(void)
 {
     if (curses_on) {
         endwin();
         curses_on = 0;
+        stderr_restore();
     }
 }
 
@@ -330,7 +364,9 @@ static int run_curses(struct top_source *src, struct top_model *m, const struct 
     int editing = 0;
 
     setlocale(LC_ALL, "");
+    stderr_capture();
     if (!initscr()) {
+        stderr_restore();
         cmd_error("top: cannot start the terminal (TERM=%s)", getenv("TERM") ? getenv("TERM") : "");
         return RY_EXIT_ERROR;
     }
