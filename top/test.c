@@ -131,13 +131,16 @@ int top_test_start(struct top_test *t, const char *tmpl, const struct top_port *
     }
     fprintf(fp, "%s %s\n", t->node, t->peer);
     fclose(fp);
-    if (pipe(fds) < 0)
+    if (pipe(fds) < 0) {
+        unlink(t->pairs);
         return ry_errorf(err, "pipe: %s", strerror(errno));
+    }
     cmd = expand(tmpl, t->node, t->peer, t->rail, t->pairs);
     if ((t->pid = fork()) < 0) {
         close(fds[0]);
         close(fds[1]);
         free(cmd);
+        unlink(t->pairs);
         return ry_errorf(err, "fork: %s", strerror(errno));
     }
     if (t->pid == 0) { /* the test, in a process group of its own, stdout to the console */
