@@ -177,12 +177,47 @@ static int fill_stub(FILE *fp, void *arg, ry_error_t *err)
     return rc;
 }
 
-int ry_archive_write_stub(const struct ry_archive *a, int schema, const char *node,
-                          const char *error, ry_error_t *err)
+static int write_stub(const struct ry_archive *a, int schema, const char *node, const char *error,
+                      ry_error_t *err)
 {
     struct stub_arg x = { a, schema, node, error };
 
     return ry_archive_write(a, "report.json", fill_stub, &x, err);
+}
+
+int ry_archive_start(struct ry_archive *a, const char *root, const char *tool, const char *name,
+                     int argc, char **argv, const char *map, int schema, const char *node,
+                     ry_error_t *err)
+{
+    ry_error_t e;
+
+    if (ry_archive_create(a, root, tool, name, argc, argv, map, err) < 0 ||
+        write_stub(a, schema, node, NULL, err) < 0)
+        return -1;
+    ry_archive_record(a, &e); /* a history row now: a run cut short is listed too */
+    return 0;
+}
+
+int ry_archive_fail(const struct ry_archive *a, int schema, const char *node, const char *error,
+                    ry_error_t *err)
+{
+    if (write_stub(a, schema, node, error, err) < 0)
+        return -1;
+    return ry_archive_record(a, err);
+}
+
+static int fill_document(FILE *fp, void *arg, ry_error_t *err)
+{
+    return out_dump_json(arg, fp, err);
+}
+
+int ry_archive_done(const struct ry_archive *a, struct out *o, int keep, const char *prometheus,
+                    const char *junit, ry_error_t *err)
+{
+    ry_archive_print_run(o, a, 1);
+    if (ry_archive_write(a, "report.json", fill_document, o, err) < 0)
+        return -1;
+    return ry_archive_finish(a, keep, 0, prometheus, junit, err);
 }
 
 /* ---- listing: runs are <root>/<YYYY-MM-DD>/<id>, and ids sort by time ---- */

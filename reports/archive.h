@@ -66,11 +66,20 @@ int ry_archive_rerender(const char *dir, ry_error_t *err);
  * is listed as incomplete). */
 int ry_archive_record(const struct ry_archive *a, ry_error_t *err);
 
-/* Write the report.json of a run that has no verdict (yet): no findings,
- * verdict "error" with error (NULL: "the run did not finish"), the run object complete when
- * error is given; node for check's reports (NULL for the fabric's). */
-int ry_archive_write_stub(const struct ry_archive *a, int schema, const char *node,
-                          const char *error, ry_error_t *err);
+/* The archive of a command that judges once (check, railyard fabric): create the run's
+ * directory with a report.json that says the run did not finish (no findings, verdict "error",
+ * run.complete false; node for check's reports, NULL for the fabric's) and its history row, so
+ * a run stopped by its deadline or a signal is archived as such. 0, or -1 with err. */
+int ry_archive_start(struct ry_archive *a, const char *root, const char *tool, const char *name,
+                     int argc, char **argv, const char *map, int schema, const char *node,
+                     ry_error_t *err);
+/* The run could not judge: its report.json says why (verdict "error", error), recorded. */
+int ry_archive_fail(const struct ry_archive *a, int schema, const char *node, const char *error,
+                    ry_error_t *err);
+/* The run judged: the run object printed into o, the JSON document o built written as
+ * report.json, then ry_archive_finish (renderings, history, retention, copies). */
+int ry_archive_done(const struct ry_archive *a, struct out *o, int keep, const char *prometheus,
+                    const char *junit, ry_error_t *err);
 
 /* Render the report.json at path into the format "json", "text", "junit", "prometheus" or
  * "html" on fp (report show). */

@@ -126,19 +126,9 @@ static int error_out(struct out *o, const char *host, const char *msg)
     return RY_EXIT_ERROR;
 }
 
-struct dump_arg {
-    struct out *o;
-    const struct topo_node *node;
-};
-
-static int fill_report(FILE *fp, void *arg, ry_error_t *err)
-{
-    return out_dump_json(((struct dump_arg *)arg)->o, fp, err);
-}
-
 static int fill_inventory(FILE *fp, void *arg, ry_error_t *err)
 {
-    struct dump_arg *d = arg;
+    const struct topo_node *node = arg;
     struct out *o = out_create(fp, OUT_JSON, err);
     int rc;
 
@@ -148,7 +138,7 @@ static int fill_inventory(FILE *fp, void *arg, ry_error_t *err)
     out_str(o, "tool", NULL, "railyard");
     out_str(o, "command", NULL, "inventory");
     out_str(o, "version", NULL, PACKAGE_VERSION);
-    cmd_inventory_print(o, d->node);
+    cmd_inventory_print(o, node);
     rc = out_finish(o, err);
     out_destroy(o);
     return rc;
@@ -172,16 +162,12 @@ static void archive_begin(const struct check_opts *c, const char *root, const ch
 
     memset(&arun, 0, sizeof(arun));
     snprintf(arun.host, sizeof(arun.host), "%s", host);
-    if (ry_archive_create(&arun.a, root, "check", host, argc, argv, c->map, &err) < 0) {
-        cmd_error("check: %s (the verdict stands)", err.text);
-        return;
-    }
-    if (ry_archive_write_stub(&arun.a, CHECK_SCHEMA_VERSION, host, NULL, &err) < 0) {
+    if (ry_archive_start(&arun.a, root, "check", host, argc, argv, c->map, CHECK_SCHEMA_VERSION,
+                         host, &err) < 0) {
         cmd_error("check: %s (the verdict stands)", err.text);
         return;
     }
     arun.on = 1;
-    ry_archive_record(&arun.a, &err); /* a history row now: a run cut short is listed too */
 }
 
 /* the check could not judge: the archive says why */
@@ -189,25 +175,20 @@ static void archive_error(const char *host, const char *msg)
 {
     ry_error_t err;
 
-    if (!arun.on)
-        return;
-    if (ry_archive_write_stub(&arun.a, CHECK_SCHEMA_VERSION, host ? host : arun.host, msg, &err) <
-            0 ||
-        ry_archive_record(&arun.a, &err) < 0)
+    if (arun.on &&
+        ry_archive_fail(&arun.a, CHECK_SCHEMA_VERSION, host ? host : arun.host, msg, &err) < 0)
         cmd_error("check: archive %s: %s", arun.a.dir, err.text);
 }
 
 static void archive_run(struct out *o, const struct check_opts *c, const struct topo_node *node)
 {
-    struct dump_arg d = { o, node };
     ry_error_t err;
 
     if (!arun.on)
         return;
-    ry_archive_print_run(o, &arun.a, 1);
-    if (ry_archive_write(&arun.a, "report.json", fill_report, &d, &err) < 0 ||
-        ry_archive_write(&arun.a, "inventory.json", fill_inventory, &d, &err) < 0 ||
-        ry_archive_finish(&arun.a, c->keep, 0, c->prometheus, c->junit, &err) < 0)
+    /* the node's inventory first: the renderings of ry_archive_done read it */
+    if (ry_archive_write(&arun.a, "inventory.json", fill_inventory, (void *)node, &err) < 0 ||
+        ry_archive_done(&arun.a, o, c->keep, c->prometheus, c->junit, &err) < 0)
         cmd_error("check: archive %s: %s (the verdict stands)", arun.a.dir, err.text);
 }
 

@@ -298,13 +298,12 @@ static void archive_begin(const char *root, const struct fabric_cli *c, int argc
 
     if (gethostname(self, sizeof(self) - 1) < 0)
         snprintf(self, sizeof(self), "fabric");
-    if (ry_archive_create(&arun, root, "ib", self, argc, argv, c->map, &err) < 0 ||
-        ry_archive_write_stub(&arun, FABRIC_SCHEMA_VERSION, NULL, NULL, &err) < 0) {
+    if (ry_archive_start(&arun, root, "ib", self, argc, argv, c->map, FABRIC_SCHEMA_VERSION, NULL,
+                         &err) < 0) {
         cmd_error("fabric: %s (the verdict stands)", err.text);
         return;
     }
     arun_on = 1;
-    ry_archive_record(&arun, &err);
 }
 
 static int fail(const char *msg)
@@ -312,26 +311,16 @@ static int fail(const char *msg)
     ry_error_t err;
 
     cmd_error("fabric: %s", msg);
-    if (arun_on && (ry_archive_write_stub(&arun, FABRIC_SCHEMA_VERSION, NULL, msg, &err) < 0 ||
-                    ry_archive_record(&arun, &err) < 0))
+    if (arun_on && ry_archive_fail(&arun, FABRIC_SCHEMA_VERSION, NULL, msg, &err) < 0)
         cmd_error("fabric: archive %s: %s", arun.dir, err.text);
     return RY_EXIT_ERROR;
-}
-
-static int fill_report(FILE *fp, void *arg, ry_error_t *err)
-{
-    return out_dump_json(arg, fp, err);
 }
 
 static void archive_end(struct out *o, const struct fabric_cli *c)
 {
     ry_error_t err;
 
-    if (!arun_on)
-        return;
-    ry_archive_print_run(o, &arun, 1);
-    if (ry_archive_write(&arun, "report.json", fill_report, o, &err) < 0 ||
-        ry_archive_finish(&arun, c->keep, 0, c->prometheus, c->junit, &err) < 0)
+    if (arun_on && ry_archive_done(&arun, o, c->keep, c->prometheus, c->junit, &err) < 0)
         cmd_error("fabric: archive %s: %s (the verdict stands)", arun.dir, err.text);
 }
 
