@@ -204,6 +204,43 @@ const struct ry_port_stats *ry_report_port_stats(const struct ry_report *r, size
     return m->ports;
 }
 
+int ry_report_rail_refs(const struct ry_report *r, int rails, double *ref, double *median)
+{
+    json_t *links = json_object_get(r->root, "links"), *l;
+    size_t nl = json_array_size(links), i, *nv;
+    double **v, best = 0;
+
+    if (rails < 1 || rails > 1024)
+        return -1;
+    v = xcalloc((size_t)rails, sizeof(*v));
+    nv = xcalloc((size_t)rails, sizeof(*nv));
+    for (int k = 0; k < rails; k++)
+        v[k] = xcalloc(nl + 1, sizeof(**v));
+    json_array_foreach(links, i, l)
+    {
+        int k = (int)num(l, "rail", -1);
+        if (k >= 0 && k < rails && json_is_true(json_object_get(l, "ok")) &&
+            json_is_number(json_object_get(l, "bw_gbps")))
+            v[k][nv[k]++] = num(l, "bw_gbps", 0);
+    }
+    for (int k = 0; k < rails; k++) {
+        qsort(v[k], nv[k], sizeof(**v), cmp_dbl);
+        median[k] = nv[k] ? v[k][nv[k] / 2] : NAN;
+        if (nv[k] && median[k] > best)
+            best = median[k];
+    }
+    for (int k = 0; k < rails; k++) {
+        json_t *e = json_array_get(json_object_get(r->root, "rail_expect_gbps"), (size_t)k);
+        ref[k] = json_is_number(e) && json_number_value(e) > 0 ? json_number_value(e)
+                 : best > 0                                    ? best
+                                                               : NAN;
+        free(v[k]);
+    }
+    free(v);
+    free(nv);
+    return 0;
+}
+
 /* ---- Prometheus ---- */
 
 /* a label value in the exposition format: \\, \" and \n escaped; other control characters

@@ -37,6 +37,13 @@ int ry_render_text(const struct ry_report *r, FILE *fp, ry_error_t *err);
 int ry_render_diff(const struct ry_report *a, const struct ry_report *b, double threshold, FILE *fp,
                    ry_error_t *err);
 
+/* The reference of each of a railyard-fabric report's rails (what the heat-maps, the console's
+ * pair matrix and its active test compare links with): the map's expectation
+ * (rail_expect_gbps), else the best rail median, since the rails of a node type are alike and
+ * half a slow rail must not set its own reference; median gets each rail's median goodput.
+ * NAN where nothing is known. 0, or -1 for a bad rail count. */
+int ry_report_rail_refs(const struct ry_report *r, int rails, double *ref, double *median);
+
 /* Accessors for the archive and history. */
 const char *ry_report_tool(const struct ry_report *r);    /* "check", "fabric" */
 const char *ry_report_node(const struct ry_report *r);    /* check: the node; fabric: NULL */

@@ -277,12 +277,6 @@ static const char *frac_colour(double f)
                       : "#c62828";
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void meta_row(struct w *w, const char *k, const char *v)
 {
     if (!v)
@@ -368,14 +362,15 @@ static void legend(struct w *w, const char *colour, const char *label)
     text(w, label);
 }
 
-static void html_heatmaps(struct w *w, json_t *root)
+static void html_heatmaps(struct w *w, const struct ry_report *rep)
 {
-    json_t *ls = json_object_get(root, "links"), *l, *index = json_object();
+    json_t *root = ry_report_json(rep), *ls = json_object_get(root, "links"), *l,
+           *index = json_object();
     int rails = (int)num(root, "rails", 0);
     const char **names;
-    size_t n = node_list(root, &names), i, blk, g, cells, *nv;
+    size_t n = node_list(root, &names), i, blk, g, cells;
     const int cell = 22, left = 110, top = 70;
-    double **v, *ref, *median, best = 0, *worst;
+    double *ref, *median, *worst;
     int *state;
 
     if (!n || rails < 1 || rails > 1024 || !json_array_size(ls)) {
@@ -388,32 +383,9 @@ static void html_heatmaps(struct w *w, json_t *root)
     blk = (n + MAX_CELLS - 1) / MAX_CELLS;
     g = (n + blk - 1) / blk;
     cells = g * g;
-    /* one pass: each rail's goodputs (for its median), then its reference: the map's
-     * expectation when the run had one, else the best rail median (the rails of a node type are
-     * alike: half a rail slow must not set its own reference) */
-    v = xcalloc((size_t)rails, sizeof(*v));
-    nv = xcalloc((size_t)rails, sizeof(*nv));
     ref = xcalloc((size_t)rails, sizeof(*ref));
     median = xcalloc((size_t)rails, sizeof(*median));
-    for (int r = 0; r < rails; r++)
-        v[r] = xcalloc(json_array_size(ls) / (size_t)rails + 16, sizeof(**v));
-    json_array_foreach(ls, i, l)
-    {
-        int r = (int)num(l, "rail", -1);
-        if (r >= 0 && r < rails && json_is_true(json_object_get(l, "ok")) &&
-            nv[r] < json_array_size(ls) / (size_t)rails + 16)
-            v[r][nv[r]++] = num(l, "bw_gbps", 0);
-    }
-    for (int r = 0; r < rails; r++) {
-        qsort(v[r], nv[r], sizeof(**v), cmp_double);
-        median[r] = nv[r] ? v[r][nv[r] / 2] : 0;
-        if (median[r] > best)
-            best = median[r];
-    }
-    for (int r = 0; r < rails; r++) {
-        json_t *ev = json_array_get(json_object_get(root, "rail_expect_gbps"), (size_t)r);
-        ref[r] = json_is_number(ev) && json_number_value(ev) > 0 ? json_number_value(ev) : best;
-    }
+    ry_report_rail_refs(rep, rails, ref, median);
     /* one pass: every link into its rail's grid, a cell keeping its worst link */
     worst = xcalloc((size_t)rails * cells, sizeof(*worst));
     state = xcalloc((size_t)rails * cells, sizeof(*state)); /* 0 none, 1 measured, 2 failed */
@@ -454,7 +426,11 @@ static void html_heatmaps(struct w *w, json_t *root)
         const double *wr = worst + (size_t)rail * cells;
         const int *sr = state + (size_t)rail * cells;
         el(w, "h3");
-        textf(w, "Rail %d (reference %.3g Gb/s, median %.3g Gb/s)", rail, ref[rail], median[rail]);
+        if (isnan(ref[rail]))
+            textf(w, "Rail %d (no link measured)", rail);
+        else
+            textf(w, "Rail %d (reference %.3g Gb/s, median %.3g Gb/s)", rail, ref[rail],
+                  isnan(median[rail]) ? 0.0 : median[rail]);
         end(w);
         el(w, "svg");
         attr(w, "xmlns", "http://www.w3.org/2000/svg");
@@ -504,10 +480,6 @@ static void html_heatmaps(struct w *w, json_t *root)
             }
         end(w);
     }
-    for (int r = 0; r < rails; r++)
-        free(v[r]);
-    free(v);
-    free(nv);
     free(ref);
     free(median);
     free(worst);
@@ -871,7 +843,7 @@ int ry_render_html(const struct ry_report *r, const char *inventory, const char 
     meta_row(&w, "railyard", str(root, "version"));
     end(&w);
     html_findings(&w, root);
-    html_heatmaps(&w, root);
+    html_heatmaps(&w, r);
     html_rails(&w, root, fab);
     html_inventory(&w, inv);
     end(&w);

@@ -11,20 +11,16 @@
 #include <jansson.h>
 #endif
 
+#include "reports/render.h"
 #include "src/common/xmalloc.h"
 #include "top/source.h"
 
 /* railyard top --follow RUN_DIR: the results.json a railyard-fabric run (-o RUN_DIR) rewrites
- * after every round, or an archived run's report.json, read at every refresh into the pair
- * matrix, one row per port and the findings so far. */
+ * after every round, or an archived run's report.json, read at every refresh (as every
+ * rendering reads a report, reports/render.h) into the pair matrix, one row per port and the
+ * findings so far. */
 
 #ifdef HAVE_JANSSON
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static int node_index(json_t *index, const char *name)
 {
     json_t *v = json_object_get(index, name ? name : "");
@@ -35,11 +31,11 @@ int top_follow_sample(struct top_source *s, struct top_model *m, ry_error_t *err
 {
     char path[4200];
     struct stat st;
-    json_error_t je;
+    struct ry_report *rep;
     json_t *root, *names, *links, *l, *v, *index;
-    size_t i, nl, nfailed = 0, nmeasured = 0;
+    size_t i, nfailed = 0, nmeasured = 0;
     int nodes, rails;
-    double *ref;
+    double *ref, *median;
 
     snprintf(path, sizeof(path), "%s/results.json", s->follow_dir);
     if (stat(path, &st) < 0)
@@ -50,15 +46,16 @@ int top_follow_sample(struct top_source *s, struct top_model *m, ry_error_t *err
                  s->follow_dir);
         return 0;
     }
-    if (!(root = json_load_file(path, 0, &je)))
-        /* being replaced right now, or damaged: said, and read again at the next refresh */
-        return ry_errorf(err, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+    /* being replaced right now, or damaged: said, and read again at the next refresh */
+    if (!(rep = ry_report_load(path, err)))
+        return -1;
+    root = ry_report_json(rep);
     names = json_object_get(root, "node_names");
     links = json_object_get(root, "links");
     nodes = (int)json_array_size(names);
     rails = (int)json_integer_value(json_object_get(root, "rails"));
     if (!json_is_array(names) || !json_is_array(links) || rails < 1 || rails > 64 || nodes > 4096) {
-        json_decref(root);
+        ry_report_free(rep);
         return ry_errorf(err, "%s: not a railyard-fabric result (node_names, rails, links)", path);
     }
     if (nodes != m->mnodes || rails != m->mrails) {
@@ -77,21 +74,9 @@ int top_follow_sample(struct top_source *s, struct top_model *m, ry_error_t *err
                  json_string_value(v) ? json_string_value(v) : "?");
         json_object_set_new(index, m->mnames[i], json_integer((json_int_t)i));
     }
-    /* each rail's reference: the map's expectation, else the median of its measured links */
     ref = xcalloc((size_t)rails, sizeof(*ref));
-    nl = json_array_size(links);
-    for (int r = 0; r < rails; r++) {
-        json_t *e = json_array_get(json_object_get(root, "rail_expect_gbps"), (size_t)r);
-        double *bw = xcalloc(nl + 1, sizeof(*bw));
-        size_t k = 0;
-        json_array_foreach(links, i, l) if (json_integer_value(json_object_get(l, "rail")) == r &&
-                                            json_is_true(json_object_get(l, "ok")) &&
-                                            json_is_number(json_object_get(l, "bw_gbps"))) bw[k++] =
-            json_number_value(json_object_get(l, "bw_gbps"));
-        qsort(bw, k, sizeof(*bw), cmp_dbl);
-        ref[r] = json_is_number(e) ? json_number_value(e) : k ? bw[k / 2] : NAN;
-        free(bw);
-    }
+    median = xcalloc((size_t)rails, sizeof(*median));
+    ry_report_rail_refs(rep, rails, ref, median);
     for (int a = 0; a < nodes; a++)
         for (int r = 0; r < rails; r++) {
             struct top_port *p;
@@ -167,8 +152,9 @@ int top_follow_sample(struct top_source *s, struct top_model *m, ry_error_t *err
     }
     m->empty_why[0] = '\0';
     free(ref);
+    free(median);
     json_decref(index);
-    json_decref(root);
+    ry_report_free(rep);
     return 0;
 }
 #else

@@ -14,6 +14,7 @@
 #include <jansson.h>
 #endif
 
+#include "reports/render.h"
 #include "src/common/xmalloc.h"
 #include "top/source.h"
 #include "top/test.h"
@@ -174,18 +175,27 @@ static void read_result(struct top_test *t, int status, struct top_model *m)
                        : WIFSIGNALED(status)                           ? "killed"
                                                                        : NULL;
 #ifdef HAVE_JANSSON
-    json_error_t je;
-    json_t *root = t->len ? json_loadb(t->buf, t->len, 0, &je) : NULL, *l;
+    struct ry_report *rep = NULL;
+    ry_error_t perr;
+    json_t *l;
     size_t i;
 
-    if (root) {
-        json_t *expect = json_array_get(json_object_get(root, "rail_expect_gbps"), (size_t)t->rail);
+    if (t->len) /* poll keeps a byte free */
+        t->buf[t->len] = '\0';
+    if (t->len && (rep = ry_report_parse(t->buf, "the test's output", &perr))) {
+        json_t *root = ry_report_json(rep);
+        int rails = (int)json_integer_value(json_object_get(root, "rails"));
+        double *refs = xcalloc(rails > 0 ? (size_t)rails : 1, sizeof(double)),
+               *med = xcalloc(rails > 0 ? (size_t)rails : 1, sizeof(double)), ref = NAN;
+        if (t->rail < rails && ry_report_rail_refs(rep, rails, refs, med) == 0)
+            ref = refs[t->rail];
+        free(refs);
+        free(med);
         json_array_foreach(json_object_get(root, "links"), i, l)
         {
             const char *from = json_string_value(json_object_get(l, "from"));
             const char *to = json_string_value(json_object_get(l, "to"));
             json_t *bw = json_object_get(l, "bw_gbps");
-            double ref = json_is_number(expect) ? json_number_value(expect) : NAN;
             if (json_integer_value(json_object_get(l, "rail")) != t->rail || !from || !to ||
                 !((!strcmp(from, t->node) && !strcmp(to, t->peer)) ||
                   (!strcmp(from, t->peer) && !strcmp(to, t->node))))
@@ -197,23 +207,24 @@ static void read_result(struct top_test *t, int status, struct top_model *m)
                          t->node, t->rail, t->peer, e ? e : "no reason given");
             } else {
                 double v = json_is_number(bw) ? json_number_value(bw) : NAN;
+                char against[96] = "";
                 t->sev = !isnan(ref) && v < 0.5 * ref   ? TOP_FAIL
                          : !isnan(ref) && v < 0.9 * ref ? TOP_WARN
                                                         : TOP_OK;
+                if (!isnan(ref))
+                    snprintf(against, sizeof(against), " (rail reference %.3g Gb/s%s)", ref,
+                             t->sev == TOP_FAIL   ? ": LOW"
+                             : t->sev == TOP_WARN ? ": below"
+                                                  : "");
                 snprintf(m->status, sizeof(m->status),
-                         "test %s rail %d <-> %s: %.3g Gb/s%s%.3g%s in %.1f s", t->node, t->rail,
-                         t->peer, v, isnan(ref) ? "" : " (rail reference ", isnan(ref) ? 0.0 : ref,
-                         isnan(ref)           ? ""
-                         : t->sev == TOP_FAIL ? " Gb/s: LOW)"
-                         : t->sev == TOP_WARN ? " Gb/s: below)"
-                                              : " Gb/s)",
-                         top_now() - t->started);
+                         "test %s rail %d <-> %s: %.3g Gb/s%s in %.1f s", t->node, t->rail, t->peer,
+                         v, against, top_now() - t->started);
             }
             m->status_sev = t->sev;
-            json_decref(root);
+            ry_report_free(rep);
             return;
         }
-        json_decref(root);
+        ry_report_free(rep);
         what = "its JSON has no link for this rail and pair";
     } else if (!what)
         what = t->len ? "its output is not railyard-fabric's JSON (--json)" : "it printed nothing";
