@@ -87,10 +87,20 @@ rails:
   0:
   1:
 MAP
+# why a run did not pass: its failed links' errors and its findings, on one line
+why() { # RUN-DIR
+    [ -s "$1/results.json" ] || { tail -n 2 "$1.out" | tr '\n' ' '; return; }
+    jq -r '[(.links[] | select(.ok | not) | "link rail \(.rail): \(.error)"),
+        (.findings[] | select(.severity != "ok") | "\(.severity) \(.check) \(.subject): \(.observed)")]
+        | join("; ")' "$1/results.json" 2>/dev/null | head -c 400
+}
 mpi_fabric() { # RUN-DIR [railyard-fabric options]
     local dir=$1 m="--allow-run-as-root --oversubscribe --stdin none --mca btl tcp,self --mca pml ob1
         --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo --mca mpi_yield_when_idle 1"
     shift
+    # under emulation (and a loaded host) setting up the queue pairs of the first round can take
+    # longer than the 5 s a real fabric is given
+    set -- --connect-timeout 30 "$@"
     # a sanitizer build: LeakSanitizer scans Open MPI's mappings for minutes at exit
     export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
     # shellcheck disable=SC2086
@@ -105,7 +115,7 @@ if [ -x "$FABRIC" ] && command -v mpirun >/dev/null; then
     sed -n 's/^  1  .*/# &/p' "$T/run1.out"
     [ $rc -eq 0 ] && jq -e '.transport == "verbs" and (.links | length) == 2 and ([.links[].ok] | all)
         and ([.links[].bw_gbps] | min > 0)' "$T/run1/results.json" >/dev/null
-    ok $? "railyard-fabric --transport verbs: both rails of nodea->nodeb measured (exit $rc)"
+    ok $? "railyard-fabric --transport verbs: both rails of nodea->nodeb measured (exit $rc$([ $rc -eq 0 ] || echo ": $(why "$T/run1")"))"
 else
     ok 1 "railyard-fabric (MPI) is not built or mpirun is missing"
 fi
@@ -118,13 +128,13 @@ if [ -x "$FABRIC" ] && command -v mpirun >/dev/null; then
     [ $rc -eq 0 ] && jq -e '.verbs.op == "read" and .verbs.qps == 2 and .verbs.verify and
         (.links | length) == 2 and ([.links[].ok] | all) and ([.links[].bw_gbps] | min > 0) and
         ([.links[].mem_to | startswith("host")] | all)' "$T/read/results.json" >/dev/null
-    ok $? "railyard-fabric --op read --qps 2 --verify: both rails measured, data verified (exit $rc)"
+    ok $? "railyard-fabric --op read --qps 2 --verify: both rails measured, data verified (exit $rc$([ $rc -eq 0 ] || echo ": $(why "$T/read")"))"
     mpi_fabric "$T/send" --op send --qps 3 --window 4 --msg-size 16K --verify
     rc=$?
     sed -n 's/^  1  .*/# send: &/p' "$T/send.out"
     [ $rc -eq 0 ] && jq -e '.verbs.op == "send" and .verbs.msg_bytes == 16384 and
         ([.links[].ok] | all) and ([.links[].bw_gbps] | min > 0)' "$T/send/results.json" >/dev/null
-    ok $? "railyard-fabric --op send --qps 3 --window 4 --msg-size 16K: both rails (exit $rc)"
+    ok $? "railyard-fabric --op send --qps 3 --window 4 --msg-size 16K: both rails (exit $rc$([ $rc -eq 0 ] || echo ": $(why "$T/send")"))"
     # no GPU driver in this guest: GPU memory cannot be tested, and that is no port fault
     mpi_fabric "$T/cuda" --mem cuda
     rc=$?
