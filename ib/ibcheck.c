@@ -52,6 +52,8 @@ struct ctx {
     int *live_of;    /* per reference node: index in the live fabric, -1 */
     char **reported; /* names of absent HCAs already reported */
     size_t nreported;
+    struct keyed *by_host; /* the CAs by host (check_missing) */
+    size_t nby_host;
 };
 
 static void note(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -306,40 +308,83 @@ static void check_rails(struct ctx *c)
     }
 }
 
+/* the CA nodes sorted by a name (their NodeDescription, or their host: CAs without one are
+ * left out), ties in the fabric's order: grouping and lookups by sorting, not by comparing every
+ * node with every other (a 1024-node fabric has 8,000 HCAs) */
+struct keyed {
+    const char *key;
+    size_t i;
+};
+
+static int cmp_keyed(const void *a, const void *b)
+{
+    const struct keyed *x = a, *y = b;
+    int d = strcmp(x->key, y->key);
+    return d ? d : x->i < y->i ? -1 : x->i > y->i;
+}
+
+static struct keyed *cas_sorted(const struct ibf_fabric *f, int by_host, size_t *count)
+{
+    struct keyed *v = xcalloc(f->n ? f->n : 1, sizeof(*v));
+    size_t n = 0;
+
+    for (size_t i = 0; i < f->n; i++) {
+        const struct ibf_node *x = &f->nodes[i];
+        if (x->type != IBF_CA || (by_host && !x->host))
+            continue;
+        v[n].key = by_host ? x->host : x->desc ? x->desc : "";
+        v[n++].i = i;
+    }
+    qsort(v, n, sizeof(*v), cmp_keyed);
+    *count = n;
+    return v;
+}
+
+struct dup_group {
+    size_t start, count; /* in the sorted CAs */
+    size_t first;        /* node index of its first member */
+};
+
+static int cmp_group(const void *a, const void *b)
+{
+    const struct dup_group *x = a, *y = b;
+    return x->first < y->first ? -1 : x->first > y->first;
+}
+
 static void check_duplicates(struct ctx *c)
 {
     const struct ibf_fabric *f = c->f;
+    size_t n, ng = 0;
+    struct keyed *v = cas_sorted(f, 0, &n);
+    struct dup_group *g = xcalloc(n ? n : 1, sizeof(*g));
 
-    for (size_t i = 0; i < f->n; i++) {
-        const struct ibf_node *n = &f->nodes[i];
-        char obs[400];
-        size_t count = 1, len;
-        int first = 1;
-
-        if (n->type != IBF_CA || !n->hca)
-            continue;
-        for (size_t j = 0; j < i; j++)
-            if (f->nodes[j].type == IBF_CA && !strcmp(f->nodes[j].desc, n->desc))
-                first = 0;
-        if (!first)
-            continue;
-        len = (size_t)snprintf(obs, sizeof(obs), "GUIDs %016llx", (unsigned long long)n->guid);
-        for (size_t j = i + 1; j < f->n; j++)
-            if (f->nodes[j].type == IBF_CA && !strcmp(f->nodes[j].desc, n->desc)) {
-                count++;
-                if (len < sizeof(obs))
-                    len += (size_t)snprintf(obs + len, sizeof(obs) - len, ", %016llx",
-                                            (unsigned long long)f->nodes[j].guid);
-            }
-        if (count > 1) {
-            char exp[64];
-            snprintf(exp, sizeof(exp), "1 HCA, found %zu", count);
-            add(c, TOPO_SEV_FAIL, "fabric.desc.duplicate", n->desc, exp, obs,
-                "set each HCA's NodeDescription to \"<host> <hca>\" (rdma-ndd, or "
-                "/sys/class/infiniband/<hca>/node_desc)",
-                (int)i, -1, -1, -1);
+    /* a NodeDescription that more than one HCA answers with, judged at its first HCA (when that
+     * one has the "<host> <hca>" form), in the fabric's order */
+    for (size_t a = 0, b; a < n; a = b) {
+        for (b = a + 1; b < n && !strcmp(v[b].key, v[a].key); b++)
+            ;
+        if (b - a > 1 && f->nodes[v[a].i].hca) {
+            g[ng].start = a;
+            g[ng].count = b - a;
+            g[ng++].first = v[a].i;
         }
     }
+    qsort(g, ng, sizeof(*g), cmp_group);
+    for (size_t k = 0; k < ng; k++) {
+        const struct ibf_node *x = &f->nodes[g[k].first];
+        char obs[400], exp[64];
+        size_t len = 0;
+        for (size_t j = 0; j < g[k].count && len < sizeof(obs); j++)
+            len += (size_t)snprintf(obs + len, sizeof(obs) - len, "%s%016llx", j ? ", " : "GUIDs ",
+                                    (unsigned long long)f->nodes[v[g[k].start + j].i].guid);
+        snprintf(exp, sizeof(exp), "1 HCA, found %zu", g[k].count);
+        add(c, TOPO_SEV_FAIL, "fabric.desc.duplicate", x->desc, exp, obs,
+            "set each HCA's NodeDescription to \"<host> <hca>\" (rdma-ndd, or "
+            "/sys/class/infiniband/<hca>/node_desc)",
+            (int)g[k].first, -1, -1, -1);
+    }
+    free(g);
+    free(v);
 }
 
 /* this host's own HCAs (found by GUID) should say "<host> <hca>": the fabric tools and the
@@ -667,11 +712,21 @@ static int missing_host(const char *host, void *arg)
         if (nic->rail < 0 || nic->link_layer == TOPO_LL_ETHERNET)
             continue;
         snprintf(name, sizeof(name), "%s/%s", host, nic->name);
-        for (size_t i = 0; i < f->n && !found; i++) {
-            const struct ibf_node *n = &f->nodes[i];
-            found = n->type == IBF_CA && n->host && !strcmp(n->host, host) &&
-                    ((n->hca && !strcmp(n->hca, nic->name)) ||
-                     (!n->hca && map_nic_of(c->e->map, host, NULL) == nic));
+        {
+            size_t lo = 0, hi = c->nby_host; /* the first of this host's CAs */
+            while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                if (strcmp(c->by_host[mid].key, host) < 0)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            for (size_t j = lo; j < c->nby_host && !found && !strcmp(c->by_host[j].key, host);
+                 j++) {
+                const struct ibf_node *n = &f->nodes[c->by_host[j].i];
+                found = (n->hca && !strcmp(n->hca, nic->name)) ||
+                        (!n->hca && map_nic_of(c->e->map, host, NULL) == nic);
+            }
         }
         for (size_t i = 0; i < c->nreported && !found; i++)
             found = !strcmp(c->reported[i], name);
@@ -696,9 +751,13 @@ static void check_missing(struct ctx *c)
 
     if (!map_has_rails(c->e->map))
         return;
+    c->by_host = cas_sorted(c->f, 1, &c->nby_host);
     for (size_t i = 0; i < c->e->map->nnodes; i++)
         if (topo_hostlist_expand(c->e->map->nodes[i].hostlist, missing_host, &m, NULL) != 0)
             break;
+    free(c->by_host);
+    c->by_host = NULL;
+    c->nby_host = 0;
 }
 
 /* ---- counters ---- */

@@ -40,7 +40,7 @@ int main(void)
     struct ibf_fabric f;
     struct topo_findings fnd = { 0 };
     struct ibf_expect e = { NULL, NULL, NULL, NULL, NULL, 0 };
-    ry_error_t err;
+    ry_error_t err = { "" };
     char buf[256];
     int sw1, ca;
 
@@ -104,6 +104,82 @@ int main(void)
        "only_host keeps the host's own port findings (%zu)", fnd.n);
     topo_findings_free(&fnd);
     ibf_fabric_free(&f);
+
+    /* NodeDescriptions more than one HCA answers with: one finding per name, at its first HCA,
+     * in the fabric's order, every GUID listed; and the map's HCAs the fabric lacks */
+    {
+        static const char dups[] =
+            "switchguid=0x100(100)\n"
+            "Switch\t8 \"S-0000000000000100\"\t# \"leaf\" enhanced port 0 lid 1 lmc 0\n"
+            "[1]\t\"H-0000000000000201\"[1](201)\t# \"n2 mlx5_0\" lid 3 4xHDR\n"
+            "[2]\t\"H-0000000000000202\"[1](202)\t# \"n1 mlx5_0\" lid 4 4xHDR\n"
+            "[3]\t\"H-0000000000000203\"[1](203)\t# \"n2 mlx5_0\" lid 5 4xHDR\n"
+            "[4]\t\"H-0000000000000204\"[1](204)\t# \"n1 mlx5_0\" lid 6 4xHDR\n"
+            "[5]\t\"H-0000000000000205\"[1](205)\t# \"n2 mlx5_0\" lid 7 4xHDR\n"
+            "[6]\t\"H-0000000000000206\"[1](206)\t# \"n3 mlx5_0\" lid 8 4xHDR\n"
+#define CA(g, desc, port, lid)                                                                     \
+    "\ncaguid=0x" g "\nCa\t1 \"H-0000000000000" g "\"\t# \"" desc "\"\n[1](" g                     \
+    ")\t\"S-0000000000000100\"[" port "]\t# lid " lid " lmc 0 \"leaf\" lid 1 4xHDR\n"
+            CA("201", "n2 mlx5_0", "1", "3") CA("202", "n1 mlx5_0", "2", "4")
+                CA("203", "n2 mlx5_0", "3", "5") CA("204", "n1 mlx5_0", "4", "6")
+                    CA("205", "n2 mlx5_0", "5", "7") CA("206", "n3 mlx5_0", "6", "8");
+#undef CA
+        const char *first = NULL, *second = NULL, *obs2 = NULL;
+        int ndup = 0, missing = 0, others = 0;
+
+        ok(parse(&f, dups, &err) == 0, "a leaf with six HCAs, two names given thrice and twice%s%s",
+           err.text[0] ? ": " : "", err.text);
+        memset(&fnd, 0, sizeof(fnd));
+        e.only_host = NULL;
+        ibf_analyze(&f, &e, &fnd, NULL);
+        for (size_t i = 0; i < fnd.n; i++)
+            if (!strcmp(fnd.v[i].check, "fabric.desc.duplicate")) {
+                if (ndup == 0)
+                    first = fnd.v[i].subject;
+                else {
+                    second = fnd.v[i].subject;
+                    obs2 = fnd.v[i].observed;
+                }
+                ndup++;
+            }
+        is_int(ndup, 2, "two duplicate names, one finding each");
+        is_str(first, "n2 mlx5_0", "in the fabric's order: the name seen first comes first");
+        is_str(second, "n1 mlx5_0", "... then the other");
+        is_str(obs2, "GUIDs 0000000000000202, 0000000000000204",
+               "every GUID of the name, in the fabric's order");
+        topo_findings_free(&fnd);
+#ifdef HAVE_YAML
+        {
+            static const char map[] = "cluster: t\nnode_types:\n  g:\n    nics:\n"
+                                      "      - {name: mlx5_0, rail: 0, link_layer: InfiniBand}\n"
+                                      "      - {name: mlx5_1, rail: 1, link_layer: InfiniBand}\n"
+                                      "nodes:\n  n[1-4]: g\nrails:\n  0:\n  1:\n";
+            struct topo_map *m = topo_map_load_buffer(map, strlen(map), "t.map", &err);
+            struct ibf_expect em = { m, NULL, NULL, NULL, NULL, 0 };
+            ok(m != NULL, "a map of n[1-4], each with mlx5_0 (rail 0) and mlx5_1 (rail 1)");
+            memset(&fnd, 0, sizeof(fnd));
+            if (m)
+                ibf_analyze(&f, &em, &fnd, NULL);
+            for (size_t i = 0; i < fnd.n; i++)
+                if (!strcmp(fnd.v[i].check, "fabric.link.missing")) {
+                    if (!strncmp(fnd.v[i].subject, "n4/", 3) ||
+                        strstr(fnd.v[i].subject, "/mlx5_1:1"))
+                        missing++;
+                    else
+                        others++;
+                }
+            is_int(missing, 5, "missing: n4's two HCAs and every host's mlx5_1");
+            is_int(others, 0, "the HCAs the fabric has are not called missing");
+            topo_findings_free(&fnd);
+            topo_map_destroy(m);
+        }
+#else
+        ok(1, "# SKIP built without libyaml: no map");
+        ok(1, "# SKIP built without libyaml: no map");
+        ok(1, "# SKIP built without libyaml: no map");
+#endif
+        ibf_fabric_free(&f);
+    }
 
     /* errors name the line */
     ok(parse(&f, "Switch 8 \"S-1\"\n[1] \"S-2\"[1]\n", &err) < 0 && strstr(err.text, "t.topo:2:") &&
