@@ -59,8 +59,9 @@ enum ibf_ctr {
 
 struct ibf_sample {
     int valid;
-    int extended; /* the data counters are the 64-bit PortCountersExtended ones */
-    double t;     /* seconds (CLOCK_MONOTONIC) */
+    int extended;  /* the data counters are the 64-bit PortCountersExtended ones */
+    int other_end; /* ... read at the other end of the cable, directions crossed (one_end) */
+    double t;      /* seconds (CLOCK_MONOTONIC) */
     uint64_t v[IBF_NCTR];
 };
 
@@ -160,6 +161,8 @@ struct ibf_live_opts {
     int retries;
     const char *only_host; /* read the counters of this host's cables only (NULL: all) */
     void *mad;             /* a MAD port kept open across samples (ibf_mad_open), or NULL */
+    int one_end; /* an HCA's data counters are read at its leaf's port only (what it receives
+                  * the HCA sent): one PortCountersExtended per HCA cable instead of two */
 };
 int ibf_discover(struct ibf_fabric *f, const struct ibf_live_opts *o, ry_error_t *err);
 /* Read PortCounters (and PortCountersExtended where ClassPortInfo says so) of every cabled port

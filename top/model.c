@@ -28,10 +28,17 @@ struct top_port *top_model_port(struct top_model *m, const char *node, const cha
 {
     struct top_port *p;
 
-    for (size_t i = 0; i < m->n; i++)
-        if (m->p[i].port == port && !strcmp(m->p[i].node, node) && !strcmp(m->p[i].dev, dev))
+    /* each refresh asks for the ports in the order of the last one: the one after the last
+     * found is tried first, so a refresh is linear in the ports, not quadratic */
+    for (size_t k = 0; k < m->n; k++) {
+        size_t i = (m->hint + k) % m->n;
+        if (m->p[i].port == port && !strcmp(m->p[i].node, node) && !strcmp(m->p[i].dev, dev)) {
+            m->hint = i + 1;
             return &m->p[i];
+        }
+    }
     xgrow((void **)&m->p, &m->alloc, m->n + 1, sizeof(*m->p));
+    m->hint = m->n + 1;
     p = &m->p[m->n++];
     memset(p, 0, sizeof(*p));
     snprintf(p->node, sizeof(p->node), "%s", node);

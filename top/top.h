@@ -72,6 +72,7 @@ struct top_finding { /* a live check result (the fabric source's ibf_analyze) */
 struct top_model {
     struct top_port *p;
     size_t n, alloc;
+    size_t hint; /* where top_model_port looks first: sources add ports in the same order */
     struct top_finding *f;
     size_t nf, falloc;
     int source_findings;  /* the source judges (f): ports are not counted again */

@@ -491,6 +491,7 @@ static int run(int argc, char **argv)
     src.live.ca = c.ca;
     src.live.port = c.port;
     src.live.retries = -1;
+    src.live.one_end = 1; /* traffic of an HCA cable read at the leaf: half the queries */
     src.follow_dir = c.follow;
     if (c.follow) {
         if (c.source) {
