@@ -17,11 +17,23 @@ void top_model_init(struct top_model *m)
 void top_model_free(struct top_model *m)
 {
     free(m->p);
+    free(m->nv);
     free(m->f);
     free(m->order);
     free(m->mnames);
     free(m->matrix);
     memset(m, 0, sizeof(*m));
+}
+
+static void port_init(struct top_port *p, const char *node, const char *dev, int port)
+{
+    memset(p, 0, sizeof(*p));
+    snprintf(p->node, sizeof(p->node), "%s", node);
+    snprintf(p->dev, sizeof(p->dev), "%s", dev);
+    p->port = port;
+    p->rail = p->peer_rail = -1;
+    p->rate_gbps = p->expect_gbps = NAN;
+    p->tx_gbps = p->rx_gbps = p->err_per_s = NAN;
 }
 
 struct top_port *top_model_port(struct top_model *m, const char *node, const char *dev, int port)
@@ -40,14 +52,21 @@ struct top_port *top_model_port(struct top_model *m, const char *node, const cha
     xgrow((void **)&m->p, &m->alloc, m->n + 1, sizeof(*m->p));
     m->hint = m->n + 1;
     p = &m->p[m->n++];
-    memset(p, 0, sizeof(*p));
-    snprintf(p->node, sizeof(p->node), "%s", node);
-    snprintf(p->dev, sizeof(p->dev), "%s", dev);
-    p->port = port;
-    p->rail = p->peer_rail = -1;
-    p->rate_gbps = p->expect_gbps = NAN;
-    p->tx_gbps = p->rx_gbps = p->err_per_s = NAN;
+    port_init(p, node, dev, port);
     return p;
+}
+
+struct top_port *top_model_nvlink(struct top_model *m, const char *gpu, int link)
+{
+    char dev[32];
+
+    snprintf(dev, sizeof(dev), "nvlink%d", link);
+    for (size_t i = 0; i < m->nnv; i++)
+        if (!strcmp(m->nv[i].node, gpu) && !strcmp(m->nv[i].dev, dev))
+            return &m->nv[i];
+    xgrow((void **)&m->nv, &m->nvalloc, m->nnv + 1, sizeof(*m->nv));
+    port_init(&m->nv[m->nnv], gpu, dev, link);
+    return &m->nv[m->nnv++];
 }
 
 void top_port_sample(struct top_port *p, double t, uint64_t tx, uint64_t rx, uint64_t err,
@@ -119,42 +138,47 @@ static void rising(const char *before, const char *now, char *out, size_t len)
     }
 }
 
+static void derive_port(struct top_port *p)
+{
+    double dt = p->t[1] - p->t[0];
+
+    p->tx_gbps = p->rx_gbps = p->err_per_s = NAN;
+    p->rising[0] = '\0';
+    if (p->nsamples == 2 && dt > 0) {
+        if (p->tx[1] >= p->tx[0])
+            p->tx_gbps = (double)(p->tx[1] - p->tx[0]) * 8 / dt / 1e9;
+        if (p->rx[1] >= p->rx[0])
+            p->rx_gbps = (double)(p->rx[1] - p->rx[0]) * 8 / dt / 1e9;
+        p->err_per_s = p->err[1] >= p->err[0] ? (double)(p->err[1] - p->err[0]) / dt : 0;
+        rising(p->err_names[0], p->err_names[1], p->rising, sizeof(p->rising));
+    }
+    p->sev = TOP_OK;
+    p->why[0] = '\0';
+    if (p->state == TOP_STATE_DOWN) {
+        p->sev = TOP_FAIL;
+        snprintf(p->why, sizeof(p->why), "link %s", p->state_text[0] ? p->state_text : "down");
+    } else if (p->err_per_s > 0) {
+        p->sev = TOP_FAIL;
+        snprintf(p->why, sizeof(p->why), "errors rising: %.140s",
+                 p->rising[0] ? p->rising : "error counters");
+    } else if (p->rail >= 0 && p->peer_rail >= 0 && p->rail != p->peer_rail) {
+        p->sev = TOP_FAIL;
+        snprintf(p->why, sizeof(p->why), "rail %d port cabled to %s, a leaf of rail %d", p->rail,
+                 p->peer, p->peer_rail);
+    } else if (!isnan(p->expect_gbps) && !isnan(p->rate_gbps) &&
+               p->rate_gbps < p->expect_gbps * 0.99) {
+        p->sev = TOP_WARN;
+        snprintf(p->why, sizeof(p->why), "rate %.0f Gb/s, the map expects %.0f", p->rate_gbps,
+                 p->expect_gbps);
+    }
+}
+
 void top_model_derive(struct top_model *m)
 {
-    for (size_t i = 0; i < m->n; i++) {
-        struct top_port *p = &m->p[i];
-        double dt = p->t[1] - p->t[0];
-
-        p->tx_gbps = p->rx_gbps = p->err_per_s = NAN;
-        p->rising[0] = '\0';
-        if (p->nsamples == 2 && dt > 0) {
-            if (p->tx[1] >= p->tx[0])
-                p->tx_gbps = (double)(p->tx[1] - p->tx[0]) * 8 / dt / 1e9;
-            if (p->rx[1] >= p->rx[0])
-                p->rx_gbps = (double)(p->rx[1] - p->rx[0]) * 8 / dt / 1e9;
-            p->err_per_s = p->err[1] >= p->err[0] ? (double)(p->err[1] - p->err[0]) / dt : 0;
-            rising(p->err_names[0], p->err_names[1], p->rising, sizeof(p->rising));
-        }
-        p->sev = TOP_OK;
-        p->why[0] = '\0';
-        if (p->state == TOP_STATE_DOWN) {
-            p->sev = TOP_FAIL;
-            snprintf(p->why, sizeof(p->why), "link %s", p->state_text[0] ? p->state_text : "down");
-        } else if (p->err_per_s > 0) {
-            p->sev = TOP_FAIL;
-            snprintf(p->why, sizeof(p->why), "errors rising: %.140s",
-                     p->rising[0] ? p->rising : "error counters");
-        } else if (p->rail >= 0 && p->peer_rail >= 0 && p->rail != p->peer_rail) {
-            p->sev = TOP_FAIL;
-            snprintf(p->why, sizeof(p->why), "rail %d port cabled to %s, a leaf of rail %d",
-                     p->rail, p->peer, p->peer_rail);
-        } else if (!isnan(p->expect_gbps) && !isnan(p->rate_gbps) &&
-                   p->rate_gbps < p->expect_gbps * 0.99) {
-            p->sev = TOP_WARN;
-            snprintf(p->why, sizeof(p->why), "rate %.0f Gb/s, the map expects %.0f", p->rate_gbps,
-                     p->expect_gbps);
-        }
-    }
+    for (size_t i = 0; i < m->n; i++)
+        derive_port(&m->p[i]);
+    for (size_t i = 0; i < m->nnv; i++)
+        derive_port(&m->nv[i]);
 }
 
 /* ---- filter and sort ---- */
@@ -484,15 +508,32 @@ static size_t view_findings(const struct top_model *m, int width, struct top_lin
 
 static size_t view_nvlink(const struct top_model *m, int width, struct top_line *out, size_t max)
 {
+    char a[1024], tx[16], rx[16], er[32];
     size_t n = 0;
 
     if (!max)
         return 0;
-    line_set(&out[n], width, TOP_OK, "NVLINK");
+    snprintf(a, sizeof(a), "%-24s %-8s %-6s %8s %8s %9s  %s", "GPU", "LINK", "STATE", "TX Gb/s",
+             "RX Gb/s", "ERR/s", "PEER / WHY");
+    line_set(&out[n], width, TOP_OK, a);
     out[n++].header = 1;
-    if (n < max)
-        line_set(&out[n++], width, TOP_OK,
-                 m->nvlink_why[0] ? m->nvlink_why : "no NVLink information");
+    if (!m->nnv) {
+        if (n < max)
+            line_set(&out[n++], width, TOP_OK,
+                     m->nvlink_why[0] ? m->nvlink_why : "no NVLink information");
+        return n;
+    }
+    for (size_t k = 0; k < m->nnv && n < max; k++) {
+        const struct top_port *p = &m->nv[k];
+        if (isnan(p->err_per_s))
+            snprintf(er, sizeof(er), "n/a");
+        else
+            snprintf(er, sizeof(er), "%.1f", p->err_per_s);
+        snprintf(a, sizeof(a), "%-24.24s %-8.8s %-6.6s %8s %8s %9s  %s", p->node, p->dev,
+                 p->state_text[0] ? p->state_text : "n/a", top_fmt_gbps(p->tx_gbps, tx, sizeof(tx)),
+                 top_fmt_gbps(p->rx_gbps, rx, sizeof(rx)), er, p->why[0] ? p->why : p->peer);
+        line_set(&out[n++], width, p->sev, a);
+    }
     return n;
 }
 

@@ -12,6 +12,7 @@
 #include "ib/ibcheck.h"
 #include "src/common/xmalloc.h"
 #include "top/source.h"
+#include "topo/nvml.h"
 #include "topo/sysfs.h"
 
 double top_now(void)
@@ -284,6 +285,67 @@ int top_source_sample(struct top_source *s, struct top_model *m, double now, ry_
     }
 }
 
+/* ---- NVLink: every GPU link through NVML ---- */
+
+int top_nvlink_open(struct top_source *s, struct top_model *m)
+{
+    char why[200];
+
+    if (!(s->nvl = topo_nvml_links_open(why, sizeof(why)))) {
+        snprintf(m->nvlink_why, sizeof(m->nvlink_why), "NVLink: n/a, %s", why);
+        return -1;
+    }
+    return 0;
+}
+
+void top_nvlink_sample(struct top_source *s, struct top_model *m, double now)
+{
+    static const char *const names[] = { "replay", "recovery", "crc_flit", "crc_data" };
+    const struct topo_nvlink_sample *v;
+    size_t n;
+
+    if (!s->nvl)
+        return;
+    n = topo_nvml_links_sample(s->nvl, &v);
+    for (size_t i = 0; i < n; i++) {
+        const struct topo_nvlink_sample *x = &v[i];
+        char gpu[64];
+        struct top_port *p;
+        snprintf(gpu, sizeof(gpu), "GPU%u %s", x->gpu, x->busid);
+        p = top_model_nvlink(m, gpu, (int)x->link);
+        p->state = x->active ? TOP_STATE_UP : TOP_STATE_DOWN;
+        snprintf(p->state_text, sizeof(p->state_text), "%s", x->active ? "Active" : "Down");
+        p->peer[0] = '\0';
+        for (size_t j = 0; j < n && x->remote[0] && !p->peer[0]; j++) /* another GPU here? */
+            if (!strcmp(v[j].busid, x->remote))
+                snprintf(p->peer, sizeof(p->peer), "GPU%u %s", v[j].gpu, v[j].busid);
+        if (x->remote[0] && !p->peer[0])
+            snprintf(p->peer, sizeof(p->peer), "%s (NVSwitch)", x->remote);
+        if (x->have_data && x->have_errors) {
+            char list[160];
+            size_t used = 0;
+            uint64_t sum = 0;
+            list[0] = '\0';
+            for (int c = 0; c < 4; c++) {
+                if (!(x->have_errors & (1 << c)))
+                    continue;
+                sum += x->errors[c];
+                if (used < sizeof(list))
+                    used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s=%llu",
+                                             used ? " " : "", names[c], x->errors[c]);
+            }
+            top_port_sample(p, now, x->tx_kib * 1024, x->rx_kib * 1024, sum, list);
+        } else if (!strstr(p->peer, "counters n/a")) {
+            size_t l = strlen(p->peer);
+            snprintf(p->peer + l, sizeof(p->peer) - l, "%scounters n/a (not given by the driver)",
+                     l ? "; " : "");
+        }
+    }
+    if (!n)
+        snprintf(m->nvlink_why, sizeof(m->nvlink_why),
+                 "NVLink: the driver reports no NVLink link on this node's GPUs (PCIe only)");
+}
+
 void top_source_free(struct top_source *s)
 {
     if (s->kind == TOP_SRC_FABRIC)
@@ -292,4 +354,6 @@ void top_source_free(struct top_source *s)
     free(s->rail);
     s->rail = NULL;
     s->discovered = 0;
+    topo_nvml_links_close(s->nvl);
+    s->nvl = NULL;
 }

@@ -6,6 +6,8 @@
 #include "top/top.h"
 #include "topo/map.h"
 
+struct topo_nvml_links;
+
 /* Where railyard top reads its ports (railyard-top(1), SOURCES). Each source fills the model's
  * rows the first time and pushes one counter sample per refresh. */
 
@@ -23,12 +25,18 @@ struct top_source {
     struct ibf_fabric fab;
     int discovered, slot;
     int *rail; /* fabric: ibf_rails */
+    /* the NVLink view's rows (any source): NULL without a driver */
+    struct topo_nvml_links *nvl;
 };
 
 /* Read one sample of every port into m (rows are added on the first call). 0, or -1 with err
  * when the source cannot be read at all (the console shows err and keeps going). */
 int top_source_sample(struct top_source *s, struct top_model *m, double now, ry_error_t *err);
 void top_source_free(struct top_source *s);
+/* The NVLink view: open the driver's NVLink counters (0), or say in m->nvlink_why why there are
+ * none (-1); then at each refresh one sample of every GPU link into m->nv. */
+int top_nvlink_open(struct top_source *s, struct top_model *m);
+void top_nvlink_sample(struct top_source *s, struct top_model *m, double now);
 /* follow: read the run directory's results.json (top/follow.c) */
 int top_follow_sample(struct top_source *s, struct top_model *m, ry_error_t *err);
 /* CLOCK_MONOTONIC seconds */

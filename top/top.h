@@ -72,7 +72,9 @@ struct top_finding { /* a live check result (the fabric source's ibf_analyze) */
 struct top_model {
     struct top_port *p;
     size_t n, alloc;
-    size_t hint; /* where top_model_port looks first: sources add ports in the same order */
+    size_t hint;         /* where top_model_port looks first: sources add ports in the same order */
+    struct top_port *nv; /* NVLink links (the NVLink view): node the GPU, dev "nvlinkN" */
+    size_t nnv, nvalloc;
     struct top_finding *f;
     size_t nf, falloc;
     int source_findings;  /* the source judges (f): ports are not counted again */
@@ -105,6 +107,8 @@ struct top_port *top_model_port(struct top_model *m, const char *node, const cha
  * their "name=value" list. */
 void top_port_sample(struct top_port *p, double t, uint64_t tx, uint64_t rx, uint64_t err,
                      const char *err_names);
+/* An NVLink link of a GPU (the NVLink view): found, or added like a port. */
+struct top_port *top_model_nvlink(struct top_model *m, const char *gpu, int link);
 void top_model_add_finding(struct top_model *m, enum top_sev sev, const char *check,
                            const char *subject, const char *text);
 void top_model_clear_findings(struct top_model *m);

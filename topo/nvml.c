@@ -29,6 +29,26 @@ struct nvml_memory {
     unsigned long long total, free, used;
 };
 
+/* nvmlDeviceGetFieldValues: a field (NVML_FI_*) with its scope (the link, for NVLink fields) */
+struct nvml_field_value {
+    unsigned field_id;
+    unsigned scope_id;
+    long long timestamp_us, latency_us;
+    int value_type;
+    nvml_return_t ret;
+    union {
+        double d;
+        unsigned ui;
+        unsigned long ul;
+        unsigned long long ull;
+        long long sll;
+    } value;
+};
+#define NVML_FI_NVLINK_DATA_TX 138 /* NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX: KiB, a counter */
+#define NVML_FI_NVLINK_DATA_RX 139
+#define NVML_VALUE_ULL         3
+#define NVML_NVLINK_ERRORS     4 /* replay, recovery, CRC flit, CRC data (nvmlNvLinkErrorCounter_t) */
+
 struct nvml_api {
     void *dl;
     nvml_return_t (*init)(void);
@@ -47,6 +67,8 @@ struct nvml_api {
     nvml_return_t (*max_width)(nvml_device_t, unsigned *);
     nvml_return_t (*nvlink_state)(nvml_device_t, unsigned, int *);
     nvml_return_t (*nvlink_remote_pci)(nvml_device_t, unsigned, struct nvml_pci_info *);
+    nvml_return_t (*field_values)(nvml_device_t, int, struct nvml_field_value *);
+    nvml_return_t (*nvlink_error)(nvml_device_t, unsigned, int, unsigned long long *);
 };
 
 static int load_api(struct nvml_api *api, const char *lib, ry_error_t *err)
@@ -77,6 +99,8 @@ static int load_api(struct nvml_api *api, const char *lib, ry_error_t *err)
     SYM(max_width, "nvmlDeviceGetMaxPcieLinkWidth");
     SYM(nvlink_state, "nvmlDeviceGetNvLinkState");
     SYM(nvlink_remote_pci, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
+    SYM(field_values, "nvmlDeviceGetFieldValues");
+    SYM(nvlink_error, "nvmlDeviceGetNvLinkErrorCounter");
 #undef SYM
     if (!api->init || !api->shutdown || !api->count || !api->handle || !api->pci) {
         dlclose(api->dl);
@@ -235,4 +259,122 @@ out:
     api.shutdown();
     dlclose(api.dl);
     return rc;
+}
+
+/* ---- NVLink counters, sampled by a console ---- */
+
+struct topo_nvml_links {
+    struct nvml_api api;
+    unsigned n;
+    nvml_device_t *devs;
+    char (*busid)[TOPO_BUSID_LEN];
+    struct topo_nvlink_sample *v;
+    size_t nv, alloc;
+};
+
+void topo_nvml_links_close(struct topo_nvml_links *s)
+{
+    if (!s)
+        return;
+    s->api.shutdown();
+    dlclose(s->api.dl);
+    free(s->devs);
+    free(s->busid);
+    free(s->v);
+    free(s);
+}
+
+struct topo_nvml_links *topo_nvml_links_open(char *why, size_t len)
+{
+    const char *lib = getenv("RAILYARD_NVML_LIBRARY");
+    struct topo_nvml_links *s = xcalloc(1, sizeof(*s));
+    ry_error_t e;
+    nvml_return_t r;
+
+    if (!lib || !*lib)
+        lib = "libnvidia-ml.so.1";
+    if (load_api(&s->api, lib, &e) < 0) {
+        snprintf(why, len, "no NVIDIA driver (%s)", e.text);
+        free(s);
+        return NULL;
+    }
+    if ((r = s->api.init()) != NVML_OK) {
+        snprintf(why, len, "no NVIDIA driver (nvmlInit: %s)", nvml_err(&s->api, r));
+        dlclose(s->api.dl);
+        free(s);
+        return NULL;
+    }
+    if (!s->api.nvlink_state) {
+        snprintf(why, len, "this NVIDIA driver has no nvmlDeviceGetNvLinkState");
+        goto fail;
+    }
+    if ((r = s->api.count(&s->n)) != NVML_OK) {
+        snprintf(why, len, "nvmlDeviceGetCount: %s", nvml_err(&s->api, r));
+        goto fail;
+    }
+    if (!s->n) {
+        snprintf(why, len, "NVIDIA driver loaded, no GPU visible");
+        goto fail;
+    }
+    s->devs = xcalloc(s->n, sizeof(*s->devs));
+    s->busid = xcalloc(s->n, sizeof(*s->busid));
+    for (unsigned i = 0; i < s->n; i++) {
+        struct nvml_pci_info pci;
+        if ((r = s->api.handle(i, &s->devs[i])) != NVML_OK ||
+            (r = s->api.pci(s->devs[i], &pci)) != NVML_OK) {
+            snprintf(why, len, "GPU %u: %s", i, nvml_err(&s->api, r));
+            goto fail;
+        }
+        if (topo_busid_normalize(pci.bus_id, s->busid[i]) < 0)
+            snprintf(s->busid[i], sizeof(s->busid[i]), "GPU%u", i);
+    }
+    return s;
+fail:
+    topo_nvml_links_close(s);
+    return NULL;
+}
+
+size_t topo_nvml_links_sample(struct topo_nvml_links *s, const struct topo_nvlink_sample **out)
+{
+    s->nv = 0;
+    for (unsigned i = 0; i < s->n; i++)
+        for (unsigned l = 0; l < NVML_NVLINK_MAX; l++) {
+            struct topo_nvlink_sample *x;
+            struct nvml_pci_info rp;
+            int active = 0;
+            /* links that do not exist on this GPU return an error */
+            if (s->api.nvlink_state(s->devs[i], l, &active) != NVML_OK)
+                continue;
+            xgrow((void **)&s->v, &s->alloc, s->nv + 1, sizeof(*s->v));
+            x = &s->v[s->nv++];
+            memset(x, 0, sizeof(*x));
+            x->gpu = i;
+            x->link = l;
+            x->active = active != 0;
+            snprintf(x->busid, sizeof(x->busid), "%s", s->busid[i]);
+            if (active && s->api.nvlink_remote_pci &&
+                s->api.nvlink_remote_pci(s->devs[i], l, &rp) == NVML_OK &&
+                topo_busid_normalize(rp.bus_id, x->remote) < 0)
+                x->remote[0] = '\0';
+            if (s->api.field_values) {
+                struct nvml_field_value f[2];
+                memset(f, 0, sizeof(f));
+                f[0].field_id = NVML_FI_NVLINK_DATA_TX;
+                f[1].field_id = NVML_FI_NVLINK_DATA_RX;
+                f[0].scope_id = f[1].scope_id = l;
+                if (s->api.field_values(s->devs[i], 2, f) == NVML_OK && f[0].ret == NVML_OK &&
+                    f[1].ret == NVML_OK && f[0].value_type == NVML_VALUE_ULL &&
+                    f[1].value_type == NVML_VALUE_ULL) {
+                    x->have_data = 1;
+                    x->tx_kib = f[0].value.ull;
+                    x->rx_kib = f[1].value.ull;
+                }
+            }
+            if (s->api.nvlink_error) /* some GPUs lack a counter (CRC data on newer ones) */
+                for (int c = 0; c < NVML_NVLINK_ERRORS; c++)
+                    if (s->api.nvlink_error(s->devs[i], l, c, &x->errors[c]) == NVML_OK)
+                        x->have_errors |= 1 << c;
+        }
+    *out = s->v;
+    return s->nv;
 }

@@ -139,6 +139,7 @@ static void refresh_model(struct top_source *src, struct top_model *m)
 
     if (top_source_sample(src, m, top_now(), &err) < 0)
         snprintf(m->empty_why, sizeof(m->empty_why), "%.250s", err.text);
+    top_nvlink_sample(src, m, top_now());
     top_model_derive(m);
     top_model_view(m);
     m->refreshes++;
@@ -529,19 +530,7 @@ static int run(int argc, char **argv)
              src.kind == TOP_SRC_FABRIC   ? "(PMA)"
              : src.kind == TOP_SRC_FOLLOW ? c.follow
                                           : src.host);
-    { /* the NVLink view: what the driver says, or why there is nothing */
-        struct topo_node *node = topo_node_create();
-        if (topo_nvml_discover(node, &err) < 0)
-            snprintf(m.nvlink_why, sizeof(m.nvlink_why), "NVLink: %.240s", err.text);
-        else if (node->gpu_driver_note)
-            snprintf(m.nvlink_why, sizeof(m.nvlink_why), "NVLink: n/a, %s", node->gpu_driver_note);
-        else
-            snprintf(m.nvlink_why, sizeof(m.nvlink_why),
-                     "NVLink: %zu GPU(s), %zu NVLink connection(s); per-link throughput and "
-                     "error counters are not read by this version",
-                     node->ngpus, node->nnvlinks);
-        topo_node_destroy(node);
-    }
+    top_nvlink_open(&src, &m); /* the NVLink view: the driver's counters, or why none */
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);

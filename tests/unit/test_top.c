@@ -200,6 +200,42 @@ int main(void)
        "n3: failed to n1, red");
     is_str(top_fmt_gbps(NAN, buf, sizeof(buf)), "n/a", "n/a for an unknown rate");
     is_str(top_fmt_gbps(399.96, buf, sizeof(buf)), "400", "400 for 399.96");
+    /* the NVLink view: why it is empty, then links with their rates, errors and state */
+    m.view = TOP_VIEW_NVLINK;
+    snprintf(m.nvlink_why, sizeof(m.nvlink_why), "NVLink: n/a, no NVIDIA driver (test)");
+    n = top_layout_view(&m, 120, lines, 64);
+    ok(n == 2 && !strcmp(lines[1].text, "NVLink: n/a, no NVIDIA driver (test)"),
+       "NVLink view without a driver: the reason");
+    {
+        struct top_port *l0 = top_model_nvlink(&m, "GPU0 0000:18:00.0", 0);
+        struct top_port *l1 = top_model_nvlink(&m, "GPU0 0000:18:00.0", 1);
+        struct top_port *l2 = top_model_nvlink(&m, "GPU1 0000:2a:00.0", 0);
+        ok(top_model_nvlink(&m, "GPU0 0000:18:00.0", 1) == l1 && m.nnv == 3,
+           "an NVLink link is found again by GPU and link");
+        l0->state = l1->state = TOP_STATE_UP;
+        l2->state = TOP_STATE_DOWN;
+        snprintf(l2->state_text, sizeof(l2->state_text), "Down");
+        snprintf(l0->peer, sizeof(l0->peer), "0000:c1:00.0 (NVSwitch)");
+        /* 25 GB in 1 s sent on link 0; link 1's CRC flit errors rise by 3 */
+        top_port_sample(l0, 10, 0, 0, 0, "replay=0 recovery=0 crc_flit=0 crc_data=0");
+        top_port_sample(l0, 11, 25000000000ull, 1000000000ull, 0,
+                        "replay=0 recovery=0 crc_flit=0 crc_data=0");
+        top_port_sample(l1, 10, 0, 0, 5, "replay=0 recovery=0 crc_flit=5 crc_data=0");
+        top_port_sample(l1, 11, 0, 0, 8, "replay=0 recovery=0 crc_flit=8 crc_data=0");
+        top_model_derive(&m);
+        n = top_layout_view(&m, 160, lines, 64);
+        is_int((long long)n, 4, "NVLink view: header and three links");
+        ok(find_line(lines, n, "nvlink0") && strstr(find_line(lines, n, "nvlink0"), " 200 ") &&
+               strstr(find_line(lines, n, "nvlink0"), "8.00") &&
+               strstr(find_line(lines, n, "nvlink0"), "(NVSwitch)") &&
+               line_sev(lines, n, "nvlink0") == TOP_OK,
+           "link 0: 200 Gb/s sent, 8 received, its NVSwitch named: %s",
+           find_line(lines, n, "nvlink0"));
+        is_int(line_sev(lines, n, "nvlink1"), TOP_FAIL, "link 1: errors rising, red");
+        ok(find_line(lines, n, "crc_flit +3") != NULL, "...naming the counter and its rise");
+        ok(line_sev(lines, n, "GPU1") == TOP_FAIL && find_line(lines, n, "link Down"),
+           "a link that is down: red, said");
+    }
     top_model_free(&m);
     return done_testing();
 }
