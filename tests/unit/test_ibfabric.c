@@ -125,7 +125,7 @@ int main(void)
                     CA("205", "n2 mlx5_0", "5", "7") CA("206", "n3 mlx5_0", "6", "8");
 #undef CA
         const char *first = NULL, *second = NULL, *obs2 = NULL;
-        int ndup = 0, missing = 0, others = 0;
+        int ndup = 0;
 
         ok(parse(&f, dups, &err) == 0, "a leaf with six HCAs, two names given thrice and twice%s%s",
            err.text[0] ? ": " : "", err.text);
@@ -156,6 +156,7 @@ int main(void)
                                       "nodes:\n  n[1-4]: g\nrails:\n  0:\n  1:\n";
             struct topo_map *m = topo_map_load_buffer(map, strlen(map), "t.map", &err);
             struct ibf_expect em = { m, NULL, NULL, NULL, NULL, 0 };
+            int missing = 0, others = 0;
             ok(m != NULL, "a map of n[1-4], each with mlx5_0 (rail 0) and mlx5_1 (rail 1)");
             memset(&fnd, 0, sizeof(fnd));
             if (m)
