@@ -171,6 +171,10 @@ static void derive_port(struct top_port *p)
         snprintf(p->why, sizeof(p->why), "rate %.0f Gb/s, the map expects %.0f", p->rate_gbps,
                  p->expect_gbps);
     }
+    if (p->unread[0] && p->sev == TOP_OK) {
+        p->sev = TOP_WARN;
+        snprintf(p->why, sizeof(p->why), "counters not read: %.130s", p->unread);
+    }
 }
 
 void top_model_derive(struct top_model *m)
@@ -327,10 +331,11 @@ void top_layout_header(const struct top_model *m, int width, struct top_line out
              m->source, up, m->n, known < m->n ? " (some n/a)" : "", e,
              any_tx ? top_fmt_gbps(tx, t, sizeof(t)) : "n/a");
     line_set(&out[0], width, TOP_OK, a);
-    snprintf(a, sizeof(a), "findings: %zu fail, %zu warn   refresh %d   sort %s%s%s%s", fail, warn,
-             m->refreshes, top_sort_name(m->sort), m->reverse ? " (reversed)" : "",
-             m->filter[0] ? "   filter: " : "", m->filter);
-    line_set(&out[1], width, fail ? TOP_FAIL : warn ? TOP_WARN : TOP_OK, a);
+    snprintf(a, sizeof(a), "findings: %zu fail, %zu warn   refresh %d   sort %s%s%s%s%s%.200s",
+             fail, warn, m->refreshes, top_sort_name(m->sort), m->reverse ? " (reversed)" : "",
+             m->filter[0] ? "   filter: " : "", m->filter,
+             m->source_error[0] ? "   SOURCE NOT READ: " : "", m->source_error);
+    line_set(&out[1], width, fail || m->source_error[0] ? TOP_FAIL : warn ? TOP_WARN : TOP_OK, a);
 }
 
 void top_layout_status(const struct top_model *m, int width, struct top_line *out)

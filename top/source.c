@@ -240,8 +240,13 @@ static int sample_fabric(struct top_source *s, struct top_model *m, double now, 
             snprintf(p->state_text, sizeof(p->state_text), "%.23s",
                      q->state ? ibf_state_name(q->state) : "n/a");
             p->rate_gbps = q->width && q->speed ? q->width * ibf_speed_nominal_gbps(q->speed) : NAN;
-            if (!x->valid)
+            if (!x->valid) { /* its rates are no longer known, and the row says why */
+                p->nsamples = 0;
+                snprintf(p->unread, sizeof(p->unread), "%.150s",
+                         q->error ? q->error : "the PMA did not answer");
                 continue;
+            }
+            p->unread[0] = '\0';
             for (int k = 0; k < IBF_NERRCTR; k++) {
                 long long total, rising;
                 ibf_counter_limits(s->map, k, &total, &rising);

@@ -60,6 +60,7 @@ struct top_port {
     /* derived by top_model_derive */
     double tx_gbps, rx_gbps, err_per_s; /* NAN not known */
     char rising[160];                   /* the error counters that rose */
+    char unread[160]; /* set by the source: why this refresh could not read the counters */
     enum top_sev sev;
     char why[160];
 };
@@ -77,10 +78,11 @@ struct top_model {
     size_t nnv, nvalloc;
     struct top_finding *f;
     size_t nf, falloc;
-    int source_findings;  /* the source judges (f): ports are not counted again */
-    char source[160];     /* "sysfs /", "netdev", "fabric (PMA), ca ibsim0" */
-    char empty_why[256];  /* why there is no port, when none */
-    char nvlink_why[256]; /* why the NVLink view is empty */
+    int source_findings;    /* the source judges (f): ports are not counted again */
+    char source[160];       /* "sysfs /", "netdev", "fabric (PMA), ca ibsim0" */
+    char empty_why[256];    /* why there is no port, when none */
+    char source_error[256]; /* why the last refresh could not read the source ("" it could) */
+    char nvlink_why[256];   /* why the NVLink view is empty */
     int refreshes;
     /* view */
     enum top_view view;

@@ -137,8 +137,14 @@ static void refresh_model(struct top_source *src, struct top_model *m)
 {
     ry_error_t err;
 
-    if (top_source_sample(src, m, top_now(), &err) < 0)
+    if (top_source_sample(src, m, top_now(), &err) < 0) {
         snprintf(m->empty_why, sizeof(m->empty_why), "%.250s", err.text);
+        /* nothing read: what the ports showed is no longer known, and the header says why */
+        snprintf(m->source_error, sizeof(m->source_error), "%.250s", err.text);
+        for (size_t i = 0; i < m->n; i++)
+            m->p[i].nsamples = 0;
+    } else
+        m->source_error[0] = '\0';
     top_nvlink_sample(src, m, top_now());
     top_model_derive(m);
     top_model_view(m);

@@ -236,6 +236,24 @@ int main(void)
         ok(line_sev(lines, n, "GPU1") == TOP_FAIL && find_line(lines, n, "link Down"),
            "a link that is down: red, said");
     }
+    /* a source that could not be read: the header says so in red; a port whose counters were
+     * not read is yellow with the reason */
+    m.view = TOP_VIEW_PORTS;
+    snprintf(m.source_error, sizeof(m.source_error), "no port answered a PMA counter query");
+    top_layout_header(&m, 200, head);
+    ok(strstr(head[1].text, "SOURCE NOT READ: no port answered") && head[1].sev == TOP_FAIL,
+       "source not read: said on the header, red: %s", head[1].text);
+    m.source_error[0] = '\0';
+    {
+        struct top_port *u = port(&m, "gpu09", "mlx5_0", 0, TOP_STATE_UP);
+        snprintf(u->unread, sizeof(u->unread), "PortCounters query to LID 7 port 1 failed");
+        top_model_derive(&m);
+        top_model_view(&m);
+        n = top_layout_view(&m, 200, lines, 64);
+        ok(line_sev(lines, n, "gpu09") == TOP_WARN &&
+               find_line(lines, n, "counters not read: PortCounters query to LID 7"),
+           "a port not read: yellow, with why");
+    }
     top_model_free(&m);
     return done_testing();
 }
