@@ -305,22 +305,35 @@ int top_nvlink_open(struct top_source *s, struct top_model *m)
 
 void top_nvlink_sample(struct top_source *s, struct top_model *m, double now)
 {
-    static const char *const names[] = { "replay", "recovery", "crc_flit", "crc_data" };
     const struct topo_nvlink_sample *v;
     size_t n;
 
     if (!s->nvl)
         return;
     n = topo_nvml_links_sample(s->nvl, &v);
+    top_nvlink_rows(m, v, n, now);
+}
+
+void top_nvlink_rows(struct top_model *m, const struct topo_nvlink_sample *v, size_t n, double now)
+{
+    static const char *const names[] = { "replay", "recovery", "crc_flit", "crc_data" };
+
     for (size_t i = 0; i < n; i++) {
         const struct topo_nvlink_sample *x = &v[i];
         char gpu[64];
         struct top_port *p;
+        int gpu_up = 0;
         snprintf(gpu, sizeof(gpu), "GPU%u %s", x->gpu, x->busid);
         p = top_model_nvlink(m, gpu, (int)x->link);
-        p->state = x->active ? TOP_STATE_UP : TOP_STATE_DOWN;
+        for (size_t j = 0; j < n; j++)
+            gpu_up |= v[j].gpu == x->gpu && v[j].active;
+        /* a link down beside links that are up is a fault; a GPU none of whose links is up
+         * (a PCIe card without its bridge) is not judged */
+        p->state = x->active ? TOP_STATE_UP : gpu_up ? TOP_STATE_DOWN : TOP_STATE_UNKNOWN;
         snprintf(p->state_text, sizeof(p->state_text), "%s", x->active ? "Active" : "Down");
         p->peer[0] = '\0';
+        if (!gpu_up)
+            snprintf(p->peer, sizeof(p->peer), "no NVLink of this GPU is up (no bridge?)");
         for (size_t j = 0; j < n && x->remote[0] && !p->peer[0]; j++) /* another GPU here? */
             if (!strcmp(v[j].busid, x->remote))
                 snprintf(p->peer, sizeof(p->peer), "GPU%u %s", v[j].gpu, v[j].busid);

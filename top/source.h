@@ -37,6 +37,9 @@ void top_source_free(struct top_source *s);
  * none (-1); then at each refresh one sample of every GPU link into m->nv. */
 int top_nvlink_open(struct top_source *s, struct top_model *m);
 void top_nvlink_sample(struct top_source *s, struct top_model *m, double now);
+/* ... the rows from one sample of the driver's links (what top_nvlink_sample reads) */
+struct topo_nvlink_sample;
+void top_nvlink_rows(struct top_model *m, const struct topo_nvlink_sample *v, size_t n, double now);
 /* follow: read the run directory's results.json (top/follow.c) */
 int top_follow_sample(struct top_source *s, struct top_model *m, ry_error_t *err);
 /* CLOCK_MONOTONIC seconds */

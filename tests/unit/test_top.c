@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "tests/tap/tap.h"
+#include "top/source.h"
 #include "top/top.h"
+#include "topo/nvml.h"
 
 static struct top_port *port(struct top_model *m, const char *node, const char *dev, int rail,
                              enum top_state st)
@@ -235,6 +237,48 @@ int main(void)
         ok(find_line(lines, n, "crc_flit +3") != NULL, "...naming the counter and its rise");
         ok(line_sev(lines, n, "GPU1") == TOP_FAIL && find_line(lines, n, "link Down"),
            "a link that is down: red, said");
+    }
+    /* the NVLink rows from what the driver gives: a GPU pair on NVLink with one link down, and a
+     * GPU whose links are all down (a PCIe card without its bridge) */
+    {
+        struct top_model nm;
+        struct topo_nvlink_sample v[5];
+        memset(v, 0, sizeof(v));
+        for (int i = 0; i < 5; i++) {
+            v[i].gpu = i < 3 ? 0 : i < 4 ? 1 : 2;
+            v[i].link = i < 3 ? (unsigned)i : 0;
+            snprintf(v[i].busid, sizeof(v[i].busid), "%s",
+                     i < 3   ? "0000:18:00.0"
+                     : i < 4 ? "0000:2a:00.0"
+                             : "0000:3b:00.0");
+            v[i].active = i != 1 && i != 4;
+            v[i].have_data = 1;
+            v[i].have_errors = 1 | 4; /* replay and CRC flit */
+        }
+        snprintf(v[0].remote, sizeof(v[0].remote), "0000:2a:00.0");
+        snprintf(v[2].remote, sizeof(v[2].remote), "0000:c1:00.0");
+        top_model_init(&nm);
+        nm.view = TOP_VIEW_NVLINK;
+        top_nvlink_rows(&nm, v, 5, 1.0);
+        v[0].tx_kib = 1000000; /* 1,024,000,000 bytes in 1 s */
+        v[2].errors[2] = 4;
+        top_nvlink_rows(&nm, v, 5, 2.0);
+        top_model_derive(&nm);
+        n = top_layout_view(&nm, 200, lines, 64);
+        is_int((long long)nm.nnv, 5, "NVLink rows: one per link the driver gives");
+        ok(find_line(lines, n, "GPU0 0000:18:00.0        nvlink0") &&
+               strstr(find_line(lines, n, "nvlink0"), "GPU1 0000:2a:00.0") &&
+               strstr(find_line(lines, n, "nvlink0"), "8.19"),
+           "a link to another GPU of the node names it; 8.19 Gb/s from the KiB counter: %s",
+           find_line(lines, n, "nvlink0"));
+        is_int(line_sev(lines, n, "nvlink1"), TOP_FAIL, "a link down beside links up: red");
+        ok(find_line(lines, n, "0000:c1:00.0 (NVSwitch)") == NULL &&
+               find_line(lines, n, "crc_flit +4"),
+           "a rising CRC flit counter is named (and replaces the peer as the why)");
+        ok(line_sev(lines, n, "GPU2") == TOP_OK &&
+               find_line(lines, n, "no NVLink of this GPU is up"),
+           "a GPU none of whose links is up is not judged, and said");
+        top_model_free(&nm);
     }
     /* a source that could not be read: the header says so in red; a port whose counters were
      * not read is yellow with the reason */
