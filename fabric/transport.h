@@ -62,6 +62,7 @@ struct fabric_verbs_opts {
     int gid_index;   /* -1: chosen from the GID table */
     int verify;      /* check every byte received, not a sample */
     const char *mem; /* "host", "cuda", "cuda:N", "cuda:BUSID" */
+    int qp_timeout;  /* local ACK timeout, 4.096 us x 2^n (1..31) */
 };
 extern struct fabric_verbs_opts fabric_verbs_opts;
 /* "write" -> FABRIC_OP_WRITE...; -1 when unknown */

@@ -387,7 +387,7 @@ static int connect_qp(struct verbs_state *st, struct ibv_qp *qp, const struct qp
         return verr(st, err, "ibv_modify_qp(RTR)", errno);
     memset(&a, 0, sizeof(a));
     a.qp_state = IBV_QPS_RTS;
-    a.timeout = 14;
+    a.timeout = (uint8_t)fabric_verbs_opts.qp_timeout;
     a.retry_cnt = 7;
     a.rnr_retry = 7;
     a.sq_psn = me->psn;

@@ -9,7 +9,7 @@
 #include "topo/sysfs.h"
 
 struct fabric_verbs_opts fabric_verbs_opts = {
-    FABRIC_OP_WRITE, 1, 16, 64 * 1024, -1, -1, 0, "host",
+    FABRIC_OP_WRITE, 1, 16, 64 * 1024, -1, -1, 0, "host", 14,
 };
 
 static const char *const op_names[] = { "write", "read", "send" };

@@ -110,6 +110,7 @@ static void usage(FILE *fp)
         "  --verify                verbs: check every byte received (default: a sample)\n"
         "  --gid-index <n>         verbs on RoCE: this GID index (default: from the table)\n"
         "  --tos <n>               verbs on RoCE: traffic class of the packets (0-255)\n"
+        "  --qp-timeout <n>        verbs: ACK timeout 4.096 us x 2^n, 1-31 (default 14: 67 ms)\n"
         "  --round-timeout <s>     deadline of a round (default duration + 10)\n"
         "  --start-timeout <s>     deadline of the start-up exchange (default 60)\n"
         "  --connect-timeout <s>   a link that does not connect by then fails (default 5)\n"
@@ -140,6 +141,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         { "mem", required_argument, NULL, 'E' },
         { "verify", no_argument, NULL, 'V' },
         { "tos", required_argument, NULL, 'Y' },
+        { "qp-timeout", required_argument, NULL, 'U' },
         { "archive", required_argument, NULL, 'a' },
         { "no-archive", no_argument, NULL, 'n' },
         { "keep", required_argument, NULL, 'k' },
@@ -199,15 +201,19 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         case 'N': o->netdev_fmt = optarg; break;
         case 't': o->transport = optarg; break;
         case 'G':
-        case 'Y': {
-            long x = strtol(optarg, &end, 10);
-            if (end == optarg || *end || x < 0 || x > 255) {
+        case 'Y':
+        case 'U': { /* small integers with a range: GID index, traffic class, ACK timeout */
+            long min = c == 'U' ? 1 : 0, max = c == 'U' ? 31 : 255, x = strtol(optarg, &end, 10);
+            const char *name = c == 'G' ? "gid-index" : c == 'Y' ? "tos" : "qp-timeout";
+            if (end == optarg || *end || x < min || x > max) {
                 if (world_rank == 0)
-                    fprintf(stderr, "railyard-fabric: --%s takes 0 to 255, not '%s'\n",
-                            c == 'G' ? "gid-index" : "tos", optarg);
+                    fprintf(stderr, "railyard-fabric: --%s takes %ld to %ld, not '%s'\n", name, min,
+                            max, optarg);
                 return -1;
             }
-            *(c == 'G' ? &fabric_verbs_opts.gid_index : &fabric_verbs_opts.tos) = (int)x;
+            *(c == 'G'   ? &fabric_verbs_opts.gid_index
+              : c == 'Y' ? &fabric_verbs_opts.tos
+                         : &fabric_verbs_opts.qp_timeout) = (int)x;
             break;
         }
         case 'O':
@@ -450,6 +456,7 @@ static void print_results(struct out *o, struct run *r, const struct topo_findin
         out_text(o, "%s\n", v->verify ? ", every byte verified" : "");
         out_int_opt(o, "tos", NULL, v->tos, v->tos >= 0);
         out_int_opt(o, "gid_index", NULL, v->gid_index, v->gid_index >= 0);
+        out_int(o, "qp_timeout", NULL, v->qp_timeout);
         out_obj_close(o);
     }
     out_str(o, "schedule", "railyard-fabric: %s", r->o->schedule);
