@@ -46,7 +46,7 @@ head -1 "$TMP/batch" | grep -q 'errors n/a'; ok $? "the first refresh: rates and
 "${TOP[@]}" --source netdev --sysfs-root "$TMP/sys" --batch -n 1 --view findings --node node1 >"$TMP/f"
 grep -q 'no finding' "$TMP/f"; ok $? "findings view on one sample: no finding, said so"
 "${TOP[@]}" --source netdev --sysfs-root "$TMP/sys" --batch -n 1 --view rails --node node1 >"$TMP/r"
-grep -Eq '^  node1 +up +up' "$TMP/r"; ok $? "rails view: node1 up on rail0 and rail1"
+grep -Eq '^  node1 +up +up' "$TMP/r"; ok $? "rails view: node1 up on rail0 and rail1$(grep -Eq '^  node1 +up +up' "$TMP/r" || { printf ': '; grep -v '^$' "$TMP/r" | tr '\n' '|' | head -c 400; })"
 "${TOP[@]}" --source netdev --sysfs-root "$TMP/sys" --batch -n 1 --view nvlink >"$TMP/nv"
 grep -q 'NVLink: n/a, no NVIDIA driver' "$TMP/nv"; ok $? "NVLink view without a driver says why: $(grep NVLink: "$TMP/nv")"
 "${TOP[@]}" --source netdev --sysfs-root "$TMP/nothing" --batch -n 1 >"$TMP/empty"
