@@ -188,57 +188,88 @@ static void read_gpu(struct topo_node *node, struct nvml_api *api, nvml_device_t
     }
 }
 
-int topo_nvml_discover(struct topo_node *node, ry_error_t *err)
+/* Load the driver's library, initialise it and list its GPUs (handle and normalised PCI
+ * address). 1 with *note when there is no driver (the library or nvmlInit fails); 0, the
+ * caller then shuts the driver down and closes the library; -1 with err (all released). */
+static int open_gpus(struct nvml_api *api, unsigned *n, nvml_device_t **devs,
+                     char (**busids)[TOPO_BUSID_LEN], char **note, ry_error_t *err)
 {
     const char *lib = getenv("RAILYARD_NVML_LIBRARY");
+    ry_error_t why;
+    nvml_return_t r;
+
+    *n = 0;
+    *devs = NULL;
+    *busids = NULL;
+    if (!lib || !*lib)
+        lib = "libnvidia-ml.so.1";
+    if (load_api(api, lib, &why) < 0) {
+        *note = xasprintf("no NVIDIA driver (%s)", why.text);
+        return 1;
+    }
+    if ((r = api->init()) != NVML_OK) {
+        *note = xasprintf("no NVIDIA driver (nvmlInit: %s)", nvml_err(api, r));
+        dlclose(api->dl);
+        return 1;
+    }
+    if ((r = api->count(n)) != NVML_OK) {
+        ry_errorf(err, "nvml: nvmlDeviceGetCount: %s", nvml_err(api, r));
+        goto fail;
+    }
+    if (*n) {
+        *devs = xcalloc(*n, sizeof(**devs));
+        *busids = xcalloc(*n, sizeof(**busids));
+    }
+    for (unsigned i = 0; i < *n; i++) {
+        struct nvml_pci_info pci;
+        if ((r = api->handle(i, &(*devs)[i])) != NVML_OK ||
+            (r = api->pci((*devs)[i], &pci)) != NVML_OK) {
+            ry_errorf(err, "nvml: GPU %u: %s", i, nvml_err(api, r));
+            goto fail;
+        }
+        if (topo_busid_normalize(pci.bus_id, (*busids)[i]) < 0) {
+            errno = EINVAL;
+            ry_errorf(err, "nvml: GPU %u: unexpected PCI address '%.32s'", i, pci.bus_id);
+            goto fail;
+        }
+    }
+    return 0;
+fail:
+    free(*devs);
+    free(*busids);
+    *devs = NULL;
+    *busids = NULL;
+    *n = 0;
+    api->shutdown();
+    dlclose(api->dl);
+    return -1;
+}
+
+int topo_nvml_discover(struct topo_node *node, ry_error_t *err)
+{
     struct switch_links *sw = NULL;
     char(*busids)[TOPO_BUSID_LEN] = NULL;
     nvml_device_t *devs = NULL;
     struct nvml_api api;
-    ry_error_t why;
-    char ver[NVML_DRIVER_VER_LEN];
+    char ver[NVML_DRIVER_VER_LEN], *note = NULL;
     unsigned n = 0;
-    nvml_return_t r;
-    int rc = -1;
+    int rc;
 
-    if (!lib || !*lib)
-        lib = "libnvidia-ml.so.1";
-    if (load_api(&api, lib, &why) < 0) {
-        free(node->gpu_driver_note);
-        node->gpu_driver_note = xasprintf("no NVIDIA driver (%s)", why.text);
-        return 0;
-    }
-    if ((r = api.init()) != NVML_OK) {
-        free(node->gpu_driver_note);
-        node->gpu_driver_note = xasprintf("no NVIDIA driver (nvmlInit: %s)", nvml_err(&api, r));
-        dlclose(api.dl);
-        return 0;
+    if ((rc = open_gpus(&api, &n, &devs, &busids, &note, err)) != 0) {
+        if (rc > 0) { /* no driver: not an error */
+            free(node->gpu_driver_note);
+            node->gpu_driver_note = note;
+            return 0;
+        }
+        node->gpus_listed = 1;
+        return -1;
     }
     node->gpus_listed = 1;
-    if ((r = api.count(&n)) != NVML_OK) {
-        ry_errorf(err, "nvml: nvmlDeviceGetCount: %s", nvml_err(&api, r));
-        goto out;
-    }
     if (n == 0) {
         free(node->gpu_driver_note);
         node->gpu_driver_note = xstrdup("NVIDIA driver loaded, no GPU visible");
-    } else {
-        devs = xcalloc(n, sizeof(*devs));
-        busids = xcalloc(n, sizeof(*busids));
+    } else
         sw = xcalloc(n, sizeof(*sw));
-    }
-    for (unsigned i = 0; i < n; i++) {
-        struct nvml_pci_info pci;
-        if ((r = api.handle(i, &devs[i])) != NVML_OK || (r = api.pci(devs[i], &pci)) != NVML_OK) {
-            ry_errorf(err, "nvml: GPU %u: %s", i, nvml_err(&api, r));
-            goto out;
-        }
-        if (topo_busid_normalize(pci.bus_id, busids[i]) < 0) {
-            errno = EINVAL;
-            ry_errorf(err, "nvml: GPU %u: unexpected PCI address '%.32s'", i, pci.bus_id);
-            goto out;
-        }
-    }
     for (unsigned i = 0; i < n; i++)
         read_gpu(node, &api, devs[i], busids[i], &sw[i], busids, n);
     /* GPUs on the same NVSwitch fabric reach each other over their switch links */
@@ -251,14 +282,12 @@ int topo_nvml_discover(struct topo_node *node, ry_error_t *err)
         topo_node_add_source(node, "nvml (driver %s)", ver);
     else
         topo_node_add_source(node, "nvml");
-    rc = 0;
-out:
     free(devs);
     free(busids);
     free(sw);
     api.shutdown();
     dlclose(api.dl);
-    return rc;
+    return 0;
 }
 
 /* ---- NVLink counters, sampled by a console ---- */
@@ -286,21 +315,14 @@ void topo_nvml_links_close(struct topo_nvml_links *s)
 
 struct topo_nvml_links *topo_nvml_links_open(char *why, size_t len)
 {
-    const char *lib = getenv("RAILYARD_NVML_LIBRARY");
     struct topo_nvml_links *s = xcalloc(1, sizeof(*s));
-    ry_error_t e;
-    nvml_return_t r;
+    ry_error_t e = { "" };
+    char *note = NULL;
+    int rc = open_gpus(&s->api, &s->n, &s->devs, &s->busid, &note, &e);
 
-    if (!lib || !*lib)
-        lib = "libnvidia-ml.so.1";
-    if (load_api(&s->api, lib, &e) < 0) {
-        snprintf(why, len, "no NVIDIA driver (%s)", e.text);
-        free(s);
-        return NULL;
-    }
-    if ((r = s->api.init()) != NVML_OK) {
-        snprintf(why, len, "no NVIDIA driver (nvmlInit: %s)", nvml_err(&s->api, r));
-        dlclose(s->api.dl);
+    if (rc != 0) {
+        snprintf(why, len, "%s", rc > 0 ? note : e.text);
+        free(note);
         free(s);
         return NULL;
     }
@@ -308,25 +330,9 @@ struct topo_nvml_links *topo_nvml_links_open(char *why, size_t len)
         snprintf(why, len, "this NVIDIA driver has no nvmlDeviceGetNvLinkState");
         goto fail;
     }
-    if ((r = s->api.count(&s->n)) != NVML_OK) {
-        snprintf(why, len, "nvmlDeviceGetCount: %s", nvml_err(&s->api, r));
-        goto fail;
-    }
     if (!s->n) {
         snprintf(why, len, "NVIDIA driver loaded, no GPU visible");
         goto fail;
-    }
-    s->devs = xcalloc(s->n, sizeof(*s->devs));
-    s->busid = xcalloc(s->n, sizeof(*s->busid));
-    for (unsigned i = 0; i < s->n; i++) {
-        struct nvml_pci_info pci;
-        if ((r = s->api.handle(i, &s->devs[i])) != NVML_OK ||
-            (r = s->api.pci(s->devs[i], &pci)) != NVML_OK) {
-            snprintf(why, len, "GPU %u: %s", i, nvml_err(&s->api, r));
-            goto fail;
-        }
-        if (topo_busid_normalize(pci.bus_id, s->busid[i]) < 0)
-            snprintf(s->busid[i], sizeof(s->busid[i]), "GPU%u", i);
     }
     return s;
 fail:
