@@ -841,6 +841,25 @@ int ibf_analyze(const struct ibf_fabric *f, const struct ibf_expect *e, struct t
     if (f->hops_limited)
         note(c.notes ? &c : &c, "the dump covers a limited number of hops: cables beyond it are "
                                 "not judged");
+    if (f->ndiscovery_errors) {
+        char obs[600] = "";
+        size_t k = 0;
+        snprintf(obs, sizeof(obs), "%zu discovery error%s: ", f->ndiscovery_errors,
+                 f->ndiscovery_errors == 1 ? "" : "s");
+        for (; k < f->ndiscovery_errors && k < 4; k++) {
+            size_t n = strlen(obs);
+            snprintf(obs + n, sizeof(obs) - n, "%s%s", k ? "; " : "", f->discovery_errors[k]);
+        }
+        if (k < f->ndiscovery_errors) {
+            size_t n = strlen(obs);
+            snprintf(obs + n, sizeof(obs) - n, "; +%zu more", f->ndiscovery_errors - k);
+        }
+        topo_findings_add(out, TOPO_SEV_WARN, "fabric.discovery.incomplete", "fabric",
+                          "every node answers discovery", obs,
+                          "ibnetdiscover could not reach part of the fabric: what lies behind "
+                          "these directed-route paths is not judged; check the port at the end "
+                          "of each path (ibportstate, ibqueryerrors) and discover again");
+    }
     ibf_rails(f, e->map, c.rail);
     check_duplicates(&c);
     check_own_descs(&c);

@@ -145,6 +145,9 @@ void ibf_fabric_free(struct ibf_fabric *f)
     }
     free(f->nodes);
     free(f->source);
+    for (size_t i = 0; i < f->ndiscovery_errors; i++)
+        free(f->discovery_errors[i]);
+    free(f->discovery_errors);
     memset(f, 0, sizeof(*f));
 }
 

@@ -100,6 +100,10 @@ struct ibf_fabric {
     size_t n, alloc;
     char *source;     /* "ibnetdiscover file X" or "live, ca ibsim0 port 1" */
     int hops_limited; /* the dump says it covers a limited number of hops */
+    /* ibnetdiscover's own error and warning lines found in a dump (its stderr mixed in):
+     * "line 1: DR path 0,1,1,31: Connection timed out"; discovery was incomplete */
+    char **discovery_errors;
+    size_t ndiscovery_errors;
     int nsamples;     /* 0, 1 or 2 counter samples */
     double interval;  /* seconds between the samples */
 };

@@ -225,6 +225,81 @@ static int parse_port(struct parser *p, const char *s)
     return 0;
 }
 
+/* ibnetdiscover's own messages, when its stderr went into the file: libibnetdisc's errors
+ * ("src/query_smp.c:228; umad (DR path slid 0; dlid 0; 0,1,1,31 Attr 0x11:0) bad status 110;
+ * Connection timed out") and libibmad's ("ibwarn: [3402] mad_rpc: _do_madrpc failed; dport (DR
+ * path slid 0; dlid 0; 0,1,2,3)"), iberror and ibpanic lines */
+static int is_discovery_message(const char *s)
+{
+    static const char *const prefixes[] = { "ibwarn:", "iberror:", "ibpanic:", "ibnetdiscover: ",
+                                            NULL };
+    size_t n;
+
+    for (size_t i = 0; prefixes[i]; i++)
+        if (!strncmp(s, prefixes[i], strlen(prefixes[i])))
+            return strncmp(prefixes[i], "ibnetdiscover: ", 15) != 0 || strstr(s, "iberror") ||
+                   strstr(s, "ibwarn") || strstr(s, "ibpanic");
+    /* "<source file>.c:<line>; " */
+    n = strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-");
+    if (n < 3 || strncmp(s + n - 2, ".c", 2) || s[n] != ':')
+        return 0;
+    n++;
+    if (!isdigit((unsigned char)s[n]))
+        return 0;
+    while (isdigit((unsigned char)s[n]))
+        n++;
+    return s[n] == ';';
+}
+
+/* Keep what a discovery message says: the directed-route path it failed on and why (the last
+ * ';'-separated part of more than one word, outside parentheses, without the "ibwarn: [pid]"
+ * prefix), printable ASCII only: the text may reach a terminal */
+static void discovery_message(struct parser *p, const char *s)
+{
+    char path[64] = "", flat[512], why[96] = "", msg[240];
+    const char *d = strstr(s, "DR path"), *e;
+    char *seg, *save = NULL, *pick = NULL;
+    size_t k = 0;
+    int depth = 0;
+
+    if (d && (d = strstr(d, "dlid")) && (d = strchr(d, ';'))) {
+        d = skip_ws(d + 1);
+        e = d + strspn(d, "0123456789,");
+        if (e > d)
+            snprintf(path, sizeof(path), "%.*s", (int)(e - d), d);
+    }
+    for (const char *q = s; *q && k + 1 < sizeof(flat); q++) {
+        if (*q == '(')
+            depth++;
+        else if (*q == ')' && depth > 0)
+            depth--;
+        else if (!depth)
+            flat[k++] = (*q >= 0x20 && *q < 0x7f) ? *q : '?';
+    }
+    flat[k] = '\0';
+    for (seg = strtok_r(flat, ";", &save); seg; seg = strtok_r(NULL, ";", &save)) {
+        char *t = (char *)skip_ws(seg), *end = t + strlen(t);
+        while (end > t && end[-1] == ' ')
+            *--end = '\0';
+        if (strchr(t, ' '))
+            pick = t;
+    }
+    if (pick) {
+        const char *b = strchr(pick, ']');
+        if (!strncmp(pick, "ib", 2) && b && b - pick < 24)
+            pick = (char *)skip_ws(b + 1); /* "ibwarn: [3402] " */
+        snprintf(why, sizeof(why), "%s", pick);
+    }
+    if (path[0])
+        snprintf(msg, sizeof(msg), "line %d: DR path %s: %s", p->line, path,
+                 why[0] ? why : "no answer");
+    else
+        snprintf(msg, sizeof(msg), "line %d: %s", p->line, why[0] ? why : "discovery error");
+    p->f->discovery_errors = xrealloc(p->f->discovery_errors,
+                                      (p->f->ndiscovery_errors + 1) * sizeof(char *));
+    p->f->discovery_errors[p->f->ndiscovery_errors++] = xstrdup(msg);
+}
+
 static int parse_line(struct parser *p, char *s)
 {
     size_t len = strlen(s);
@@ -260,6 +335,10 @@ static int parse_line(struct parser *p, char *s)
     }
     if (*s == '[')
         return parse_port(p, s);
+    if (is_discovery_message(s)) {
+        discovery_message(p, s);
+        return 0;
+    }
     return perr(p, "cannot parse this line: '%.60s'", s);
 }
 
@@ -283,8 +362,8 @@ static int resolve(struct parser *p)
 
         p->line = r->line;
         if (rn < 0) {
-            if (f->hops_limited)
-                continue; /* beyond the hops the dump covers */
+            if (f->hops_limited || f->ndiscovery_errors)
+                continue; /* beyond the hops the dump covers, or where discovery failed */
             return perr(p,
                         "the cable leads to \"%s\", which the dump never describes "
                         "(truncated file?)",

@@ -36,6 +36,7 @@ const char *const topo_check_ids[] = {
     "fabric.link.extra",
     "fabric.link.moved",
     "fabric.desc.duplicate",
+    "fabric.discovery.incomplete",
     "port.errors",
     "port.errors.rising",
     "gdr.driver",

@@ -110,6 +110,34 @@ else
     is $? 2 "built without libibnetdisc: live discovery exits 2"
     grep -q "built without libibnetdisc" "$TMP/err"; ok $? "... and says so"
 fi
+# ibnetdiscover's own errors mixed into the dump (ibnetdiscover > f 2>&1), as seen in the wild:
+# the rest is judged, the DR paths that failed are named; a line that is neither is an error
+{ echo 'src/query_smp.c:228; umad (DR path slid 0; dlid 0; 0,1,1,31 Attr 0x11:0) bad status 110; Connection timed out'
+  awk 'BEGIN{RS="";ORS="\n\n"} !/Ca\t1 "H-003048c707b60000"/' "$PSMN"
+  echo 'ibwarn: [3402] mad_rpc: _do_madrpc failed; dport (DR path slid 0; dlid 0; 0,1,2,3)'; } >"$TMP/err.topo"
+last=$(wc -l <"$TMP/err.topo")
+"$RAILYARD" fabric --no-archive --json --ibnetdiscover "$TMP/err.topo" >"$TMP/f.json" 2>"$TMP/err"
+rc=$?
+if have_feature jansson && command -v jq >/dev/null; then
+    is "$rc|$(jq -r '[.findings[]|select(.check=="fabric.discovery.incomplete")|.severity]|join(",")' $TMP/f.json)" "0|warn" \
+       "a dump beginning with ibnetdiscover's own error, an HCA not discovered: judged, with a warning (was refused)"
+    is "$(jq -r '.findings[]|select(.check=="fabric.discovery.incomplete")|.observed' $TMP/f.json)" \
+       "2 discovery errors: line 1: DR path 0,1,1,31: Connection timed out; line $last: DR path 0,1,2,3: mad_rpc: _do_madrpc failed" \
+       "... naming each line, the DR path that failed and why"
+else
+    is $rc 0 "a dump beginning with ibnetdiscover's own error: judged"
+    skip "built without jansson or no jq: the finding is read from --json"
+fi
+{ cat "$TMP/err.topo"; echo 'this is not ibnetdiscover output'; } >"$TMP/err2.topo"
+"$RAILYARD" fabric --no-archive --ibnetdiscover "$TMP/err2.topo" >/dev/null 2>"$TMP/err"
+is "$?|$(cat $TMP/err)" "2|railyard: fabric: $TMP/err2.topo:$((last + 1)): cannot parse this line: 'this is not ibnetdiscover output'" \
+   "a line that is neither: still an error with FILE:LINE"
+awk 'BEGIN{RS="";ORS="\n\n"} !/Ca\t1 "H-003048c707b60000"/' "$PSMN" >"$TMP/cut.topo"
+"$RAILYARD" fabric --no-archive --ibnetdiscover "$TMP/cut.topo" >/dev/null 2>&1
+is "$?" 2 "the same missing HCA without a discovery error: still refused as a truncated file"
+printf 'ibwarn: [1] \033[2Jfake; \033]0;x\007 (DR path slid 0; dlid 0; 0,1)\n' | cat - "$PSMN" >"$TMP/esc.topo"
+"$RAILYARD" fabric --no-archive --ibnetdiscover "$TMP/esc.topo" >"$TMP/out" 2>&1
+! grep -q "$(printf '\033')" "$TMP/out"; ok $? "control characters of a discovery line never reach the terminal"
 "$RAILYARD" fabric --sysfs-root /tmp >/dev/null 2>&1
 is $? 2 "node input options are refused by railyard fabric"
 done_testing
