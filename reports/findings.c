@@ -25,6 +25,11 @@ void report_findings(struct out *o, const struct topo_findings *f, int verbose)
     for (size_t i = 0; i < f->n; i++)
         print_finding(o, &f->v[i], verbose);
     out_arr_close(o);
+    /* what could not be judged is said, in text and JSON: never a silent pass */
+    out_arr_open(o, "not_judged");
+    for (size_t i = 0; i < f->nunjudged; i++)
+        out_str(o, NULL, "not judged: %s\n", f->unjudged[i]);
+    out_arr_close(o);
     out_obj_open(o, "summary");
     out_u64(o, "fail", "%s failed", f->nfail);
     out_u64(o, "warn", ", %s warnings", f->nwarn);

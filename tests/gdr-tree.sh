@@ -13,10 +13,15 @@
 #   --proprietary    the NVIDIA proprietary kernel module (default: the open one)
 #   --no-driver      no NVIDIA kernel module loaded
 #   --kernel REL     kernel release (default 6.8.0-49-generic)
+#   --uplink GTS     the switch's upstream link (its upstream port and the root port above)
+#                    trained at GTS GT/s (default 32.0, as every link: Gen5 x16)
+#   --gpu-idle       the GPU's link (the GPU and its downstream port) trained at 2.5 GT/s, as
+#                    an idle GPU's is
+# Every device and port has its current_link_speed/width and max_link_speed/width.
 set -eu
 dir=$1 mlx=$2
 shift 2
-acs=0 acscap=1 phb=0 peermem=0 open=1 driver=1 kernel=6.8.0-49-generic
+acs=0 acscap=1 phb=0 peermem=0 open=1 driver=1 kernel=6.8.0-49-generic uplink=32.0 idle=0
 while [ $# -gt 0 ]; do
     case $1 in
     --acs) acs=$2; shift 2 ;;
@@ -26,6 +31,8 @@ while [ $# -gt 0 ]; do
     --proprietary) open=0; shift ;;
     --no-driver) driver=0; shift ;;
     --kernel) kernel=$2; shift 2 ;;
+    --uplink) uplink=$2; shift 2 ;;
+    --gpu-idle) idle=1; shift ;;
     *) echo "gdr-tree.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -65,6 +72,16 @@ dev() {
     echo 0 >"$p/irq" # lspci -A linux-sysfs reads these too
     for _ in 1 2 3 4 5 6 7; do echo "0x0000000000000000 0x0000000000000000 0x0000000000000000"; done >"$p/resource"
     ln -s "../../../devices/${p#"$S"/devices/}" "$S/bus/pci/devices/$b"
+    link "$b" 32.0
+}
+# link BUSID GTS: the device's link trained at GTS GT/s x16, capable of 32 GT/s x16
+link() {
+    local p
+    p=$(readlink -f "$S/bus/pci/devices/$1")
+    printf '%s GT/s PCIe\n' "$2" >"$p/current_link_speed"
+    echo 16 >"$p/current_link_width"
+    echo "32.0 GT/s PCIe" >"$p/max_link_speed"
+    echo 16 >"$p/max_link_width"
 }
 acsargs=()
 [ "$acscap" -eq 1 ] && acsargs=("$acs")
@@ -83,6 +100,11 @@ else
     nic=$up/0000:17:01.0/0000:19:00.0
 fi
 dev "$nic" 0000:19:00.0 0x15b3 0x1021 0x020700 0 0
+if [ "$phb" -eq 0 ]; then
+    link 0000:15:01.0 "$uplink"
+    link 0000:16:00.0 "$uplink"
+    if [ "$idle" -eq 1 ]; then link 0000:17:00.0 2.5; link 0000:18:00.0 2.5; fi
+fi
 cp -r "$mlx" "$S/class/infiniband/mlx5_0"
 ln -s "../../../devices/$nic" "$S/class/infiniband/mlx5_0/device"
 echo "$kernel" >"$dir/proc/sys/kernel/osrelease"

@@ -337,7 +337,9 @@ void top_nvlink_rows(struct top_model *m, const struct topo_nvlink_sample *v, si
         for (size_t j = 0; j < n && x->remote[0] && !p->peer[0]; j++) /* another GPU here? */
             if (!strcmp(v[j].busid, x->remote))
                 snprintf(p->peer, sizeof(p->peer), "GPU%u %s", v[j].gpu, v[j].busid);
-        if (x->remote[0] && !p->peer[0])
+        if (x->remote[0] && !p->peer[0] && !strcmp(x->remote, "ffffffff:ff:ff.0"))
+            snprintf(p->peer, sizeof(p->peer), "NVSwitch fabric"); /* Blackwell: one address */
+        else if (x->remote[0] && !p->peer[0])
             snprintf(p->peer, sizeof(p->peer), "%s (NVSwitch)", x->remote);
         if (x->have_data && x->have_errors) {
             char list[160];

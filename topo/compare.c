@@ -7,6 +7,7 @@
 
 #include "src/common/xmalloc.h"
 #include "topo/compare.h"
+#include "topo/pci.h"
 #include "topo/reference.h"
 
 const char *const topo_check_ids[] = {
@@ -15,7 +16,10 @@ const char *const topo_check_ids[] = {
     "gpu.pcie.gen",
     "gpu.pcie.width",
     "nvlink.state",
+    "pcie.path",
     "nic.count",
+    "nic.pcie.gen",
+    "nic.pcie.width",
     "nic.port.state",
     "nic.port.phys_state",
     "nic.port.rate",
@@ -115,8 +119,21 @@ void topo_findings_sort(struct topo_findings *f)
     free(tmp);
 }
 
+void topo_findings_unjudged(struct topo_findings *f, const char *fmt, ...)
+{
+    va_list ap;
+
+    xgrow(&f->unjudged, &f->unjudged_alloc, f->nunjudged + 1, sizeof(*f->unjudged));
+    va_start(ap, fmt);
+    f->unjudged[f->nunjudged++] = xvasprintf(fmt, ap);
+    va_end(ap);
+}
+
 void topo_findings_free(struct topo_findings *f)
 {
+    for (size_t i = 0; i < f->nunjudged; i++)
+        free(f->unjudged[i]);
+    free(f->unjudged);
     for (size_t i = 0; i < f->n; i++) {
         free(f->v[i].check);
         free(f->v[i].subject);
@@ -165,6 +182,19 @@ __attribute__((format(printf, 7, 8))) static void add(struct ctx *c, enum topo_s
     topo_findings_add(c->out, sev, check, subject, expected, observed, hint);
 }
 
+/* A link value that should be at least what is expected: fmt prints one ("Gen%d", "x%d"), note
+ * follows the expectation ("" or " (like the other NICs...)"); below it, sev with the hint */
+static void at_least(struct ctx *c, enum topo_sev sev, const char *check, const char *fmt,
+                     int want, const char *note, int got, const char *hint, const char *subject)
+{
+    char e[128], o[64], v[32];
+
+    snprintf(v, sizeof(v), fmt, want);
+    snprintf(e, sizeof(e), "%s%s", v, note);
+    snprintf(o, sizeof(o), fmt, got);
+    add(c, got < want ? sev : TOPO_SEV_OK, check, e, o, got < want ? hint : NULL, "%s", subject);
+}
+
 static int listed(char **list, size_t n, const char *a, const char *b)
 {
     for (size_t i = 0; i < n; i++)
@@ -189,6 +219,92 @@ static int ignored(const struct ctx *c, const char *name, int port)
     return 0;
 }
 
+/* Two GPUs of one kind: the same model name, else the same PCI id, else the same compute
+ * capability */
+static int same_kind(const struct topo_gpu *a, const struct topo_gpu *b)
+{
+    if (a->model && b->model)
+        return !strcmp(a->model, b->model);
+    if (a->pci_device && b->pci_device)
+        return a->pci_vendor == b->pci_vendor && a->pci_device == b->pci_device;
+    return a->sm >= 0 && a->sm == b->sm;
+}
+
+static int gpu_links(const struct topo_gpu *g)
+{
+    return g->nvlink_active >= 0 ? g->nvlink_active : g->nvlink_links;
+}
+
+/* The NVLinks the other GPUs of gpu's kind have (the most common count among those with any),
+ * 0 when none has any; *switched is set when they reach NVSwitches (an SXM board, where every
+ * GPU has its links: a PCIe card's bridge is a build choice) */
+static int sibling_links(const struct topo_node *node, size_t gpu, int *switched)
+{
+    int best = 0, bestn = 0;
+
+    *switched = 0;
+    for (size_t i = 0; i < node->ngpus; i++) {
+        int n = 0, l = gpu_links(&node->gpus[i]);
+        if (i == gpu || l <= 0 || !same_kind(&node->gpus[i], &node->gpus[gpu]))
+            continue;
+        *switched |= topo_node_gpu_switch_links(node, i) > 0;
+        for (size_t j = 0; j < node->ngpus; j++)
+            n += j != gpu && gpu_links(&node->gpus[j]) == l &&
+                 same_kind(&node->gpus[j], &node->gpus[gpu]);
+        if (n > bestn || (n == bestn && l > best))
+            best = l, bestn = n;
+    }
+    return best;
+}
+
+static void check_nvlink(struct ctx *c, size_t i, const struct topo_gpu_ref *ref)
+{
+    const struct topo_node *node = c->node;
+    const struct topo_gpu *g = &node->gpus[i];
+    int from_map = c->type && c->type->nvlink_links >= 0, switched;
+    int olinks = gpu_links(g), sib = sibling_links(node, i, &switched);
+    int elinks = from_map ? c->type->nvlink_links : ref ? ref->nvlink_links : -1;
+    enum topo_sev sev = TOPO_SEV_FAIL;
+    const char *hint = NULL;
+    int from_sib = 0;
+    char e[64], o[64];
+
+    if (olinks < 0)
+        return; /* the input says nothing of NVLink */
+    if (elinks < 0 && sib > 0) {
+        from_sib = 1;
+        /* no reference: the GPU's siblings are its reference; a bridged PCIe card without its
+         * bridge is a difference, not a fault, unless the siblings sit on NVSwitches */
+        elinks = sib;
+        sev = switched ? TOPO_SEV_FAIL : TOPO_SEV_WARN;
+    } else if (elinks < 0 && g->nvlink_active >= 0 && g->nvlink_links > 0)
+        elinks = g->nvlink_links; /* links present: each should be up */
+    if (elinks < 0)
+        return;
+    if (olinks == 0 && g->nvlink_links == 0 && !from_map && node->ngpus == 1 && sib == 0) {
+        /* one GPU of a board given to a VM shows no link at all, and has no peer to reach:
+         * the model's reference alone does not fail it, a map does */
+        snprintf(e, sizeof(e), "%d active", elinks);
+        add(c, TOPO_SEV_WARN, "nvlink.state", e, "no NVLink exposed",
+            "the GPU shows no NVLink (one GPU of a board in a VM, or NVLink disabled): set "
+            "gpus.nvlink.links in the map to require them",
+            "gpu%d", g->index);
+        return;
+    }
+    if (olinks < elinks)
+        hint = olinks == 0 ? (sib > 0 ? "the GPU has lost every NVLink while its siblings have "
+                                        "theirs: check nvidia-smi nvlink --status and the "
+                                        "fabric manager, then reseat or replace the board"
+                                      : "all NVLinks are inactive: check the fabric manager "
+                                        "and nvidia-smi nvlink --status")
+                           : "NVLinks are down: nvidia-smi nvlink --status, then reseat or "
+                             "replace the board";
+    snprintf(e, sizeof(e), "%d active%s", elinks,
+             from_sib ? " (like the other GPUs of this kind)" : "");
+    snprintf(o, sizeof(o), "%d active", olinks);
+    add(c, olinks < elinks ? sev : TOPO_SEV_OK, "nvlink.state", e, o, hint, "gpu%d", g->index);
+}
+
 static void check_gpus(struct ctx *c)
 {
     const struct topo_node *node = c->node;
@@ -206,9 +322,11 @@ static void check_gpus(struct ctx *c)
     }
     for (size_t i = 0; i < node->ngpus; i++) {
         const struct topo_gpu *g = &node->gpus[i];
-        const struct topo_gpu_ref *ref =
-            topo_ref_gpu(c->type && c->type->gpu_model ? c->type->gpu_model : g->model);
-        int egen, ewidth, elinks, ogen, owidth, olinks;
+        const struct topo_gpu_ref *ref = c->type && c->type->gpu_model
+                                             ? topo_ref_gpu(c->type->gpu_model)
+                                             : topo_ref_gpu_for(g);
+        int egen, ewidth, ogen, owidth;
+        char subj[32];
 
         if (c->type && c->type->gpu_model) {
             if (!g->model)
@@ -218,54 +336,31 @@ static void check_gpus(struct ctx *c)
                 add(c, strcmp(g->model, c->type->gpu_model) ? TOPO_SEV_FAIL : TOPO_SEV_OK,
                     "gpu.model", c->type->gpu_model, g->model, NULL, "gpu%d", g->index);
         }
+        if (!ref && !(c->type && (c->type->pcie_gen > 0 || c->type->pcie_width > 0)))
+            topo_findings_unjudged(c->out,
+                                   "%s/gpu%d: no built-in reference for %s%s%s: its PCIe link is "
+                                   "not judged (give gpus.pcie in the map)",
+                                   c->host, g->index, g->model ? "'" : "",
+                                   g->model ? g->model : "a GPU the input does not name",
+                                   g->model ? "'" : "");
         /* The generation is judged on the link's maximum (NVML reports the most the device
          * and the system allow); the current one drops when the GPU idles. */
         egen = c->type && c->type->pcie_gen > 0 ? c->type->pcie_gen : ref ? ref->pcie_gen : 0;
         ogen = g->link.max_gen > 0 ? g->link.max_gen : g->link.cur_gen;
-        if (egen > 0 && ogen > 0) {
-            snprintf(e, sizeof(e), "Gen%d", egen);
-            snprintf(o, sizeof(o), "Gen%d", ogen);
-            add(c, ogen < egen ? TOPO_SEV_FAIL : TOPO_SEV_OK, "gpu.pcie.gen", e, o,
-                ogen < egen ? "the slot trained below the expected generation: reseat the GPU "
-                              "or riser, check the BIOS PCIe speed setting"
-                            : NULL,
-                "gpu%d", g->index);
-        }
+        snprintf(subj, sizeof(subj), "gpu%d", g->index);
+        if (egen > 0 && ogen > 0)
+            at_least(c, TOPO_SEV_FAIL, "gpu.pcie.gen", "Gen%d", egen, "", ogen,
+                     "the slot trained below the expected generation: reseat the GPU or riser, "
+                     "check the BIOS PCIe speed setting",
+                     subj);
         ewidth = c->type && c->type->pcie_width > 0 ? c->type->pcie_width
                  : ref                              ? ref->pcie_width
                                                     : 0;
         owidth = g->link.cur_width > 0 ? g->link.cur_width : g->link.max_width;
-        if (ewidth > 0 && owidth > 0) {
-            snprintf(e, sizeof(e), "x%d", ewidth);
-            snprintf(o, sizeof(o), "x%d", owidth);
-            add(c, owidth < ewidth ? TOPO_SEV_FAIL : TOPO_SEV_OK, "gpu.pcie.width", e, o,
-                owidth < ewidth ? "lanes are missing: reseat the GPU, riser or cable" : NULL,
-                "gpu%d", g->index);
-        }
-        elinks = c->type && c->type->nvlink_links >= 0 ? c->type->nvlink_links
-                 : ref                                 ? ref->nvlink_links
-                                                       : -1;
-        olinks = g->nvlink_active >= 0 ? g->nvlink_active : g->nvlink_links;
-        if (g->nvlink_links == 0 && elinks > 0 && !(c->type && c->type->nvlink_links >= 0)) {
-            /* the driver shows no link at all: a VM given one GPU of a board, or NVLink off.
-             * The model's reference alone does not fail the node for it; a map does. */
-            snprintf(e, sizeof(e), "%d active", elinks);
-            add(c, TOPO_SEV_WARN, "nvlink.state", e, "no NVLink exposed",
-                "the GPU shows no NVLink (one GPU of a board in a VM, or NVLink disabled): "
-                "set gpus.nvlink.links in the map to require them",
-                "gpu%d", g->index);
-        } else if (olinks >= 0 && (elinks >= 0 || (g->nvlink_active >= 0 && g->nvlink_links > 0))) {
-            int want = elinks >= 0 ? elinks : g->nvlink_links;
-            snprintf(e, sizeof(e), "%d active", want);
-            snprintf(o, sizeof(o), "%d active", olinks);
-            add(c, olinks < want ? TOPO_SEV_FAIL : TOPO_SEV_OK, "nvlink.state", e, o,
-                olinks < want ? (olinks == 0 ? "all NVLinks are inactive: check the fabric "
-                                               "manager and nvidia-smi nvlink --status"
-                                             : "NVLinks are down: nvidia-smi nvlink --status, "
-                                               "then reseat or replace the board")
-                              : NULL,
-                "gpu%d", g->index);
-        }
+        if (ewidth > 0 && owidth > 0)
+            at_least(c, TOPO_SEV_FAIL, "gpu.pcie.width", "x%d", ewidth, "", owidth,
+                     "lanes are missing: reseat the GPU, riser or cable", subj);
+        check_nvlink(c, i, ref);
     }
 }
 
@@ -378,6 +473,87 @@ static const struct topo_nic *nic_by_name(const struct topo_node *node, const ch
     return NULL;
 }
 
+static int same_nic_kind(const struct topo_nic *a, const struct topo_nic *b)
+{
+    if (a->pci_device && b->pci_device)
+        return a->pci_vendor == b->pci_vendor && a->pci_device == b->pci_device;
+    return a->hca_type && b->hca_type && !strcmp(a->hca_type, b->hca_type);
+}
+
+static int nic_width(const struct topo_nic *n)
+{
+    return n->link.cur_width > 0 ? n->link.cur_width : n->link.max_width;
+}
+
+/* The width most RDMA NICs of nic's kind have (at least two of them), 0 when none */
+static int sibling_width(const struct topo_node *node, const struct topo_nic *nic)
+{
+    int best = 0, bestn = 1;
+
+    for (size_t i = 0; i < node->nnics; i++) {
+        int w = nic_width(&node->nics[i]), n = 0;
+        if (!node->nics[i].rdma || w <= 0 || !same_nic_kind(&node->nics[i], nic))
+            continue;
+        for (size_t j = 0; j < node->nnics; j++)
+            n += node->nics[j].rdma && &node->nics[j] != nic &&
+                 nic_width(&node->nics[j]) == w && same_nic_kind(&node->nics[j], nic);
+        if (n > bestn || (n == bestn && w > best))
+            best = w, bestn = n;
+    }
+    return best;
+}
+
+/* A NIC's link is judged like a GPU's: against the map (fail), else the width it can train to
+ * and the width its siblings of the same kind have (fail), and the generation the part supports
+ * (warn: an older platform gives less, which caps a fast port) */
+static void check_nic_pcie(struct ctx *c, const struct topo_nic *nic, const struct map_nic *m)
+{
+    const struct topo_nic_ref *ref = topo_ref_nic_for(nic);
+    int ewidth = 0, owidth = nic_width(nic), egen = 0, ogen, sib;
+    enum topo_sev gsev = TOPO_SEV_FAIL;
+    const char *why = "";
+    char as[64] = "";
+
+    if (ref && ref->virtual_fn)
+        return; /* a virtual function's link is the hypervisor's */
+    if (!ref && !(m && (m->pcie_gen > 0 || m->pcie_width > 0))) {
+        char what[96];
+        if (nic->pci_vendor)
+            snprintf(what, sizeof(what), "PCI %04x:%04x", nic->pci_vendor, nic->pci_device);
+        else if (nic->hca_type)
+            snprintf(what, sizeof(what), "hca_type %.40s", nic->hca_type);
+        else
+            snprintf(what, sizeof(what), "a NIC the input does not identify");
+        topo_findings_unjudged(c->out,
+                               "%s/%s: no built-in reference for %s: its PCIe generation is not "
+                               "judged (give pcie in the map's NIC entry)",
+                               c->host, nic->name, what);
+    }
+    if (m && m->pcie_width > 0)
+        ewidth = m->pcie_width;
+    else if (nic->link.cur_width > 0 && nic->link.max_width > nic->link.cur_width)
+        ewidth = nic->link.max_width, why = " (what the NIC can train to)";
+    else if ((sib = sibling_width(c->node, nic)) > 0)
+        ewidth = sib, why = " (like the other NICs of this kind)";
+    if (ewidth > 0 && owidth > 0)
+        at_least(c, TOPO_SEV_FAIL, "nic.pcie.width", "x%d", ewidth, why, owidth,
+                 "lanes are missing: reseat the NIC or its riser, check the slot (an x8 slot, "
+                 "or bifurcation set in the BIOS)",
+                 nic->name);
+    ogen = nic->link.cur_gen > 0 ? nic->link.cur_gen : nic->link.max_gen;
+    if (m && m->pcie_gen > 0)
+        egen = m->pcie_gen;
+    else if (ref && ref->pcie_gen > 0) {
+        egen = ref->pcie_gen, gsev = TOPO_SEV_WARN;
+        snprintf(as, sizeof(as), ", as a %s", ref->name);
+    }
+    if (egen > 0 && ogen > 0)
+        at_least(c, gsev, "nic.pcie.gen", "Gen%d", egen, as, ogen,
+                 "the link runs below what the NIC supports: an older slot or platform, or a "
+                 "link that trained down (reseat; check the BIOS PCIe speed)",
+                 nic->name);
+}
+
 static void check_nics(struct ctx *c)
 {
     const struct topo_node *node = c->node;
@@ -406,8 +582,10 @@ static void check_nics(struct ctx *c)
                         "not found: check lspci, the driver and the firmware", "%s", m->name);
                 continue;
             }
-            if (!seen)
+            if (!seen) {
                 present++;
+                check_nic_pcie(c, nic, m);
+            }
             for (size_t p = 0; p < nic->nports; p++)
                 if (nic->ports[p].num == m->port && !ignored(c, m->name, m->port))
                     check_port(c, nic, &nic->ports[p], m);
@@ -429,6 +607,8 @@ static void check_nics(struct ctx *c)
         const struct topo_nic *nic = &node->nics[n];
         if (ignored(c, nic->name, -1))
             continue;
+        if (nic->rdma)
+            check_nic_pcie(c, nic, NULL);
         for (size_t p = 0; p < nic->nports; p++)
             if (!ignored(c, nic->name, nic->ports[p].num))
                 check_port(c, nic, &nic->ports[p], NULL);
@@ -495,6 +675,184 @@ static void check_affinity(struct ctx *c)
     }
 }
 
+/* ---- pcie.path: every link between a GPU or NIC and its root port ---- */
+
+struct capped {
+    double v;          /* GB/s of the bridge's link */
+    double want;       /* the most any device below it can use */
+    int fail;          /* a device below has its link in the map */
+    int capable;       /* v is the link as it can train (a device's own link), not as trained */
+    char who[200];     /* "gpu4, mlx5_4" */
+    char gdr[200];     /* "gpu4<->mlx5_4" */
+};
+
+static void append(char *buf, size_t len, const char *what)
+{
+    size_t n = strlen(buf);
+
+    if (strstr(buf, what))
+        return;
+    snprintf(buf + n, len - n, "%s%s", n ? ", " : "", what);
+}
+
+/* The bandwidth the device should get to the host: the map's generation and width (*fail set),
+ * else what its own link can carry (GPUs slow their link when idle: never the trained one) */
+static double device_want(const struct topo_pcie_link *own, int mgen, int mwidth, int gpu,
+                          int *fail)
+{
+    double v;
+
+    *fail = mgen > 0 || mwidth > 0;
+    if (*fail) {
+        v = topo_pci_link_gbytes(mgen > 0 ? mgen : own->max_gen,
+                                 mwidth > 0 ? mwidth : own->max_width > 0 ? own->max_width
+                                                                          : own->cur_width);
+        if (v > 0)
+            return v;
+        *fail = 0;
+    }
+    if ((v = topo_link_gbytes(own, 0)) > 0 || gpu)
+        return v;
+    return topo_link_gbytes(own, 1);
+}
+
+/* The narrowest bridge on the way up from loc (and its GB/s), -1 when none is known */
+static int bottleneck(const struct topo_node *node, const struct topo_pciloc *loc, int stop,
+                      double *v)
+{
+    int best = -1, hops = 0;
+
+    *v = -1;
+    for (int b = loc->up; b >= 0 && b != stop && (size_t)b < node->nbridges && hops < 64;
+         b = node->bridges[b].up, hops++) {
+        double x = topo_bridge_gbytes(node, b, b == loc->up);
+        if (x > 0 && (*v < 0 || x < *v))
+            *v = x, best = b;
+    }
+    return best;
+}
+
+static void cap(struct capped *cp, const struct topo_node *node, const struct topo_pciloc *loc,
+                int b, double v, double want, int fail, const char *who)
+{
+    if (b < 0 || (size_t)b >= node->nbridges)
+        return;
+    cp[b].v = v;
+    cp[b].capable = b == loc->up && node->bridges[b].faces_down;
+    if (want > cp[b].want)
+        cp[b].want = want;
+    cp[b].fail |= fail;
+    append(cp[b].who, sizeof(cp[b].who), who);
+}
+
+/* The lowest bridge both locations sit under, -1 when none */
+static int common_bridge(const struct topo_node *node, const struct topo_pciloc *a,
+                         const struct topo_pciloc *b)
+{
+    int ha = 0;
+
+    for (int x = a->up; x >= 0 && (size_t)x < node->nbridges && ha < 64;
+         x = node->bridges[x].up, ha++) {
+        int hb = 0;
+        for (int y = b->up; y >= 0 && (size_t)y < node->nbridges && hb < 64;
+             y = node->bridges[y].up, hb++)
+            if (x == y)
+                return x;
+    }
+    return -1;
+}
+
+static void link_text(char *buf, size_t len, const struct topo_pcie_link *l, double v,
+                      int capable)
+{
+    int trained = !capable && l->cur_gen > 0 && l->cur_width > 0;
+    int gen = trained ? l->cur_gen : l->max_gen;
+    int width = trained ? l->cur_width : l->max_width;
+
+    if (!capable && !trained && l->cur_gbytes > 0)
+        gen = width = 0; /* only the rate is known (hwloc) */
+    if (gen > 0 && width > 0)
+        snprintf(buf, len, "%.1f GB/s (Gen%d x%d)", v, gen, width);
+    else
+        snprintf(buf, len, "%.1f GB/s", v);
+}
+
+static void check_pcie_path(struct ctx *c)
+{
+    const struct topo_node *node = c->node;
+    struct capped *cp;
+    char e[160], o[96], hint[700], name[64];
+
+    if (!node->nbridges)
+        return;
+    cp = xcalloc(node->nbridges, sizeof(*cp));
+    for (size_t i = 0; i < node->ngpus && node->gpus_listed; i++) {
+        const struct topo_gpu *g = &node->gpus[i];
+        int fail, b;
+        double want = device_want(&g->link, c->type ? c->type->pcie_gen : 0,
+                                  c->type ? c->type->pcie_width : 0, 1, &fail), v;
+        if (want <= 0 || (b = bottleneck(node, &g->loc, -1, &v)) < 0 || v >= 0.95 * want)
+            continue;
+        snprintf(name, sizeof(name), "gpu%d", g->index);
+        cap(cp, node, &g->loc, b, v, want, fail, name);
+    }
+    for (size_t i = 0; i < node->nnics && node->nics_listed; i++) {
+        const struct topo_nic *n = &node->nics[i];
+        const struct topo_nic_ref *ref = topo_ref_nic_for(n);
+        const struct map_nic *m = NULL;
+        int fail, b;
+        double want, v;
+        if (!n->rdma || (ref && ref->virtual_fn) || ignored(c, n->name, -1))
+            continue;
+        for (size_t k = 0; c->type && k < c->type->nnics; k++)
+            if (!strcmp(c->type->nics[k].name, n->name))
+                m = &c->type->nics[k];
+        want = device_want(&n->link, m ? m->pcie_gen : 0, m ? m->pcie_width : 0, 0, &fail);
+        if (want <= 0 || (b = bottleneck(node, &n->loc, -1, &v)) < 0 || v >= 0.95 * want)
+            continue;
+        cap(cp, node, &n->loc, b, v, want, fail, n->name);
+    }
+    /* GPUDirect: the links between a GPU and its nearest NIC, below the bridge they share */
+    for (size_t i = 0; i < node->ngpus && node->gpus_listed && node->nics_listed; i++) {
+        const struct topo_gpu *g = &node->gpus[i];
+        int near = topo_node_nearest_nic(node, i), common, b, fail;
+        double want, wn, v;
+        const struct topo_pciloc *side[2];
+        if (near < 0 || !node->nics[near].rdma)
+            continue;
+        common = common_bridge(node, &g->loc, &node->nics[near].loc);
+        want = device_want(&g->link, 0, 0, 1, &fail);
+        wn = device_want(&node->nics[near].link, 0, 0, 0, &fail);
+        if (wn > 0 && (want <= 0 || wn < want))
+            want = wn;
+        side[0] = &g->loc;
+        side[1] = &node->nics[near].loc;
+        for (int k = 0; k < 2 && want > 0 && common >= 0; k++)
+            if ((b = bottleneck(node, side[k], common, &v)) >= 0 && v < 0.95 * want &&
+                cp[b].who[0]) {
+                snprintf(name, sizeof(name), "gpu%d<->%s", g->index, node->nics[near].name);
+                append(cp[b].gdr, sizeof(cp[b].gdr), name);
+            }
+    }
+    for (size_t b = 0; b < node->nbridges; b++) {
+        if (!cp[b].who[0])
+            continue;
+        snprintf(e, sizeof(e), ">= %.1f GB/s (what %s can use)", cp[b].want, cp[b].who);
+        link_text(o, sizeof(o), &node->bridges[b].link, cp[b].v, cp[b].capable);
+        snprintf(hint, sizeof(hint),
+                 "the link of PCIe bridge %s caps the host bandwidth of %s%s%s: reseat the PCIe "
+                 "switch board, riser or cable, check the BIOS PCIe speed%s",
+                 node->bridges[b].busid, cp[b].who, cp[b].gdr[0] ? " and GPUDirect " : "",
+                 cp[b].gdr,
+                 cp[b].fail ? ""
+                            : "; some platforms slow links down at idle: confirm under load "
+                              "(lspci -vv: LnkSta) before acting");
+        add(c, cp[b].fail ? TOPO_SEV_FAIL : TOPO_SEV_WARN, "pcie.path", e, o, hint, "%s",
+            node->bridges[b].busid);
+    }
+    free(cp);
+}
+
 void topo_findings_override(struct topo_findings *f, const struct topo_map *map,
                             const struct map_node_type *type)
 {
@@ -537,6 +895,7 @@ int topo_compare(const struct topo_node *node, const char *host, const struct to
         check_gpus(&c);
     if (node->nics_listed)
         check_nics(&c);
+    check_pcie_path(&c);
     check_affinity(&c);
     /* the map's severity overrides, through the one mechanism railyard-fabric uses too */
     topo_findings_override(out, map, type);

@@ -26,6 +26,9 @@ struct topo_findings {
     struct topo_finding *v;
     size_t n, alloc;
     size_t nfail, nwarn, nok;
+    /* what could not be judged and why ("gpu0: no reference for ..."): never a silent pass */
+    char **unjudged;
+    size_t nunjudged, unjudged_alloc;
 };
 
 /* Run every check. GPU checks run only when the input lists GPUs (node->gpus_listed), NIC
@@ -40,6 +43,10 @@ int topo_compare(const struct topo_node *node, const char *host, const struct to
 void topo_findings_add(struct topo_findings *f, enum topo_sev sev, const char *check,
                        const char *subject, const char *expected, const char *observed,
                        const char *hint);
+/* Note something the checks could not judge (formatted, copied). */
+void topo_findings_unjudged(struct topo_findings *f, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* Apply the severity overrides of a node type and of the map (either may be NULL) to findings
  * made elsewhere (railyard-fabric); findings set to ignore are removed. */
 void topo_findings_override(struct topo_findings *f, const struct topo_map *map,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <hwloc.h>
+#include <hwloc/distances.h>
 
 #include "src/common/xmalloc.h"
 #include "topo/hwloc.h"
@@ -56,6 +57,24 @@ static void pci_location(struct topo_node *node, hwloc_topology_t topo, hwloc_ob
         }
         if (n < (int)(sizeof(chain) / sizeof(chain[0])))
             chain[n++] = p;
+    }
+    /* every bridge port up to and with the root port, with the link hwloc read (GB/s) */
+    {
+        int up = -1;
+        for (int k = n - 1; k >= 0; k--) {
+            hwloc_obj_t b = chain[k];
+            int i;
+            if (b->attr->bridge.upstream_type != HWLOC_OBJ_BRIDGE_PCI)
+                continue;
+            pci_busid(b, busid);
+            i = topo_node_add_bridge(node, busid, up);
+            if (b->attr->bridge.upstream.pci.linkspeed > 0)
+                node->bridges[i].link.cur_gbytes = b->attr->bridge.upstream.pci.linkspeed;
+            /* downstream, upstream, downstream... counted from the device */
+            node->bridges[i].faces_down = k % 2 == 0;
+            up = i;
+        }
+        loc->up = up;
     }
     if (rooted && n > 0)
         n--; /* the root port is not a switch */
@@ -178,6 +197,83 @@ static void add_device(struct topo_node *node, hwloc_topology_t topo, hwloc_obj_
     /* plain netdevs (Ethernet without RDMA) come from sysfs, where it is read */
 }
 
+/* The NVLink bandwidth hwloc's NVML backend gives one link, MB/s: 20000 for NVLink 1 (P100),
+ * 25000 for later versions. The matrix holds multiples of it. */
+static hwloc_uint64_t nvlink_unit(const struct hwloc_distances_s *d)
+{
+    hwloc_uint64_t min = 0;
+    int by25 = 1, by20 = 1;
+
+    for (unsigned i = 0; i < d->nbobjs; i++)
+        for (unsigned j = 0; j < d->nbobjs; j++) {
+            hwloc_uint64_t v = d->values[i * d->nbobjs + j];
+            if (i == j || !v)
+                continue;
+            by25 &= v % 25000 == 0;
+            by20 &= v % 20000 == 0;
+            if (!min || v < min)
+                min = v;
+        }
+    return by25 ? 25000 : by20 ? 20000 : min;
+}
+
+/* The GPU of node an object of the matrix stands for (its NVML or CUDA OS device, or the PCI
+ * device itself), or NULL. */
+static struct topo_gpu *matrix_gpu(struct topo_node *node, hwloc_obj_t obj)
+{
+    char busid[TOPO_BUSID_LEN];
+
+    if (obj->type == HWLOC_OBJ_OS_DEVICE)
+        obj = obj->parent;
+    if (!obj || obj->type != HWLOC_OBJ_PCI_DEVICE)
+        return NULL;
+    pci_busid(obj, busid);
+    return topo_node_gpu_by_busid(node, busid);
+}
+
+/* NVLinks from hwloc's "NVLinkBandwidth" distances (hwloc >= 2.5 keeps GPU-NVSwitch and
+ * GPU-CPU links in it, lstopo -v prints it): GPU pairs, GPU-NVSwitch links, and each GPU's
+ * total. Without the matrix nothing is known about NVLink. */
+static void read_nvlinks(struct topo_node *node, hwloc_topology_t topo)
+{
+    struct hwloc_distances_s *d = NULL;
+    hwloc_uint64_t unit;
+    unsigned nr = 1;
+
+    if (hwloc_distances_get_by_name(topo, "NVLinkBandwidth", &nr, &d, 0) < 0 || nr == 0 || !d)
+        return;
+    if (!(d->kind & HWLOC_DISTANCES_KIND_MEANS_BANDWIDTH) || !(unit = nvlink_unit(d))) {
+        hwloc_distances_release(topo, d);
+        return;
+    }
+    for (unsigned i = 0; i < d->nbobjs; i++) {
+        struct topo_gpu *g = matrix_gpu(node, d->objs[i]);
+        int total = 0;
+        if (!g)
+            continue;
+        for (unsigned j = 0; j < d->nbobjs; j++) {
+            hwloc_obj_t peer = d->objs[j];
+            struct topo_gpu *pg;
+            char busid[TOPO_BUSID_LEN];
+            int links = (int)((d->values[i * d->nbobjs + j] + unit / 2) / unit);
+            if (i == j || links <= 0)
+                continue;
+            total += links;
+            if ((pg = matrix_gpu(node, peer))) {
+                if (strcmp(g->loc.busid, pg->loc.busid) < 0) /* the matrix is symmetric */
+                    topo_node_add_nvlink(node, g->loc.busid, pg->loc.busid, links);
+            } else if (peer->type == HWLOC_OBJ_PCI_DEVICE) {
+                /* an NVSwitch (whatever its config space says: one of a DGX-2's reads zeros) */
+                pci_busid(peer, busid);
+                topo_node_add_switch_nvlink(node, g->loc.busid, busid, links);
+            }
+            /* else the CPU (POWER's NVLink ports): counted in the GPU's total only */
+        }
+        g->nvlink_links = total;
+    }
+    hwloc_distances_release(topo, d);
+}
+
 static int load(hwloc_topology_t topo, const char *xml, ry_error_t *err)
 {
     char *buf = NULL;
@@ -244,6 +340,7 @@ int topo_hwloc_discover(struct topo_node *node, const char *xml, ry_error_t *err
     for (obj = NULL; (obj = hwloc_get_next_pcidev(topo, obj));)
         add_device(node, topo, obj, names);
     topo_pci_names_close(names);
+    read_nvlinks(node, topo);
     node->gpus_listed = node->nics_listed = 1;
     topo_node_add_source(node, "hwloc %s", xml ? xml : "live");
     rc = 0;

@@ -381,6 +381,28 @@ static void sysfs_location(struct topo_node *node, const char *root, struct topo
     }
 }
 
+/* The bridges between a device and its root port, from its sysfs path, each with its trained
+ * and capable link (a bridge another source placed gets the link sysfs gives) */
+static void sysfs_bridges(struct topo_node *node, const char *root, struct topo_pciloc *loc)
+{
+    char chain[2 * TOPO_MAX_SWITCH_DEPTH + 2][16];
+    int up = -1, numa = 0;
+    size_t n;
+
+    if (!loc->busid[0])
+        return;
+    n = topo_pci_chain(root, loc->busid, chain, sizeof(chain) / sizeof(chain[0]));
+    for (size_t k = 0; k + 1 < n; k++) {
+        int b = topo_node_add_bridge(node, chain[k], up);
+        read_pci_link(root, chain[k], &node->bridges[b].link, &numa);
+        /* root port, upstream, downstream...: the port right above the device faces down */
+        node->bridges[b].faces_down = (n - 2 - k) % 2 == 0;
+        up = b;
+    }
+    if (up >= 0)
+        loc->up = up;
+}
+
 int topo_sysfs_discover(struct topo_node *node, const char *root, int scan_pci, ry_error_t *err)
 {
     const char *r = topo_sysfs_root(root);
@@ -430,6 +452,10 @@ int topo_sysfs_discover(struct topo_node *node, const char *root, int scan_pci, 
         sysfs_location(node, root, &node->gpus[i].loc);
     for (size_t i = 0; i < node->nnics; i++)
         sysfs_location(node, root, &node->nics[i].loc);
+    for (size_t i = 0; i < node->ngpus; i++)
+        sysfs_bridges(node, root, &node->gpus[i].loc);
+    for (size_t i = 0; i < node->nnics; i++)
+        sysfs_bridges(node, root, &node->nics[i].loc);
     topo_node_add_source(node, "sysfs %s", r);
     return 0;
 }

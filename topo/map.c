@@ -231,10 +231,35 @@ static int parse_link_layer(struct parse *p, yaml_node_t *v, enum topo_link_laye
     return 0;
 }
 
+/* pcie: {gen: 5, width: 16}, the link a device should have to the host */
+static int parse_pcie(struct parse *p, yaml_node_t *v, const char *what, int *gen, int *width)
+{
+    static const char *const pkeys[] = { "gen", "width", NULL };
+    yaml_node_t *k2, *v2;
+
+    if (want(p, v, YAML_MAPPING_NODE, what) < 0)
+        return -1;
+    FOR_PAIRS(p, v, it2, k2, v2)
+    {
+        int rc;
+        if (key_scalar(p, k2) < 0)
+            return -1;
+        if (is_key(k2, "gen"))
+            rc = get_int(p, v2, "gen", 1, 7, gen);
+        else if (is_key(k2, "width"))
+            rc = get_int(p, v2, "width", 1, 32, width);
+        else
+            rc = unknown_key(p, k2, what, pkeys);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int parse_nic(struct parse *p, yaml_node_t *n, struct map_nic *nic)
 {
-    static const char *const keys[] = { "name",     "rail", "port", "link_layer", "rate_gbps",
-                                        "near_gpu", "path", "numa", NULL };
+    static const char *const keys[] = { "name", "netdev", "rail", "port", "link_layer",
+                                        "rate_gbps", "near_gpu", "path", "numa", "pcie", NULL };
     yaml_node_t *k, *v;
 
     memset(nic, 0, sizeof(*nic));
@@ -266,6 +291,8 @@ static int parse_nic(struct parse *p, yaml_node_t *n, struct map_nic *nic)
             rc = get_int(p, v, "near_gpu", 0, 1023, &nic->near_gpu);
         else if (is_key(k, "numa"))
             rc = get_int(p, v, "numa", 0, 4095, &nic->numa);
+        else if (is_key(k, "pcie"))
+            rc = parse_pcie(p, v, "pcie", &nic->pcie_gen, &nic->pcie_width);
         else if (is_key(k, "path")) {
             rc = want(p, v, YAML_SCALAR_NODE, "path");
             if (rc == 0 && ((nic->path = topo_path_parse(scalar(v))) == TOPO_PATH_UNKNOWN ||
@@ -285,7 +312,6 @@ static int parse_nic(struct parse *p, yaml_node_t *n, struct map_nic *nic)
 static int parse_gpus(struct parse *p, yaml_node_t *n, struct map_node_type *t)
 {
     static const char *const keys[] = { "count", "model", "pcie", "nvlink", NULL };
-    static const char *const pkeys[] = { "gen", "width", NULL };
     static const char *const nkeys[] = { "links", NULL };
     yaml_node_t *k, *v, *k2, *v2;
 
@@ -300,23 +326,9 @@ static int parse_gpus(struct parse *p, yaml_node_t *n, struct map_node_type *t)
             rc = get_int(p, v, "count", 0, 1024, &t->gpu_count);
         else if (is_key(k, "model"))
             rc = get_str(p, v, "model", &t->gpu_model);
-        else if (is_key(k, "pcie")) {
-            if (want(p, v, YAML_MAPPING_NODE, "pcie") < 0)
-                return -1;
-            FOR_PAIRS(p, v, it2, k2, v2)
-            {
-                if (key_scalar(p, k2) < 0)
-                    return -1;
-                if (is_key(k2, "gen"))
-                    rc = get_int(p, v2, "gen", 1, 7, &t->pcie_gen);
-                else if (is_key(k2, "width"))
-                    rc = get_int(p, v2, "width", 1, 32, &t->pcie_width);
-                else
-                    rc = unknown_key(p, k2, "gpus.pcie", pkeys);
-                if (rc < 0)
-                    return -1;
-            }
-        } else if (is_key(k, "nvlink")) {
+        else if (is_key(k, "pcie"))
+            rc = parse_pcie(p, v, "gpus.pcie", &t->pcie_gen, &t->pcie_width);
+        else if (is_key(k, "nvlink")) {
             if (want(p, v, YAML_MAPPING_NODE, "nvlink") < 0)
                 return -1;
             FOR_PAIRS(p, v, it2, k2, v2)

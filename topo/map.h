@@ -24,6 +24,7 @@ struct map_nic {
     int near_gpu; /* index of the GPU the NIC serves */
     enum topo_path path;
     int numa;
+    int pcie_gen, pcie_width; /* the NIC's link to the host, 0 unset */
     int line, col;
 };
 
@@ -41,7 +42,7 @@ struct map_node_type {
     int line, col;
     int gpu_count;
     char *gpu_model;
-    int pcie_gen, pcie_width; /* 0 unset */
+    int pcie_gen, pcie_width; /* each GPU's link to the host, 0 unset */
     int nvlink_links;         /* per GPU, -1 unset */
     struct map_nic *nics;
     size_t nnics;

@@ -9,6 +9,7 @@
 
 #include "src/common/xmalloc.h"
 #include "topo/map.h"
+#include "topo/reference.h"
 
 /* `railyard map capture`: describe a golden node as a map, written with libyaml's emitter. */
 
@@ -105,6 +106,44 @@ static int common_int(const struct topo_node *node, size_t off)
     return v == -2 ? -1 : v;
 }
 
+/* The generation (or width) every GPU gets to the host, the narrowest link on its way to the
+ * root port included (a Gen5 GPU behind a Gen4 uplink gets Gen4); -1 when they differ */
+static int common_host(const struct topo_node *node, int want_gen)
+{
+    int v = -2;
+
+    for (size_t i = 0; i < node->ngpus; i++) {
+        int gen, width, x;
+        topo_node_host_link(node, &node->gpus[i].loc, &node->gpus[i].link, NULL, &gen, &width);
+        x = want_gen ? gen : width;
+        if (v == -2)
+            v = x;
+        else if (v != x)
+            return -1;
+    }
+    return v == -2 ? -1 : v;
+}
+
+/* pcie: {gen, width} of an RDMA NIC: what it gets to the host, as for the GPUs */
+static void nic_pcie(struct emit *m, const struct topo_node *node, const struct topo_nic *nic)
+{
+    const struct topo_nic_ref *ref = topo_ref_nic_for(nic);
+    int gen, width;
+
+    if (ref && ref->virtual_fn)
+        return;
+    topo_node_host_link(node, &nic->loc, &nic->link, NULL, &gen, &width);
+    if (gen <= 0 && width <= 0)
+        return;
+    scalar(m, "pcie", 0);
+    map_start(m, 1);
+    if (gen > 0)
+        kv_int(m, "gen", gen);
+    if (width > 0)
+        kv_int(m, "width", width);
+    map_end(m);
+}
+
 static const char *common_model(const struct topo_node *node)
 {
     const char *m = NULL;
@@ -166,12 +205,8 @@ int topo_map_capture(const struct topo_node *node, const char *type_name, const 
     kv_int(&m, "count", (long)node->ngpus);
     if ((model = common_model(node)))
         kv_str(&m, "model", model);
-    gen = common_int(node, offsetof(struct topo_gpu, link.max_gen));
-    if (gen <= 0)
-        gen = common_int(node, offsetof(struct topo_gpu, link.cur_gen));
-    width = common_int(node, offsetof(struct topo_gpu, link.cur_width));
-    if (width <= 0)
-        width = common_int(node, offsetof(struct topo_gpu, link.max_width));
+    gen = common_host(node, 1);
+    width = common_host(node, 0);
     if (gen > 0 || width > 0) {
         scalar(&m, "pcie", 0);
         map_start(&m, 1);
@@ -218,6 +253,8 @@ nics:
                 }
                 if (nic->loc.numa >= 0 && p == 0)
                     kv_int(&m, "numa", nic->loc.numa);
+                if (p == 0 && nic->rdma)
+                    nic_pcie(&m, node, nic);
                 map_end(&m);
             }
         }

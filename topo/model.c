@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "src/common/xmalloc.h"
 #include "topo/model.h"
+#include "topo/pci.h"
 #include "topo/sysfs.h"
 
 struct topo_node *topo_node_create(void)
@@ -66,11 +68,13 @@ void topo_node_destroy(struct topo_node *node)
     for (size_t i = 0; i < node->nswitches; i++)
         free(node->switch_ids[i]);
     free(node->switch_ids);
+    free(node->bridges);
     free(node->gpus);
     free(node->nics);
     free(node->netdevs);
     free(node->numa);
     free(node->nvlinks);
+    free(node->nvswitch);
     free(node->hostname);
     free(node->sources);
     free(node->cpu_model);
@@ -87,6 +91,7 @@ void topo_pciloc_init(struct topo_pciloc *loc)
     memset(loc, 0, sizeof(*loc));
     loc->numa = -1;
     loc->hostbridge = -1;
+    loc->up = -1;
 }
 
 void topo_pcie_link_init(struct topo_pcie_link *link)
@@ -106,6 +111,7 @@ struct topo_gpu *topo_node_add_gpu(struct topo_node *node)
     topo_pciloc_init(&g->loc);
     topo_pcie_link_init(&g->link);
     g->nvlink_links = g->nvlink_active = -1;
+    g->sm = -1;
     return g;
 }
 
@@ -177,6 +183,147 @@ void topo_node_add_nvlink(struct topo_node *node, const char *a, const char *b, 
     l->count = count;
 }
 
+void topo_node_add_switch_nvlink(struct topo_node *node, const char *gpu, const char *sw,
+                                 int count)
+{
+    struct topo_nvswitch_link *l;
+
+    for (size_t i = 0; i < node->nnvswitch; i++) {
+        l = &node->nvswitch[i];
+        if (!strcmp(l->gpu, gpu) && !strcmp(l->sw, sw)) {
+            l->count += count;
+            return;
+        }
+    }
+    xgrow(&node->nvswitch, &node->nvswitch_alloc, node->nnvswitch + 1, sizeof(*node->nvswitch));
+    l = &node->nvswitch[node->nnvswitch++];
+    snprintf(l->gpu, sizeof(l->gpu), "%s", gpu);
+    snprintf(l->sw, sizeof(l->sw), "%s", sw);
+    l->count = count;
+}
+
+static int switch_links(const struct topo_node *node, const char *gpu)
+{
+    int total = 0;
+
+    for (size_t i = 0; i < node->nnvswitch; i++)
+        if (!strcmp(node->nvswitch[i].gpu, gpu))
+            total += node->nvswitch[i].count;
+    return total;
+}
+
+int topo_node_gpu_switch_links(const struct topo_node *node, size_t gpu)
+{
+    if (gpu >= node->ngpus || !node->gpus[gpu].loc.busid[0])
+        return 0;
+    return switch_links(node, node->gpus[gpu].loc.busid);
+}
+
+int topo_node_nvlink_count(const struct topo_node *node, size_t a, size_t b)
+{
+    const char *x, *y;
+    int direct = 0, sa, sb;
+
+    if (a >= node->ngpus || b >= node->ngpus || a == b)
+        return 0;
+    x = node->gpus[a].loc.busid;
+    y = node->gpus[b].loc.busid;
+    if (!x[0] || !y[0])
+        return 0;
+    for (size_t i = 0; i < node->nnvlinks; i++) {
+        const struct topo_nvlink *l = &node->nvlinks[i];
+        if ((!strcmp(l->a, x) && !strcmp(l->b, y)) || (!strcmp(l->a, y) && !strcmp(l->b, x)))
+            direct += l->count;
+    }
+    sa = switch_links(node, x);
+    sb = switch_links(node, y);
+    return direct + (sa < sb ? sa : sb);
+}
+
+int topo_node_add_bridge(struct topo_node *node, const char *busid, int up)
+{
+    struct topo_bridge *b;
+
+    for (size_t i = 0; i < node->nbridges; i++)
+        if (!strcmp(node->bridges[i].busid, busid)) {
+            if (node->bridges[i].up < 0 && up != (int)i)
+                node->bridges[i].up = up;
+            return (int)i;
+        }
+    xgrow(&node->bridges, &node->bridges_alloc, node->nbridges + 1, sizeof(*node->bridges));
+    b = &node->bridges[node->nbridges];
+    memset(b, 0, sizeof(*b));
+    snprintf(b->busid, sizeof(b->busid), "%s", busid);
+    b->up = up;
+    topo_pcie_link_init(&b->link);
+    return (int)node->nbridges++;
+}
+
+double topo_link_gbytes(const struct topo_pcie_link *link, int current)
+{
+    double g;
+
+    if (current) {
+        if ((g = topo_pci_link_gbytes(link->cur_gen, link->cur_width)) > 0)
+            return g;
+        if (link->cur_gbytes > 0)
+            return link->cur_gbytes;
+    }
+    return topo_pci_link_gbytes(link->max_gen, link->max_width);
+}
+
+double topo_bridge_gbytes(const struct topo_node *node, int b, int below)
+{
+    const struct topo_bridge *x;
+
+    if (b < 0 || (size_t)b >= node->nbridges)
+        return -1;
+    x = &node->bridges[b];
+    return topo_link_gbytes(&x->link, !(below && x->faces_down));
+}
+
+static void lower(int *dst, int v)
+{
+    if (v > 0 && (*dst == 0 || v < *dst))
+        *dst = v;
+}
+
+int topo_node_host_link(const struct topo_node *node, const struct topo_pciloc *loc,
+                        const struct topo_pcie_link *own, double *gbytes, int *gen, int *width)
+{
+    int best = -2, g = 0, w = 0, hops = 0;
+    double min = -1, v;
+
+    /* the device's own link as it can train: a GPU drops its speed when idle */
+    if (own && (v = topo_link_gbytes(own, 0)) > 0) {
+        min = v;
+        best = -1;
+    }
+    if (own) {
+        lower(&g, own->max_gen > 0 ? own->max_gen : own->cur_gen);
+        lower(&w, own->cur_width > 0 ? own->cur_width : own->max_width);
+    }
+    /* hops bounds a cycle a damaged input could make */
+    for (int b = loc->up; b >= 0 && (size_t)b < node->nbridges && hops < 64;
+         b = node->bridges[b].up, hops++) {
+        const struct topo_pcie_link *l = &node->bridges[b].link;
+        int mine = b == loc->up && node->bridges[b].faces_down;
+        if ((v = topo_bridge_gbytes(node, b, b == loc->up)) > 0 && (min < 0 || v < min)) {
+            min = v;
+            best = b;
+        }
+        lower(&g, l->cur_gen > 0 && !mine ? l->cur_gen : l->max_gen);
+        lower(&w, l->cur_width > 0 ? l->cur_width : l->max_width);
+    }
+    if (gbytes)
+        *gbytes = min;
+    if (gen)
+        *gen = g;
+    if (width)
+        *width = w;
+    return best;
+}
+
 int topo_node_switch_id(struct topo_node *node, const char *busid)
 {
     for (size_t i = 0; i < node->nswitches; i++)
@@ -193,11 +340,8 @@ void topo_node_add_source(struct topo_node *node, const char *fmt, ...)
     va_list ap;
 
     va_start(ap, fmt);
-    if (vasprintf(&s, fmt, ap) < 0)
-        s = NULL;
+    s = xvasprintf(fmt, ap);
     va_end(ap);
-    if (!s)
-        return;
     if (node->sources) {
         joined = xasprintf("%s, %s", node->sources, s);
         free(node->sources);
@@ -307,21 +451,18 @@ enum topo_path topo_node_gpu_nic_path(const struct topo_node *node, size_t gpu, 
 enum topo_path topo_node_gpu_gpu_path(const struct topo_node *node, size_t a, size_t b,
                                       int *nvcount)
 {
+    int n;
+
     if (nvcount)
         *nvcount = 0;
     if (a >= node->ngpus || b >= node->ngpus)
         return TOPO_PATH_UNKNOWN;
     if (a == b)
         return TOPO_PATH_SELF;
-    for (size_t i = 0; i < node->nnvlinks; i++) {
-        const struct topo_nvlink *l = &node->nvlinks[i];
-        const char *x = node->gpus[a].loc.busid, *y = node->gpus[b].loc.busid;
-        if (l->count > 0 &&
-            ((!strcmp(l->a, x) && !strcmp(l->b, y)) || (!strcmp(l->a, y) && !strcmp(l->b, x)))) {
-            if (nvcount)
-                *nvcount = l->count;
-            return TOPO_PATH_NV;
-        }
+    if ((n = topo_node_nvlink_count(node, a, b)) > 0) {
+        if (nvcount)
+            *nvcount = n;
+        return TOPO_PATH_NV;
     }
     return topo_path_classify(&node->gpus[a].loc, &node->gpus[b].loc);
 }
@@ -387,6 +528,30 @@ int topo_busid_normalize(const char *s, char out[TOPO_BUSID_LEN])
     if (bus > 0xff || dev > 0x1f || fn > 7)
         return -1;
     snprintf(out, TOPO_BUSID_LEN, "%04lx:%02x:%02x.%x", dom, bus, dev, fn);
+    return 0;
+}
+
+int topo_nvtarget_normalize(const char *s, char out[TOPO_NVTARGET_LEN])
+{
+    unsigned long dom = 0;
+    unsigned bus, dev, fn;
+    char tail;
+
+    if (!s)
+        return -1;
+    /* NCCL >= 2.31 writes the fabric as "fffffff:ffff:ff", which is no PCI address */
+    if (!strncasecmp(s, "fffffff", 7) && strspn(s, "fF:.0") == strlen(s)) {
+        snprintf(out, TOPO_NVTARGET_LEN, "ffffffff:ff:ff.0");
+        return 0;
+    }
+    if (sscanf(s, "%lx:%2x:%2x.%1x%c", &dom, &bus, &dev, &fn, &tail) != 4) {
+        if (sscanf(s, "%2x:%2x.%1x%c", &bus, &dev, &fn, &tail) != 3)
+            return -1;
+        dom = 0;
+    }
+    if (dom > 0xffffffffUL || bus > 0xff || dev > 0x1f || fn > 7)
+        return -1;
+    snprintf(out, TOPO_NVTARGET_LEN, "%04lx:%02x:%02x.%x", dom, bus, dev, fn);
     return 0;
 }
 

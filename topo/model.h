@@ -33,12 +33,29 @@ struct topo_pciloc {
     int hostbridge;                      /* host bridge / root complex id, -1 unknown */
     int nswitch;                         /* PCIe switches between the device and its root port */
     int switches[TOPO_MAX_SWITCH_DEPTH]; /* switch ids, nearest first */
+    int up; /* index in topo_node.bridges of the bridge right above the device, -1 unknown */
 };
 
 struct topo_pcie_link {
     int cur_gen, cur_width; /* 0 unknown */
     int max_gen, max_width; /* 0 unknown */
     double cur_gbytes;      /* GB/s the current link carries when only that is known, <0 unknown */
+};
+
+/* A PCIe bridge on the way from a device to its root port (a root port, a switch's upstream or
+ * downstream port, or a switch as NCCL records it: its upstream port), with the link its PCIe
+ * capability describes as the source gives it: sysfs both the trained and the capable link of
+ * each port, hwloc the trained rate in GB/s, NCCL the capable link (the lower of the port's and
+ * the one above it). Every link between a device and its root port is the link of the device
+ * or of one of these. */
+struct topo_bridge {
+    char busid[TOPO_BUSID_LEN];
+    int up; /* index of the bridge above, -1 at the root complex or unknown */
+    /* 1: its link is the one below it (a root or downstream port, as sysfs and hwloc read each
+     * port), which for the device right below is that device's own link; 0: the link above it
+     * (a switch's upstream port; NCCL's record of a switch) */
+    int faces_down;
+    struct topo_pcie_link link;
 };
 
 struct topo_gpu {
@@ -52,6 +69,7 @@ struct topo_gpu {
     struct topo_pcie_link link;
     int nvlink_links;  /* links present, -1 unknown */
     int nvlink_active; /* links up, -1 unknown */
+    int sm;            /* compute capability x 10 (90 Hopper, 100 Blackwell), -1 unknown */
 };
 
 enum topo_link_layer { TOPO_LL_UNKNOWN = 0, TOPO_LL_INFINIBAND, TOPO_LL_ETHERNET };
@@ -104,6 +122,17 @@ struct topo_nvlink {
     int count;
 };
 
+/* Where an NVLink leads when it is not another GPU: a PCI address, whose domain may be wider
+ * than 16 bits ("ffffffff:ff:ff.0" is the whole switch fabric, as Blackwell drivers show it). */
+#define TOPO_NVTARGET_LEN 20
+
+/* count NVLinks from the GPU at PCI address gpu to one NVSwitch (or the switch fabric) */
+struct topo_nvswitch_link {
+    char gpu[TOPO_BUSID_LEN];
+    char sw[TOPO_NVTARGET_LEN];
+    int count;
+};
+
 struct topo_numa {
     int os_index;
     uint64_t memory_bytes; /* 0 unknown */
@@ -125,8 +154,12 @@ struct topo_node {
     size_t nnetdevs;
     char **switch_ids; /* busid naming each switch id of topo_pciloc.switches */
     size_t nswitches;
+    struct topo_bridge *bridges; /* PCIe bridges above GPUs and NICs (topo_pciloc.up) */
+    size_t nbridges;
     struct topo_nvlink *nvlinks; /* NVLink connections between GPUs, by PCI address */
     size_t nnvlinks;
+    struct topo_nvswitch_link *nvswitch; /* NVLinks from GPUs to NVSwitches */
+    size_t nnvswitch;
     /* Facts about absence, stated as such (NULL when the thing is present or unknown). */
     char *gpu_driver_note; /* "no NVIDIA driver (libnvidia-ml.so.1 not found)" */
     char *rdma_note;       /* "no RDMA devices" */
@@ -138,7 +171,8 @@ struct topo_node {
     size_t nmissing_nics;
 
     /* bookkeeping */
-    size_t gpus_alloc, nics_alloc, netdevs_alloc, numa_alloc, switches_alloc, nvlinks_alloc;
+    size_t gpus_alloc, nics_alloc, netdevs_alloc, numa_alloc, switches_alloc, nvlinks_alloc,
+        nvswitch_alloc, bridges_alloc;
 };
 
 struct topo_node *topo_node_create(void);
@@ -156,6 +190,41 @@ void topo_pcie_link_init(struct topo_pcie_link *link);
 
 /* Record count NVLinks between the GPUs at PCI addresses a and b (added to what is known). */
 void topo_node_add_nvlink(struct topo_node *node, const char *a, const char *b, int count);
+/* Record count NVLinks from the GPU at PCI address gpu to the NVSwitch sw (a key from
+ * topo_nvtarget_normalize; added to what is known). */
+void topo_node_add_switch_nvlink(struct topo_node *node, const char *gpu, const char *sw,
+                                 int count);
+
+/* NVLinks GPUs a and b can use between them: their direct links, plus, when both reach
+ * NVSwitches, the smaller of their two switch link totals. The switches of one node form one
+ * fabric (an HGX board's switches, a DGX-2's two boards joined by trunks, an NVL72 rack), and a
+ * GPU's links to it all serve any peer, as NCCL and nvidia-smi count them: 4 switches x 4-5
+ * links on an H100 board are NV18 for every pair, not 18 x 18. 0 when none or out of range. */
+int topo_node_nvlink_count(const struct topo_node *node, size_t a, size_t b);
+/* NVLinks of the GPU at index gpu that lead to NVSwitches (sum over its switches). */
+int topo_node_gpu_switch_links(const struct topo_node *node, size_t gpu);
+
+/* Index of the bridge at busid in node->bridges, created on first use with up and an unknown
+ * link; an existing bridge whose up was unknown takes up. */
+int topo_node_add_bridge(struct topo_node *node, const char *busid, int up);
+
+/* GB/s a link carries: the trained link when current is set and it is known (generation and
+ * width, else cur_gbytes), else the capable one; <0 unknown. */
+double topo_link_gbytes(const struct topo_pcie_link *link, int current);
+
+/* GB/s of the link of the bridge at index b as seen from a device right below it (below is 1)
+ * or further down: a downstream port right above a device carries the device's own link, which
+ * counts as it can train (a GPU slows its link when idle); any other link as trained when known.
+ * <0 unknown. */
+double topo_bridge_gbytes(const struct topo_node *node, int b, int below);
+
+/* The narrowest link between a device (at loc, with its own link, which may be NULL) and its
+ * root port: the bridge it belongs to (-1 the device's own link, -2 nothing known) and its GB/s
+ * in *gbytes, each link counted as topo_bridge_gbytes does; the device's own link as it can
+ * train, its width as trained. *gen and *width (either may be NULL) get the lowest generation
+ * and width known along the way, 0 unknown. */
+int topo_node_host_link(const struct topo_node *node, const struct topo_pciloc *loc,
+                        const struct topo_pcie_link *own, double *gbytes, int *gen, int *width);
 
 /* Id of the switch named busid, created on first use. */
 int topo_node_switch_id(struct topo_node *node, const char *busid);
@@ -191,6 +260,12 @@ enum topo_path topo_path_parse(const char *s);
 /* Normalise a PCI address ("00000000:3B:00.0", "3b:00.0") into "0000:3b:00.0". Returns 0 or
  * -1 when s is not a PCI address. */
 int topo_busid_normalize(const char *s, char out[TOPO_BUSID_LEN]);
+
+/* Normalise where an NVLink leads: a PCI address as topo_busid_normalize takes it, except that
+ * the domain may take 32 bits. The switch fabric of B200/GB200/GB300, which NVML writes
+ * "FFFFFFFF:FF:FF.0" and NCCL "fffffff:ff:ff.0" (before 2.31) or "fffffff:ffff:ff", becomes
+ * "ffffffff:ff:ff.0". Returns 0 or -1. */
+int topo_nvtarget_normalize(const char *s, char out[TOPO_NVTARGET_LEN]);
 
 const char *topo_link_layer_name(enum topo_link_layer ll);
 

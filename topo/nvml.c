@@ -69,7 +69,9 @@ struct nvml_api {
     nvml_return_t (*nvlink_remote_pci)(nvml_device_t, unsigned, struct nvml_pci_info *);
     nvml_return_t (*field_values)(nvml_device_t, int, struct nvml_field_value *);
     nvml_return_t (*nvlink_error)(nvml_device_t, unsigned, int, unsigned long long *);
+    nvml_return_t (*nvlink_remote_type)(nvml_device_t, unsigned, int *);
 };
+#define NVML_NVLINK_DEVICE_TYPE_SWITCH 2 /* nvmlIntNvLinkDeviceType_t */
 
 static int load_api(struct nvml_api *api, const char *lib, ry_error_t *err)
 {
@@ -101,6 +103,7 @@ static int load_api(struct nvml_api *api, const char *lib, ry_error_t *err)
     SYM(nvlink_remote_pci, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
     SYM(field_values, "nvmlDeviceGetFieldValues");
     SYM(nvlink_error, "nvmlDeviceGetNvLinkErrorCounter");
+    SYM(nvlink_remote_type, "nvmlDeviceGetNvLinkRemoteDeviceType");
 #undef SYM
     if (!api->init || !api->shutdown || !api->count || !api->handle || !api->pci) {
         dlclose(api->dl);
@@ -119,14 +122,8 @@ static const char *nvml_err(struct nvml_api *api, nvml_return_t r)
     return api->error_string ? api->error_string(r) : "error";
 }
 
-struct switch_links {
-    char busid[TOPO_BUSID_LEN];
-    int links;
-};
-
 static void read_gpu(struct topo_node *node, struct nvml_api *api, nvml_device_t dev,
-                     const char *busid, struct switch_links *sw, char (*all)[TOPO_BUSID_LEN],
-                     unsigned ndev)
+                     const char *busid, char (*all)[TOPO_BUSID_LEN], unsigned ndev)
 {
     struct topo_gpu *g = topo_node_gpu_by_busid(node, busid);
     char name[NVML_NAME_LEN], uuid[NVML_UUID_LEN];
@@ -161,10 +158,9 @@ static void read_gpu(struct topo_node *node, struct nvml_api *api, nvml_device_t
     if (!api->nvlink_state)
         return;
     g->nvlink_links = g->nvlink_active = 0;
-    snprintf(sw->busid, sizeof(sw->busid), "%s", busid);
     for (unsigned l = 0; l < NVML_NVLINK_MAX; l++) {
         struct nvml_pci_info rp;
-        char rb[TOPO_BUSID_LEN];
+        char rb[TOPO_NVTARGET_LEN];
         int active = 0, peer_is_gpu = 0;
         /* links that do not exist on this GPU return an error */
         if (api->nvlink_state(dev, l, &active) != NVML_OK)
@@ -173,9 +169,17 @@ static void read_gpu(struct topo_node *node, struct nvml_api *api, nvml_device_t
         if (!active)
             continue;
         g->nvlink_active++;
+        /* the far end: a GPU of this node, an NVSwitch, or the switch fabric as one address. On
+         * some Blackwell trays the remote PCI query fails for switch links while the remote
+         * device type answers (NCCL 2.31 asks that first): such a link goes to the fabric */
         if (!api->nvlink_remote_pci || api->nvlink_remote_pci(dev, l, &rp) != NVML_OK ||
-            topo_busid_normalize(rp.bus_id, rb) < 0)
+            topo_nvtarget_normalize(rp.bus_id, rb) < 0) {
+            int type;
+            if (api->nvlink_remote_type && api->nvlink_remote_type(dev, l, &type) == NVML_OK &&
+                type == NVML_NVLINK_DEVICE_TYPE_SWITCH)
+                topo_node_add_switch_nvlink(node, busid, "ffffffff:ff:ff.0", 1);
             continue;
+        }
         for (unsigned k = 0; k < ndev; k++)
             if (!strcmp(all[k], rb))
                 peer_is_gpu = 1;
@@ -184,7 +188,7 @@ static void read_gpu(struct topo_node *node, struct nvml_api *api, nvml_device_t
             if (strcmp(busid, rb) < 0)
                 topo_node_add_nvlink(node, busid, rb, 1);
         } else
-            sw->links++; /* NVSwitch */
+            topo_node_add_switch_nvlink(node, busid, rb, 1);
     }
 }
 
@@ -247,7 +251,6 @@ fail:
 
 int topo_nvml_discover(struct topo_node *node, ry_error_t *err)
 {
-    struct switch_links *sw = NULL;
     char(*busids)[TOPO_BUSID_LEN] = NULL;
     nvml_device_t *devs = NULL;
     struct nvml_api api;
@@ -268,23 +271,15 @@ int topo_nvml_discover(struct topo_node *node, ry_error_t *err)
     if (n == 0) {
         free(node->gpu_driver_note);
         node->gpu_driver_note = xstrdup("NVIDIA driver loaded, no GPU visible");
-    } else
-        sw = xcalloc(n, sizeof(*sw));
+    }
     for (unsigned i = 0; i < n; i++)
-        read_gpu(node, &api, devs[i], busids[i], &sw[i], busids, n);
-    /* GPUs on the same NVSwitch fabric reach each other over their switch links */
-    for (unsigned i = 0; i < n; i++)
-        for (unsigned j = i + 1; j < n; j++)
-            if (sw[i].links > 0 && sw[j].links > 0)
-                topo_node_add_nvlink(node, sw[i].busid, sw[j].busid,
-                                     sw[i].links < sw[j].links ? sw[i].links : sw[j].links);
+        read_gpu(node, &api, devs[i], busids[i], busids, n);
     if (api.driver_version && api.driver_version(ver, sizeof(ver)) == NVML_OK)
         topo_node_add_source(node, "nvml (driver %s)", ver);
     else
         topo_node_add_source(node, "nvml");
     free(devs);
     free(busids);
-    free(sw);
     api.shutdown();
     dlclose(api.dl);
     return 0;
@@ -360,8 +355,14 @@ size_t topo_nvml_links_sample(struct topo_nvml_links *s, const struct topo_nvlin
             snprintf(x->busid, sizeof(x->busid), "%s", s->busid[i]);
             if (active && s->api.nvlink_remote_pci &&
                 s->api.nvlink_remote_pci(s->devs[i], l, &rp) == NVML_OK &&
-                topo_busid_normalize(rp.bus_id, x->remote) < 0)
+                topo_nvtarget_normalize(rp.bus_id, x->remote) < 0)
                 x->remote[0] = '\0';
+            if (active && !x->remote[0] && s->api.nvlink_remote_type) {
+                int type; /* as in discovery: a switch link whose address NVML does not give */
+                if (s->api.nvlink_remote_type(s->devs[i], l, &type) == NVML_OK &&
+                    type == NVML_NVLINK_DEVICE_TYPE_SWITCH)
+                    snprintf(x->remote, sizeof(x->remote), "ffffffff:ff:ff.0");
+            }
             if (s->api.field_values) {
                 struct nvml_field_value f[2];
                 memset(f, 0, sizeof(f));

@@ -21,7 +21,7 @@ int topo_nvml_discover(struct topo_node *node, ry_error_t *err);
 struct topo_nvlink_sample {
     unsigned gpu, link;
     char busid[TOPO_BUSID_LEN];  /* the GPU's PCI address */
-    char remote[TOPO_BUSID_LEN]; /* the other end's, "" not known */
+    char remote[TOPO_NVTARGET_LEN]; /* the other end's (topo_nvtarget_normalize), "" not known */
     int active;
     int have_data;
     unsigned long long tx_kib, rx_kib;

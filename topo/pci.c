@@ -35,6 +35,33 @@ enum topo_pci_kind topo_pci_classify(unsigned class_code, unsigned vendor)
     }
 }
 
+int topo_pci_nic_is_rdma(unsigned class_code, unsigned vendor, unsigned device)
+{
+    unsigned c = class_code > 0xffff ? class_code >> 8 : class_code;
+
+    if (c == 0x0207)
+        return 1;
+    if ((c >> 8) != 0x02)
+        return 0;
+    if (vendor == TOPO_PCI_VENDOR_MELLANOX)
+        return 1;
+    /* EFA: efa0-efa3; the ENA next to it (0xec20, 0x1d0f:0xec2x) is plain Ethernet */
+    return vendor == TOPO_PCI_VENDOR_AMAZON && (device & 0xfff0) == 0xefa0;
+}
+
+double topo_pci_link_gbytes(int gen, int width)
+{
+    /* GT/s per lane and the share of it that carries data: 8b/10b up to Gen2, 128b/130b from
+     * Gen3, Gen6 FLIT mode counted as 242/256 */
+    static const double gts[] = { 0, 2.5, 5, 8, 16, 32, 64, 128 };
+    double enc;
+
+    if (gen < 1 || gen > 7 || width < 1)
+        return -1;
+    enc = gen <= 2 ? 0.8 : gen <= 5 ? 128.0 / 130.0 : 242.0 / 256.0;
+    return gts[gen] * enc * width / 8.0;
+}
+
 int topo_pci_parse_gts(const char *s, double *gts)
 {
     char *end;

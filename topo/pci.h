@@ -22,6 +22,16 @@ enum topo_pci_kind topo_pci_classify(unsigned class_code, unsigned vendor);
 /* The same, knowing the device id too (excludes known BMC display controllers). */
 enum topo_pci_kind topo_pci_classify_device(unsigned class_code, unsigned vendor, unsigned device);
 
+/* Whether a NIC is an RDMA (verbs) device, as /sys/class/infiniband would list it, from what it
+ * is: an InfiniBand controller, a Mellanox/NVIDIA ConnectX or BlueField function (RoCE when
+ * Ethernet), an AWS EFA. Not from a GUID: NCCL's socket and OFI transports number their devices
+ * 0, 1, 2... in that field. A NIC of another vendor (Slingshot, plain Ethernet) is not. */
+int topo_pci_nic_is_rdma(unsigned class_code, unsigned vendor, unsigned device);
+
+/* Data rate of a PCIe link in GB/s (after line encoding) for a generation and width, <0 when
+ * either is unknown. */
+double topo_pci_link_gbytes(int gen, int width);
+
 /* Parse a link speed as sysfs and NCCL write it ("32.0 GT/s PCIe", "8 GT/s", "16 GT/s
  * PCIe/s") into GT/s. Returns 0, or -1 when s holds no speed (empty or "Unknown"). */
 int topo_pci_parse_gts(const char *s, double *gts);

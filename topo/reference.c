@@ -2,8 +2,11 @@
 
 #include <stddef.h>
 #include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <strings.h>
 
+#include "src/common/xmalloc.h"
 #include "topo/reference.h"
 
 /* Ordered most specific first: the first entry whose every keyword is in the model wins. */
@@ -11,7 +14,16 @@ static const struct {
     const char *keys[3];
     struct topo_gpu_ref ref;
 } gpus[] = {
+    /* Grace-Blackwell: the GPU's host link is NVLink-C2C to Grace, not PCIe */
+    { { "GB300", NULL }, { "GB300", 0, 0, 18 } },
+    { { "GB200", NULL }, { "GB200", 0, 0, 18 } },
+    { { "GB10", NULL }, { "GB10", 0, 0, -1 } },
+    { { "GH200", NULL }, { "GH200", 0, 0, -1 } },
+    /* HGX B300 supports Gen6 but ships on Gen5 platforms: Gen5 is what a healthy one reports */
+    { { "B300", NULL }, { "B300", 5, 16, 18 } },
+    { { "B200", NULL }, { "B200", 5, 16, 18 } },
     { { "H200", NULL }, { "H200", 5, 16, 18 } },
+    { { "H20", NULL }, { "H20", 5, 16, 18 } },
     { { "H100", "NVL", NULL }, { "H100 NVL", 5, 16, -1 } },
     { { "H100", "PCIe", NULL }, { "H100 PCIe", 5, 16, -1 } },
     { { "H100", NULL }, { "H100 SXM", 5, 16, 18 } },
@@ -24,7 +36,9 @@ static const struct {
     { { "V100", NULL }, { "V100", 3, 16, -1 } },
     { { "P100", "SXM", NULL }, { "P100 SXM", 3, 16, 4 } },
     { { "P100", NULL }, { "P100", 3, 16, -1 } },
+    { { "L40S", NULL }, { "L40S", 4, 16, -1 } },
     { { "L40", NULL }, { "L40", 4, 16, -1 } },
+    { { "L20", NULL }, { "L20", 4, 16, -1 } },
     { { "L4", NULL }, { "L4", 4, 16, -1 } },
     { { "A10", NULL }, { "A10/A10G", 4, 16, -1 } },
     { { "A30", NULL }, { "A30", 4, 16, -1 } },
@@ -75,6 +89,105 @@ const struct topo_gpu_ref *topo_ref_gpu(const char *model)
         if (all)
             return &gpus[i].ref;
     }
+    return NULL;
+}
+
+const struct topo_gpu_ref *topo_ref_gpu_for(const struct topo_gpu *g)
+{
+    /* NVIDIA device ids of parts the PCI ID database of Debian 12 (2023) does not name */
+    static const struct {
+        unsigned device;
+        const char *model;
+    } ids[] = { { 0x2335, "H200" }, { 0x2901, "B200" }, { 0x2941, "GB200" } };
+    static const struct topo_gpu_ref blackwell = { "Blackwell (sm 100)", 0, 0, 18 };
+    static const struct topo_gpu_ref blackwell_ultra = { "Blackwell Ultra (sm 103)", 0, 0, 18 };
+    const struct topo_gpu_ref *ref;
+
+    if (!g)
+        return NULL;
+    if ((ref = topo_ref_gpu(g->model)))
+        return ref;
+    for (size_t i = 0; g->pci_vendor == 0x10de && i < sizeof(ids) / sizeof(ids[0]); i++)
+        if (ids[i].device == g->pci_device)
+            return topo_ref_gpu(ids[i].model);
+    /* every sm 100/103 part (B200, GB200, B300, GB300) has 18 NVLinks; the host link differs
+     * (PCIe on HGX, C2C on Grace trays), so it is not judged from the capability alone */
+    if (g->sm == 100)
+        return &blackwell;
+    if (g->sm == 103)
+        return &blackwell_ultra;
+    return NULL;
+}
+
+const struct topo_nic_ref *topo_ref_nic_for(const struct topo_nic *n)
+{
+    static const struct {
+        unsigned device;
+        struct topo_nic_ref ref;
+    } nics[] = {
+        { 0x1017, { "ConnectX-5", 3, 0, 100 } },
+        { 0x1018, { "ConnectX-5 VF", 0, 1, 100 } },
+        { 0x1019, { "ConnectX-5 Ex", 4, 0, 100 } },
+        { 0x101a, { "ConnectX-5 Ex VF", 0, 1, 100 } },
+        { 0x101b, { "ConnectX-6", 4, 0, 200 } },
+        { 0x101c, { "ConnectX-6 VF", 0, 1, 200 } },
+        { 0x101d, { "ConnectX-6 Dx", 4, 0, 200 } },
+        { 0x101e, { "ConnectX VF", 0, 1, 400 } },
+        { 0x101f, { "ConnectX-6 Lx", 4, 0, 50 } },
+        { 0x1021, { "ConnectX-7", 5, 0, 400 } },
+        { 0x1023, { "ConnectX-8", 6, 0, 800 } },
+        { 0xa2d6, { "BlueField-2", 4, 0, 200 } },
+        { 0xa2dc, { "BlueField-3", 5, 0, 400 } },
+    };
+    unsigned device = 0;
+
+    if (!n)
+        return NULL;
+    if (n->pci_vendor == 0x15b3)
+        device = n->pci_device;
+    else if (!n->pci_vendor && n->hca_type && !strncasecmp(n->hca_type, "MT", 2))
+        device = (unsigned)strtoul(n->hca_type + 2, NULL, 10); /* "MT4129": decimal 0x1021 */
+    for (size_t i = 0; device && i < sizeof(nics) / sizeof(nics[0]); i++)
+        if (nics[i].device == device)
+            return &nics[i].ref;
+    return NULL;
+}
+
+char *topo_cpu_model_name(const char *vendor, int family, int model, const char *arch)
+{
+    static const struct {
+        const char *vendor, *name;
+        int family, model;
+        const char *codename;
+    } cpus[] = {
+        { "GenuineIntel", "Intel Xeon", 6, 63, "Haswell-EP" },
+        { "GenuineIntel", "Intel Xeon", 6, 79, "Broadwell-EP" },
+        { "GenuineIntel", "Intel Xeon", 6, 85, "Skylake-SP/Cascade Lake-SP" },
+        { "GenuineIntel", "Intel Xeon", 6, 106, "Ice Lake-SP" },
+        { "GenuineIntel", "Intel Xeon", 6, 143, "Sapphire Rapids" },
+        { "GenuineIntel", "Intel Xeon", 6, 207, "Emerald Rapids" },
+        { "GenuineIntel", "Intel Xeon 6", 6, 173, "Granite Rapids" },
+        { "AuthenticAMD", "AMD EPYC", 23, 1, "Naples" },
+        { "AuthenticAMD", "AMD EPYC", 23, 49, "Rome" },
+        { "AuthenticAMD", "AMD EPYC", 25, 1, "Milan" },
+        { "AuthenticAMD", "AMD EPYC", 25, 17, "Genoa" },
+        { "AuthenticAMD", "AMD EPYC", 25, 160, "Bergamo" },
+    };
+
+    if (vendor && *vendor && family >= 0 && model >= 0) {
+        for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++)
+            if (!strcmp(vendor, cpus[i].vendor) && family == cpus[i].family &&
+                model == cpus[i].model)
+                return xasprintf("%s (%s, family %d model %d)", cpus[i].name, cpus[i].codename,
+                                 family, model);
+        /* the vendor string comes from the file: only letters are kept */
+        for (const char *p = vendor; *p; p++)
+            if (!((*p | 32) >= 'a' && (*p | 32) <= 'z'))
+                return xasprintf("family %d model %d", family, model);
+        return xasprintf("%.16s family %d model %d", vendor, family, model);
+    }
+    if (arch && (!strcmp(arch, "arm64") || !strcmp(arch, "ppc64") || !strcmp(arch, "x86_64")))
+        return xstrdup(arch);
     return NULL;
 }
 

@@ -228,7 +228,7 @@ static int run(int argc, char **argv)
     ry_error_t err = { "" };
     const char *host, *archive;
     char msg[700];
-    int idx, rc = RY_EXIT_ERROR;
+    int idx, rc = RY_EXIT_ERROR, unjudged;
     FILE *devnull = NULL;
 
     memset(&fd, 0, sizeof(fd));
@@ -324,11 +324,18 @@ static int run(int argc, char **argv)
     }
     topo_findings_override(&f, map, type);
     topo_findings_sort(&f);
+    /* a check that judged nothing did not pass: a health check must not report health it did
+     * not see (exit 2: never drain for it) */
+    unjudged = !f.nfail && f.nok + f.nwarn == 0 && f.nunjudged > 0;
 
     if (c.reason) {
-        print_reason(&f, host);
+        if (unjudged)
+            printf("railyard: cannot judge (%zu part%s without a map entry or reference)\n",
+                   f.nunjudged, f.nunjudged == 1 ? "" : "s");
+        else
+            print_reason(&f, host);
         fflush(stdout);
-        rc = f.nfail ? RY_EXIT_FAULT : RY_EXIT_OK;
+        rc = f.nfail ? RY_EXIT_FAULT : unjudged ? RY_EXIT_ERROR : RY_EXIT_OK;
         if (!archive)
             goto out;
         /* the archive still gets the whole document, printed nowhere else */
@@ -386,10 +393,13 @@ static int run(int argc, char **argv)
         out_text(o, "  tier quick: this build has no local active probes yet; the checks are "
                     "those of tier inventory\n");
     report_findings(o, &f, common.verbose);
-    out_str(o, "verdict", " -> %s\n", f.nfail ? "fail" : "pass");
-    if (f.n == 0)
-        out_text(o,
-                 "  nothing could be judged: the input gives no value a map or reference covers\n");
+    out_str(o, "verdict", " -> %s\n", f.nfail ? "fail" : unjudged ? "cannot-judge" : "pass");
+    if (unjudged) {
+        const char *why = f.nunjudged ? "no part of the input has a map entry or a built-in "
+                                        "reference (see not judged above)"
+                                      : "the input gives no value a map or reference covers";
+        out_str(o, "cannot_judge", "  cannot judge: %s\n", why);
+    }
     if (archive)
         archive_run(o, &c, node);
     if (out_finish(o, &err) < 0) {
@@ -397,7 +407,7 @@ static int run(int argc, char **argv)
         rc = RY_EXIT_ERROR;
         goto out;
     }
-    rc = f.nfail ? RY_EXIT_FAULT : RY_EXIT_OK;
+    rc = f.nfail ? RY_EXIT_FAULT : unjudged ? RY_EXIT_ERROR : RY_EXIT_OK;
 out:
     alarm(0);
     if (devnull)

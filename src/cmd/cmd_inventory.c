@@ -65,10 +65,29 @@ static void print_node(struct out *o, const struct topo_node *node)
     out_obj_close(o);
 }
 
+/* The GPU's model as the text shows it: the name, else its compute capability */
+static const char *model_label(const struct topo_gpu *g, char *buf, size_t len)
+{
+    if (g->model)
+        return g->model;
+    if (g->sm >= 0)
+        snprintf(buf, len, "n/a (sm %d)", g->sm);
+    else
+        snprintf(buf, len, "n/a");
+    return buf;
+}
+
 static void print_gpus(struct out *o, const struct topo_node *node)
 {
-    char buf[64];
+    char buf[64], mbuf[32];
+    int mw = 5;
 
+    /* the column is as wide as the longest model: a cut name can read as another GPU */
+    for (size_t i = 0; i < node->ngpus; i++) {
+        int l = (int)strlen(model_label(&node->gpus[i], mbuf, sizeof(mbuf)));
+        if (l > mw)
+            mw = l;
+    }
     out_text(o, "\n");
     if (node->ngpus == 0)
         out_text(o, "GPUs: none%s%s\n", node->gpu_driver_note ? ": " : "",
@@ -76,7 +95,7 @@ static void print_gpus(struct out *o, const struct topo_node *node)
     else {
         out_text(o, "GPUs (%zu)%s%s\n", node->ngpus, node->gpu_driver_note ? ": " : "",
                  node->gpu_driver_note ? node->gpu_driver_note : "");
-        out_text(o, "  %-4s %-13s %-5s %-30s %-10s %-11s %-10s %-7s %s\n", "GPU", "PCI", "NUMA",
+        out_text(o, "  %-4s %-13s %-5s %-*s %-10s %-11s %-10s %-7s %s\n", "GPU", "PCI", "NUMA", mw,
                  "MODEL", "MEMORY", "PCIE NOW", "PCIE MAX", "NVLINK", "NEAREST NIC");
     }
     out_arr_open(o, "gpus");
@@ -89,7 +108,9 @@ static void print_gpus(struct out *o, const struct topo_node *node)
         out_int(o, "index", "  %-4s", g->index);
         out_str(o, "pci", " %-13s", g->loc.busid[0] ? g->loc.busid : NULL);
         out_int_opt(o, "numa", " %-5s", g->loc.numa, g->loc.numa >= 0);
-        out_str(o, "model", " %-30.30s", g->model);
+        out_text(o, " %-*s", mw, model_label(g, mbuf, sizeof(mbuf)));
+        out_str(o, "model", NULL, g->model);
+        out_int_opt(o, "sm", NULL, g->sm, g->sm >= 0);
         out_str(o, NULL, " %-10s", human_bytes(g->memory_bytes, buf, sizeof(buf)));
         out_text(o, " ");
         print_link(o, &g->link);
@@ -164,8 +185,20 @@ static void print_ports(struct out *o, const struct topo_nic *n)
     out_arr_close(o);
 }
 
+static int nic_name_width(const struct topo_node *node, int min)
+{
+    int w = min;
+
+    for (size_t i = 0; i < node->nnics; i++)
+        if (node->nics[i].name && (int)strlen(node->nics[i].name) > w)
+            w = (int)strlen(node->nics[i].name);
+    return w;
+}
+
 static void print_nics(struct out *o, const struct topo_node *node)
 {
+    int nw = nic_name_width(node, 12);
+
     out_text(o, "\n");
     if (node->nnics == 0)
         out_text(o, "NICs: none%s%s\n", node->rdma_note ? ": " : "",
@@ -173,17 +206,19 @@ static void print_nics(struct out *o, const struct topo_node *node)
     else {
         out_text(o, "NICs (%zu)%s%s\n", node->nnics, node->rdma_note ? ": " : "",
                  node->rdma_note ? node->rdma_note : "");
-        out_text(o, "  %-12s %-13s %-5s %-11s %-10s %-16s %-14s %s\n", "NIC", "PCI", "NUMA",
-                 "PCIE NOW", "PCIE MAX", "FIRMWARE", "BOARD", "NETDEV");
+        out_text(o, "  %-*s %-13s %-5s %-4s %-11s %-10s %-16s %-14s %s\n", nw, "NIC", "PCI", "NUMA",
+                 "RDMA", "PCIE NOW", "PCIE MAX", "FIRMWARE", "BOARD", "NETDEV");
     }
     out_arr_open(o, "nics");
     for (size_t i = 0; i < node->nnics; i++) {
         const struct topo_nic *n = &node->nics[i];
 
         out_obj_open(o, NULL);
-        out_str(o, "name", "  %-12s", n->name);
+        out_text(o, "  %-*s", nw, n->name ? n->name : "n/a");
+        out_str(o, "name", NULL, n->name);
         out_str(o, "pci", " %-13s", n->loc.busid[0] ? n->loc.busid : NULL);
-        out_int_opt(o, "numa", " %-5s ", n->loc.numa, n->loc.numa >= 0);
+        out_int_opt(o, "numa", " %-5s", n->loc.numa, n->loc.numa >= 0);
+        out_text(o, " %-4s ", n->rdma ? "yes" : "no");
         print_link(o, &n->link);
         out_str(o, "fw_ver", " %-16s", n->fw_ver);
         out_str(o, "board_id", " %-14s", n->board_id);
@@ -225,15 +260,28 @@ static void print_netdevs(struct out *o, const struct topo_node *node)
 
 static void print_affinity(struct out *o, const struct topo_node *node)
 {
+    int legend, cw;
+
     out_obj_open(o, "affinity");
     out_arr_open(o, "nics");
     for (size_t n = 0; n < node->nnics; n++)
         out_str(o, NULL, NULL, node->nics[n].name);
     out_arr_close(o);
+    /* NIC columns: the names when they fit and differ, else NIC0..NICn with a legend below the
+     * matrix (as nvidia-smi topo -m): never two identical or cut labels */
+    legend = nic_name_width(node, 8) > 12;
+    for (size_t a = 0; a < node->nnics && !legend; a++)
+        for (size_t b = a + 1; b < node->nnics && !legend; b++)
+            legend = !node->nics[a].name || !node->nics[b].name ||
+                     !strcmp(node->nics[a].name, node->nics[b].name);
+    cw = legend ? 8 : nic_name_width(node, 8);
     if (node->ngpus && node->nnics) {
         out_text(o, "\nGPU x NIC affinity\n  %-6s", "");
-        for (size_t n = 0; n < node->nnics; n++)
-            out_text(o, " %-8.8s", node->nics[n].name);
+        for (size_t n = 0; n < node->nnics; n++) {
+            char label[32];
+            snprintf(label, sizeof(label), "NIC%zu", n);
+            out_text(o, " %-*s", cw, legend ? label : node->nics[n].name);
+        }
         out_text(o, " %s\n", "NUMA");
     }
     out_arr_open(o, "gpu_nic");
@@ -241,7 +289,11 @@ static void print_affinity(struct out *o, const struct topo_node *node)
         out_text(o, "  GPU%-3zu", g);
         out_arr_open(o, NULL);
         for (size_t n = 0; n < node->nnics; n++)
-            out_str(o, NULL, " %-8s", topo_path_name(topo_node_gpu_nic_path(node, g, n)));
+        {
+            const char *cls = topo_path_name(topo_node_gpu_nic_path(node, g, n));
+            out_text(o, " %-*s", cw, cls);
+            out_str(o, NULL, NULL, cls);
+        }
         out_arr_close(o);
         /* the NUMA column repeats gpus[].numa: text only */
         if (node->gpus[g].loc.numa >= 0)
@@ -279,6 +331,12 @@ static void print_affinity(struct out *o, const struct topo_node *node)
         out_text(o, "\n  X self  NV# NVLink (# links)  PIX one PCIe switch  PXB several PCIe "
                     "switches\n  PHB a PCIe host bridge  NODE host bridges of one NUMA node  "
                     "SYS across NUMA nodes\n");
+    if (legend && node->ngpus && node->nnics) {
+        out_text(o, "\n  NIC legend:\n");
+        for (size_t n = 0; n < node->nnics; n++)
+            out_text(o, "    NIC%zu: %s%s\n", n, node->nics[n].name ? node->nics[n].name : "n/a",
+                     node->nics[n].loc.busid[0] ? "" : " (no PCI device)");
+    }
 }
 
 static void print_notes(struct out *o, const struct topo_node *node)

@@ -57,17 +57,23 @@ char *xstrdup(const char *s)
     return p;
 }
 
+char *xvasprintf(const char *fmt, va_list ap)
+{
+    char *s;
+
+    if (vasprintf(&s, fmt, ap) < 0)
+        oom(0);
+    return s;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
     va_list ap;
     char *s;
-    int n;
 
     va_start(ap, fmt);
-    n = vasprintf(&s, fmt, ap);
+    s = xvasprintf(fmt, ap);
     va_end(ap);
-    if (n < 0)
-        oom(0);
     return s;
 }
 

@@ -1,6 +1,7 @@
 #ifndef RAILYARD_COMMON_XMALLOC_H
 #define RAILYARD_COMMON_XMALLOC_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /* Allocation helpers that abort with a message on out-of-memory. A size of 0 is a bug and
@@ -10,6 +11,7 @@ void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *ptr, size_t size);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* Grow *array (of *alloc elements of elsize bytes) so that it holds at least n elements.
  * New elements are zeroed. */

@@ -118,7 +118,11 @@ is $rc 0 "ncv4 (VM quirks) passes"
 jq -e '[.findings[]|select(.check|startswith("gpu.pcie"))]|length==0' $TMP/c.json >/dev/null
 ok $? "ncv4: no PCIe finding from link_width=0"
 check --nccl-topo "$N/azure_ndv4-topo.xml"
-is $rc 0 "ndv4 virtual bridges: no false failure without a map"
+is $rc 2 "ndv4 (GPUs and NICs the static file does not identify): cannot judge, exit 2"
+is "$(jq -r '.verdict' $TMP/c.json)" cannot-judge "ndv4: the JSON verdict is cannot-judge, not pass"
+is "$(jq '[.findings[]|select(.severity=="fail")]|length' $TMP/c.json)" 0 \
+   "ndv4 virtual bridges: no false failure without a map"
+is "$(jq '.not_judged|length' $TMP/c.json)" 16 "ndv4: each of 8 GPUs and 8 NICs is named as not judged"
 
 # --- built-in references catch a degraded link without any map
 mkdir -p "$TMP/sys/class/infiniband/mlx5_0/ports/1" "$TMP/sys/class/infiniband/mlx5_1/ports/1"

@@ -257,6 +257,7 @@ int main(void)
         }
         snprintf(v[0].remote, sizeof(v[0].remote), "0000:2a:00.0");
         snprintf(v[2].remote, sizeof(v[2].remote), "0000:c1:00.0");
+        snprintf(v[3].remote, sizeof(v[3].remote), "ffffffff:ff:ff.0"); /* a Blackwell link */
         top_model_init(&nm);
         nm.view = TOP_VIEW_NVLINK;
         top_nvlink_rows(&nm, v, 5, 1.0);
@@ -272,6 +273,10 @@ int main(void)
            "a link to another GPU of the node names it; 8.19 Gb/s from the KiB counter: %s",
            find_line(lines, n, "nvlink0"));
         is_int(line_sev(lines, n, "nvlink1"), TOP_FAIL, "a link down beside links up: red");
+        ok(find_line(lines, n, "GPU1 0000:2a:00.0        nvlink0") &&
+               strstr(find_line(lines, n, "GPU1 0000:2a:00.0        nvlink0"), "NVSwitch fabric"),
+           "a link to the switch fabric's one address (B200/GB200/GB300) names the fabric: %s",
+           find_line(lines, n, "GPU1 0000:2a:00.0        nvlink0"));
         ok(find_line(lines, n, "0000:c1:00.0 (NVSwitch)") == NULL &&
                find_line(lines, n, "crc_flit +4"),
            "a rising CRC flit counter is named (and replaces the peer as the why)");
