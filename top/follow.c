@@ -140,6 +140,7 @@ int top_follow_sample(struct top_source *s, struct top_model *m, ry_error_t *err
     {
         json_t *done = json_object_get(root, "rounds_done"), *all = json_object_get(root, "rounds");
         int complete = json_is_true(json_object_get(root, "complete"));
+        m->mcomplete = complete;
         snprintf(m->progress, sizeof(m->progress),
                  "railyard-fabric %.60s: round %lld/%lld, %zu links measured, %zu failed, %s",
                  json_string_value(json_object_get(root, "schedule"))

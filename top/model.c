@@ -460,7 +460,7 @@ static size_t view_rails(const struct top_model *m, int width, struct top_line *
             else if (q->sev == TOP_FAIL)
                 snprintf(cell, sizeof(cell), "ERR");
             else if (q->state == TOP_STATE_UP)
-                snprintf(cell, sizeof(cell), q->sev == TOP_WARN ? "SLOW" : "up");
+                snprintf(cell, sizeof(cell), q->sev == TOP_WARN && !q->unread[0] ? "SLOW" : "up");
             else
                 snprintf(cell, sizeof(cell), "n/a");
             if (q && q->sev > worst)
@@ -542,12 +542,19 @@ static size_t view_nvlink(const struct top_model *m, int width, struct top_line 
     return n;
 }
 
-/* per rail, nodes x nodes: # good, + fair, - low, X failed, . not measured yet */
+static unsigned char cell(const struct top_model *m, int r, int i, int j)
+{
+    return m->matrix[((size_t)r * (size_t)m->mnodes + (size_t)i) * (size_t)m->mnodes + (size_t)j];
+}
+
+/* per rail, nodes x nodes: # good, + fair, - low, X failed, . not measured (yet). Rows carry the
+ * node's index and name, columns the index, written downwards above them (a ruler). */
 static size_t view_matrix(const struct top_model *m, int width, struct top_line *out, size_t max)
 {
     static const char mark[] = ".#+-X";
     size_t n = 0;
     char a[1024];
+    int digits = 1, oneway = 0, twoway = 0;
 
     if (!max)
         return 0;
@@ -560,21 +567,47 @@ static size_t view_matrix(const struct top_model *m, int width, struct top_line 
                      m->empty_why[0] ? m->empty_why : "no link measured yet");
         return n;
     }
+    for (int k = m->mnodes - 1; k >= 10; k /= 10)
+        digits++;
+    /* a schedule that measures one direction of each pair (all-pairs) leaves the other "." */
+    for (int r = 0; r < m->mrails; r++)
+        for (int i = 0; i < m->mnodes; i++)
+            for (int j = i + 1; j < m->mnodes; j++) {
+                int x = cell(m, r, i, j) != TOP_CELL_NONE, y = cell(m, r, j, i) != TOP_CELL_NONE;
+                oneway += x != y;
+                twoway += x && y;
+            }
     if (n < max)
         line_set(&out[n++], width, TOP_OK,
                  "sender by row, receiver by column: # >= 90% of the rail's reference, + >= 50%, "
-                 "- below, X failed, . not yet");
+                 "- below, X failed");
+    if (n < max) {
+        snprintf(a, sizeof(a), ". %s",
+                 !m->mcomplete       ? "not yet"
+                 : oneway && !twoway ? "not measured: this run measured one direction of each pair"
+                                     : "not measured in this run");
+        line_set(&out[n++], width, TOP_OK, a);
+    }
     for (int r = 0; r < m->mrails && n < max; r++) {
         snprintf(a, sizeof(a), "rail %d", r);
         line_set(&out[n], width, TOP_OK, a);
         out[n++].header = 1;
+        /* the column indexes, one line per digit, the highest first */
+        for (int d = digits - 1; d >= 0 && n < max; d--) {
+            size_t w = (size_t)snprintf(a, sizeof(a), "%*s", digits + 18, "");
+            int div = 1;
+            for (int k = 0; k < d; k++)
+                div *= 10;
+            for (int j = 0; j < m->mnodes && w + 2 < sizeof(a); j++)
+                a[w++] = j >= div || d == 0 ? (char)('0' + (j / div) % 10) : ' ';
+            a[w] = '\0';
+            line_set(&out[n++], width, TOP_OK, a);
+        }
         for (int i = 0; i < m->mnodes && n < max; i++) {
-            size_t w = (size_t)snprintf(a, sizeof(a), "%-16.16s ", m->mnames[i]);
+            size_t w = (size_t)snprintf(a, sizeof(a), "%*d %-16.16s ", digits, i, m->mnames[i]);
             enum top_sev worst = TOP_OK;
             for (int j = 0; j < m->mnodes && w + 2 < sizeof(a); j++) {
-                unsigned char c =
-                    m->matrix[((size_t)r * (size_t)m->mnodes + (size_t)i) * (size_t)m->mnodes +
-                              (size_t)j];
+                unsigned char c = cell(m, r, i, j);
                 a[w++] = i == j ? ' ' : mark[c < 5 ? c : 0];
                 if (c == TOP_CELL_FAILED || c == TOP_CELL_LOW)
                     worst = TOP_FAIL;

@@ -135,15 +135,23 @@ static int sample_netdev(struct top_source *s, struct top_model *m, double now, 
         char names[160] = "";
         size_t used = 0;
         int speed, rail;
+        int counted;
         if (!strcmp(ifs[i], "lo") || (s->netdev_match && fnmatch(s->netdev_match, ifs[i], 0)))
             continue;
-        if (topo_sysfs_read_u64(s->sysfs_root, &tx, &e, "class/net/%s/statistics/tx_bytes",
-                                ifs[i]) < 0 ||
-            topo_sysfs_read_u64(s->sysfs_root, &rx, &e, "class/net/%s/statistics/rx_bytes",
-                                ifs[i]) < 0)
+        /* an interface without statistics is not one to watch; one whose counters could not
+         * be read this time stays, said (a port does not vanish from the rails for a refresh) */
+        if (!topo_sysfs_exists(s->sysfs_root, "class/net/%s/statistics", ifs[i]))
             continue;
+        counted = topo_sysfs_read_u64(s->sysfs_root, &tx, &e, "class/net/%s/statistics/tx_bytes",
+                                      ifs[i]) == 0 &&
+                  topo_sysfs_read_u64(s->sysfs_root, &rx, &e, "class/net/%s/statistics/rx_bytes",
+                                      ifs[i]) == 0;
         found++;
         p = top_model_port(m, s->host, ifs[i], 0);
+        if (counted)
+            p->unread[0] = '\0';
+        else
+            snprintf(p->unread, sizeof(p->unread), "%.150s", e.text);
         nic = map_nic(s->map, s->host, ifs[i]);
         if (nic) {
             p->rail = nic->rail;
@@ -173,7 +181,8 @@ static int sample_netdev(struct top_source *s, struct top_model *m, double now, 
                                     errnames[k]) == 0) {
                 add_counter(names, sizeof(names), &used, &errs, errnames[k], v);
             }
-        top_port_sample(p, now, tx, rx, errs, names);
+        if (counted)
+            top_port_sample(p, now, tx, rx, errs, names);
     }
     topo_sysfs_list_free(ifs, nif);
     if (!found)

@@ -98,6 +98,7 @@ struct top_model {
     int mnodes, mrails;
     char (*mnames)[TOP_NAME];
     unsigned char *matrix; /* enum top_cell, [(rail * mnodes + from) * mnodes + to] */
+    int mcomplete;         /* the run is over: a cell not measured will not be */
     char progress[256];
 };
 

@@ -11,7 +11,7 @@ for p in ip tc unshare nsenter mpirun jq; do
     command -v $p >/dev/null || skip_all "$p is not installed"
 done
 have_feature jansson || skip_all "built without jansson: the run directory needs JSON"
-[ -e /run/netns/node1 ] && skip_all "a demo cluster (or a namespace node1) is already up"
+[ -e /run/netns/node1 ] && rig_taken "a demo cluster (or a namespace node1) is already up"
 export RAILYARD_DEMO_STATE=$TMP/demo
 # Open MPI keeps large mappings that LeakSanitizer scans for minutes at exit in a sanitizer
 # build; railyard's own code is leak-checked by the other tests
@@ -56,9 +56,11 @@ if have_feature ncursesw && have_feature jansson && command -v tmux >/dev/null; 
     "${TM[@]}" new-session -d -s top -x 160 -y 30 \
         "ip netns exec node1 $RAILYARD top --source netdev --netdev 'rail*' --node node1 --map $TMP/demo.map -d 1 --test-cmd '$DEMO run -- $FABRIC --map $TMP/demo.map --schedule custom --pairs {pairs} -d 1 --json'; sleep 30"
     tscreen() { "${TM[@]}" capture-pane -p -t top; }
-    for i in $(seq 1 50); do tscreen | grep -q 'refresh 2 ' && break; sleep 0.2; done
+    for i in $(seq 1 300); do tscreen | grep -q 'refresh 2 ' && break; sleep 0.2; done
     "${TM[@]}" send-keys -t top Down t
-    for i in $(seq 1 150); do tscreen | grep -q 'Gb/s (rail reference' && break; sleep 0.2; done
+    # the test's own run takes ~10 s; a busy host stretches it: the bound is generous, the wait
+    # ends when the line shows
+    for i in $(seq 1 600); do tscreen | grep -q 'Gb/s (rail reference' && break; sleep 0.2; done
     line=$(tscreen | grep '^test node1 rail 1')
     echo "$line" | grep -Eq '^test node1 rail 1 <-> node2: 0\.0[3-6][0-9]* Gb/s \(rail reference 0\.1[5-9][0-9]* Gb/s: LOW\)'
     ok $? "top: the active test measures the degraded rail low: $line"
@@ -70,12 +72,13 @@ if have_feature ncursesw && have_feature jansson && command -v tmux >/dev/null; 
     rm -rf "$TMP/follow"
     "$DEMO" run -- "$FABRIC" --map "$TMP/demo.map" -d 1 --schedule all-pairs -o "$TMP/follow" >/dev/null 2>&1 &
     bg=$!
-    "$RAILYARD" top --follow "$TMP/follow" --batch -d 0.4 -n 40 >"$TMP/follow.out" 2>&1 &
+    # refreshes until the run has ended (then it is stopped): a busy host makes the run longer
+    "$RAILYARD" top --follow "$TMP/follow" --batch -d 0.4 -n 1500 >"$TMP/follow.out" 2>&1 &
     tp=$!
     wait "$bg"; sleep 1; kill "$tp" 2>/dev/null; wait "$tp" 2>/dev/null
     grep -q 'waiting for\|round [12]/3' "$TMP/follow.out"; ok $? "top --follow: the run seen before its end"
     grep -q 'round 3/3, 12 links measured, 0 failed, complete' "$TMP/follow.out"; ok $? "top --follow: ...and complete, 12 links"
-    awk '/complete/ {p = 1} p && /^! node2 / {print; exit}' "$TMP/follow.out" | grep -q -- '-'
+    awk '/complete/ {p = 1} p && /^! +[0-9]+ node2 / {print; exit}' "$TMP/follow.out" | grep -q -- '-'
     ok $? "top --follow: node2's row of rail 1 marked low (-) in the matrix"
 else
     for i in 1 2 3 4 5; do skip "no ncursesw, jansson or tmux"; done
@@ -111,7 +114,9 @@ rc=$(cat "$RAILYARD_DEMO_STATE/rank0.rc" 2>/dev/null || echo $rc)
 took=$(( $(date +%s) - start ))
 ok $([ -n "$pid" ]; echo $?) "a rank of node3 was killed mid-run"
 is "$rc" 1 "killed rank: exit 1"
-[ $took -le 40 ]; ok $? "the run ended within its deadline (${took}s)"
+# the deadline is --round-timeout 6 per round plus the start; without it the run would hang
+# for good: 120 s leaves a busy host room and still catches that
+[ $took -le 120 ]; ok $? "the run ended within its deadline (${took}s)"
 is "$(fails)" "rank.failed node3" "the node of the killed rank is named, nothing else"
 jq -e '[.links[] | select(.round == 1 and .ok)] | length == 4' "$TMP/run/results.json" >/dev/null
 ok $? "the results of the round before the kill are kept"
@@ -183,8 +188,11 @@ ok $? "...and the links whose bandwidth fell"
 if have_feature sqlite; then
     "$RAILYARD" history --archive "$ARCH" --node node2 --rail 1 --json >"$TMP/trend.json"
     is "$(jq '[.[].run] | unique | length' "$TMP/trend.json")" 2 "history: node2's rail-1 links in both runs"
-    jq -e '[.[] | .bw_gbps] | min < 0.2 and max > 0.15' "$TMP/trend.json" >/dev/null
-    ok $? "history: the bandwidth fell between them"
+    # the runs in time order (their ids start with the time): every link of the second below
+    # half of every link of the first (200 -> 50 Mbit/s); two healthy runs do not pass this
+    jq -e '(group_by(.run) | map([.[].bw_gbps])) as $g | ($g | length) == 2 and
+           ($g[0] | min) > 2 * ($g[1] | max)' "$TMP/trend.json" >/dev/null
+    ok $? "history: the bandwidth fell between them ($(jq -c '[group_by(.run)[] | [.[].bw_gbps] | max]' "$TMP/trend.json"))"
 else
     skip "built without SQLite"; skip "built without SQLite"
 fi

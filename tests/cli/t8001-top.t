@@ -31,12 +31,19 @@ mk_if "$(printf 'evil\033[31mred')" up 0x1003
     done
 ) &
 BUMP=$!
-"${TOP[@]}" --source netdev --sysfs-root "$TMP/sys" --node node1 --batch -n 3 -d 0.5 >"$TMP/batch" 2>"$TMP/err"
+# the writer's value is up to one of its steps (and a busy host's scheduling delay) old when
+# read: refreshes a second apart and a +-25% band keep that out of the verdict, and still catch
+# bits for bytes or a wrong time base
+"${TOP[@]}" --source netdev --sysfs-root "$TMP/sys" --node node1 --batch -n 3 -d 1 >"$TMP/batch" 2>"$TMP/err"
 is $? 0 "batch: three refreshes, exit 0"
 kill "$BUMP" 2>/dev/null; wait "$BUMP" 2>/dev/null
+# the writer may die between truncating a counter file and writing it (a busy host widens that):
+# the files are whole again for what follows
+echo 4000000000 >"$N/rail0/statistics/tx_bytes"; echo 1000 >"$N/rail1/statistics/rx_errors"
 is "$(grep -c '^railyard top  netdev node1' "$TMP/batch")" 3 "batch: a screen per refresh (-n 3)"
 last() { awk '/refresh 3/ {p = 1} p' "$TMP/batch"; }
-last | grep -E '^  node1 +rail0 +0 +up +100 +(1\.[789][0-9]|2\.[0-2][0-9]) ' >/dev/null
+last | grep ' rail0 ' | awk '$1 == "node1" && $3 == 0 && $4 == "up" && $5 == 100 && $6 >= 1.5 && $6 <= 2.5 {f = 1}
+    END {exit !f}'
 ok $? "rail0: rail 0, up, 100 Gb/s, about 2 Gb/s sent: $(last | grep ' rail0 ')"
 last | grep -Eq '^! node1 +rail1 +1 .*errors rising: rx_errors \+'; ok $? "rail1: red (!) with its rising counter named"
 last | grep -Eq '^  node1 +spare +- +disabled '; ok $? "an interface nobody brought up is shown, not judged"
@@ -47,6 +54,12 @@ head -1 "$TMP/batch" | grep -q 'errors n/a'; ok $? "the first refresh: rates and
 grep -q 'no finding' "$TMP/f"; ok $? "findings view on one sample: no finding, said so"
 "${TOP[@]}" --source netdev --sysfs-root "$TMP/sys" --batch -n 1 --view rails --node node1 >"$TMP/r"
 grep -Eq '^  node1 +up +up' "$TMP/r"; ok $? "rails view: node1 up on rail0 and rail1$(grep -Eq '^  node1 +up +up' "$TMP/r" || { printf ': '; grep -v '^$' "$TMP/r" | tr '\n' '|' | head -c 400; })"
+: >"$N/rail1/statistics/tx_bytes" # caught half-written
+"${TOP[@]}" --source netdev --sysfs-root "$TMP/sys" --batch -n 1 --view rails --node node1 >"$TMP/r2"
+grep -Eq '^\? node1 +up +up' "$TMP/r2"; ok $? "a counter that cannot be read keeps its port on its rail (marked ?)"
+"${TOP[@]}" --source netdev --sysfs-root "$TMP/sys" --batch -n 1 --node node1 >"$TMP/p2"
+grep -E ' rail1 ' "$TMP/p2" | grep -q 'counters not read'; ok $? "...and the port says its counters were not read: $(grep -E ' rail1 ' "$TMP/p2" | head -c 160)"
+echo 0 >"$N/rail1/statistics/tx_bytes"
 "${TOP[@]}" --source netdev --sysfs-root "$TMP/sys" --batch -n 1 --view nvlink >"$TMP/nv"
 grep -q 'NVLink: n/a, no NVIDIA driver' "$TMP/nv"; ok $? "NVLink view without a driver says why: $(grep NVLink: "$TMP/nv")"
 "${TOP[@]}" --source netdev --sysfs-root "$TMP/nothing" --batch -n 1 >"$TMP/empty"
@@ -64,10 +77,12 @@ if have_feature jansson; then
         "$RAILYARD_FIXTURES/reports/demo-fabric/report.json" >"$F/results.json"
     "${TOP[@]}" --follow "$F" --batch -n 1 >"$TMP/f1"
     grep -q 'round 1/2, 2 links measured, 2 failed, in progress' "$TMP/f1"; ok $? "follow, round 1: the progress"
-    grep -Eq '^  node1 +#\.\.$' "$TMP/f1"; ok $? "follow, round 1: node1 -> node2 measured on rail 0, the rest not yet (.)"
+    grep -Eq '^  0 node1 +#\.\.$' "$TMP/f1"; ok $? "follow, round 1: node1 -> node2 measured on rail 0, the rest not yet (.)"
+    grep -Eq '^ +0123$' "$TMP/f1"; ok $? "follow: the columns carry the node indexes"
     cp "$RAILYARD_FIXTURES/reports/demo-fabric/report.json" "$F/results.json"
     "${TOP[@]}" --follow "$F" --batch -n 1 >"$TMP/f2"
     grep -q 'round 2/2, 4 links measured, 4 failed, complete' "$TMP/f2"; ok $? "follow, the end: complete"
+    grep -q '^  \. not measured' "$TMP/f2"; ok $? "follow, the end: '.' is not measured, no longer 'not yet'"
     grep -q 'findings: 3 fail' "$TMP/f2"; ok $? "follow: the run's three findings counted"
     "${TOP[@]}" --follow "$F" --batch -n 1 --view findings | grep -q 'FAIL  rail.cabling  *node4/rail1'
     ok $? "follow: the findings view lists them"
@@ -78,7 +93,7 @@ if have_feature jansson; then
     ok $? "follow, a run that has not written yet: waiting, said"
     "${TOP[@]}" --follow "$F" --source netdev --batch -n 1 >/dev/null 2>&1; is $? 2 "--follow with --source: exit 2"
 else
-    for i in 1 2 3 4 5 6 7 8; do skip "built without jansson"; done
+    for i in 1 2 3 4 5 6 7 8 9 10; do skip "built without jansson"; done
 fi
 
 # --- a real node's RDMA ports (H100, sysfs capture)
@@ -126,22 +141,26 @@ wait_for() { # wait_for SECONDS PATTERN: the screen shows PATTERN
 }
 "${TM[@]}" new-session -d -s top -x 150 -y 70 \
     "$SIM run $RAILYARD top --source fabric --map $TMP/rail.map -d 1 2>$TMP/top.err; echo EXIT=\$? >$TMP/top.exit; sleep 60"
-wait_for 30 'refresh 2 '; ok $? "the console shows the fabric (refresh 2)"
+wait_for 60 'refresh 2 '; ok $? "the console shows the fabric (refresh 2)"
 screen | grep -q 'ports up 48/48'; ok $? "header: ports up 48/48"
 "$SIM" ramp leaf-r1-0:2:SymbolErrorCounter --step 5 --count 12 --every 0.25 &
 RAMP=$!
-start=$(screen | grep -o 'refresh [0-9]*' | awk '{print $2}')
-wait_for 10 "refresh $((start + 2)) "
-screen_e | grep -E 'leaf-r1-0 +2 ' | grep -q $'\033\\[31m'
-ok $? "the erroring switch port is red within two refreshes: $(screen | grep -E 'leaf-r1-0 +2 ')"
+# one capture, colours and text together (two captures can straddle a refresh); the ramp takes
+# 3 s, a busy host may delay it: the bound is the host's, the test is that it turns red
+red=1 end=$((SECONDS + 40))
+while [ $SECONDS -le $end ]; do
+    screen_e | grep -E 'leaf-r1-0 +2 ' | grep -q $'\033\\[31m' && { red=0; break; }
+    sleep 0.2
+done
+ok $red "the erroring switch port turns red: $(screen | grep -E 'leaf-r1-0 +2 ')"
 screen | grep -Eq 'leaf-r1-0 +2 .*errors rising: SymbolErrorCounter \+'; ok $? "...with the rising counter named"
 for i in 1 2 3 4; do "${TM[@]}" send-keys -t top s; done
-wait_for 5 'sort errors'; ok $? "s four times: sorted by errors"
+wait_for 30 'sort errors'; ok $? "s four times: sorted by errors"
 first=$(screen | awk '/^NODE/ {getline; print; exit}')
 echo "$first" | grep -Eq '^leaf-r1-0 +2 '; ok $? "...the erroring port first: $first"
 wait "$RAMP"
 "${TM[@]}" send-keys -t top / g p u 0 2 Enter
-wait_for 5 'filter: gpu02'; ok $? "/ gpu02: the filter is shown"
+wait_for 30 'filter: gpu02'; ok $? "/ gpu02: the filter is shown"
 is "$(screen | awk '/^NODE/ {p = 1; next} p && NF' | grep -v '^\[' | awk '{print $1}' | sort -u | tr '\n' ' ')" \
     "gpu02 leaf-r0-0 leaf-r1-0 leaf-r2-0 leaf-r3-0 " "...only gpu02's ports and the leaf ports facing it"
 # traffic: the leaf port facing gpu02's rail-1 HCA sends (its 64-bit XmitData rises); the HCA's
@@ -149,40 +168,40 @@ is "$(screen | awk '/^NODE/ {p = 1; next} p && NF' | grep -v '^\[' | awk '{print
 "$SIM" ramp leaf-r1-0:2:PortCountersExtended.PortXmitData --step 50000000 --count 16 --every 0.25 &
 RAMP=$!
 start=$(screen | grep -o 'refresh [0-9]*' | awk '{print $2}')
-wait_for 10 "refresh $((start + 3)) "
+wait_for 40 "refresh $((start + 3)) "
 hca=$(screen | grep -E '^gpu02 +mlx5_1:1 ') leaf=$(screen | grep -E '^leaf-r1-0 +2 ')
 awk -v l="$(echo "$leaf" | awk '{print $6}')" -v rx="$(echo "$hca" | awk '{print $7}')" \
     -v tx="$(echo "$hca" | awk '{print $6}')" 'BEGIN {exit !(l > 1 && rx == l && tx < 0.1)}'
 ok $? "pushed traffic: what leaf-r1-0:2 sends, gpu02's rail-1 HCA receives ($(echo "$hca" | awk '{print "TX", $6, "RX", $7}'); leaf TX $(echo "$leaf" | awk '{print $6}'))"
 wait "$RAMP"
 "${TM[@]}" send-keys -t top / C-u BSpace BSpace BSpace BSpace BSpace Enter r
-wait_for 5 'rail0 +rail1'; ok $? "r: the rails view"
+wait_for 30 'rail0 +rail1'; ok $? "r: the rails view"
 screen | grep -Eq '^gpu03 +up +X>r2 +up +up'; ok $? "...gpu03's rail-1 port marked X>r2 (on a rail-2 leaf)"
 "${TM[@]}" send-keys -t top p
-wait_for 5 'HCA:PORT'
+wait_for 30 'HCA:PORT'
 screen | grep -q 'evil\\x1b\[31m'; ok $? "a hostile NodeDescription is shown inert: $(screen | grep -m1 -o 'evil[^ ]*')"
 "${TM[@]}" resize-window -t top -x 50 -y 12; sleep 1.5
 "${TM[@]}" resize-window -t top -x 150 -y 70; sleep 1.5
-wait_for 5 'ports up 48/48'; ok $? "resized to 50x12 and back: still drawing"
+wait_for 30 'ports up 48/48'; ok $? "resized to 50x12 and back: still drawing"
 "${TM[@]}" send-keys -t top q
-for i in $(seq 1 50); do [ -f "$TMP/top.exit" ] && break; sleep 0.1; done
+for i in $(seq 1 300); do [ -f "$TMP/top.exit" ] && break; sleep 0.1; done
 is "$(cat "$TMP/top.exit" 2>/dev/null)" "EXIT=0" "q: exit 0"
 "${TM[@]}" kill-session -t top
 # SIGTERM: the terminal is given back (the shell's next line shows on the normal screen)
 rm -f "$TMP/top.exit"
 "${TM[@]}" new-session -d -s top -x 120 -y 40 \
     "sh -c 'echo \$\$ >$TMP/top.pid; exec $SIM run $RAILYARD top --source fabric -d 1'; echo EXIT=\$? >$TMP/top.exit; echo restored; sleep 60"
-wait_for 30 'refresh 2 '
+wait_for 60 'refresh 2 '
 ! screen | grep -q ibwarn; ok $? "what libibmad writes to stderr does not reach the drawn screen"
 kill -TERM "$(cat "$TMP/top.pid")" 2>/dev/null
-for i in $(seq 1 50); do [ -f "$TMP/top.exit" ] && break; sleep 0.1; done
+for i in $(seq 1 300); do [ -f "$TMP/top.exit" ] && break; sleep 0.1; done
 is "$(cat "$TMP/top.exit" 2>/dev/null)" "EXIT=0" "SIGTERM: a clean exit"
-wait_for 5 '^restored'; ok $? "...and the terminal restored (the shell's line is on the normal screen)"
+wait_for 30 '^restored'; ok $? "...and the terminal restored (the shell's line is on the normal screen)"
 screen | grep -q 'railyard top: said while the console ran:'; ok $? "...and is shown once the terminal is given back"
 # the fabric stops answering (ibsim ends): the console says so, and the rates it had are n/a
 "$SIM" run "$RAILYARD" top --source fabric --map "$TMP/rail.map" --batch -d 1 -n 7 >"$TMP/gone" 2>/dev/null &
 TOP=$!
-for i in $(seq 1 100); do grep -q 'refresh 3 ' "$TMP/gone" && break; sleep 0.1; done
+for i in $(seq 1 600); do grep -q 'refresh 3 ' "$TMP/gone" && break; sleep 0.1; done
 "$SIM" stop >/dev/null 2>&1
 wait "$TOP"
 is "$?" 0 "the fabric gone: the console keeps refreshing to -n 7 and exits 0"

@@ -193,13 +193,40 @@ int main(void)
     m.matrix[2 * 3 + 0] = TOP_CELL_FAILED;
     snprintf(m.progress, sizeof(m.progress), "round 1/2");
     n = top_layout_view(&m, 120, lines, 64);
-    is_int((long long)n, 6, "matrix: progress, legend, rail header, three rows");
-    ok(!strcmp(lines[3].text, "n1                #.") && lines[3].sev == TOP_OK,
-       "n1: good to n2, not yet to n3");
-    ok(!strcmp(lines[4].text, "n2               . -") && lines[4].sev == TOP_FAIL,
-       "n2: low to n3, red");
-    ok(!strcmp(lines[5].text, "n3               X. ") && lines[5].sev == TOP_FAIL,
-       "n3: failed to n1, red");
+    is_int((long long)n, 8, "matrix: progress, legend (two lines), rail header, ruler, three rows");
+    is_str(lines[2].text, ". not yet", "a run in progress: '.' is not yet measured");
+    is_str(lines[4].text, "                   012", "the columns carry the node indexes");
+    ok(!strcmp(lines[5].text, "0 n1                #.") && lines[5].sev == TOP_OK,
+       "row 0 n1: good to n2, not yet to n3: %s", lines[5].text);
+    ok(!strcmp(lines[6].text, "1 n2               . -") && lines[6].sev == TOP_FAIL,
+       "row 1 n2: low to n3, red");
+    ok(!strcmp(lines[7].text, "2 n3               X. ") && lines[7].sev == TOP_FAIL,
+       "row 2 n3: failed to n1, red");
+    m.mcomplete = 1; /* all-pairs: one direction of each pair, n1-n2, n2-n3, n3-n1 */
+    n = top_layout_view(&m, 120, lines, 64);
+    is_str(lines[2].text, ". not measured: this run measured one direction of each pair",
+           "a finished one-direction run says what '.' means");
+    m.matrix[1 * 3 + 0] = TOP_CELL_GOOD;
+    n = top_layout_view(&m, 120, lines, 64);
+    is_str(lines[2].text, ". not measured in this run", "a finished run measuring both ways");
+    {
+        /* 12 nodes: two ruler lines, the tens above the units */
+        struct top_model big;
+        top_model_init(&big);
+        big.view = TOP_VIEW_MATRIX;
+        big.mnodes = 12, big.mrails = 1, big.mcomplete = 1;
+        big.mnames = calloc(12, sizeof(*big.mnames));
+        big.matrix = calloc(144, 1);
+        for (int k = 0; k < 12; k++)
+            snprintf(big.mnames[k], sizeof(big.mnames[k]), "node%02d", k + 1);
+        n = top_layout_view(&big, 120, lines, 64);
+        ok(!strcmp(lines[4].text, "                              11") &&
+               !strcmp(lines[5].text, "                    012345678901") &&
+               !strncmp(lines[17].text, "11 node12", 9),
+           "12 nodes: a two-line ruler (%s|%s), rows numbered to 11 (%s)", lines[4].text,
+           lines[5].text, lines[17].text);
+        top_model_free(&big);
+    }
     is_str(top_fmt_gbps(NAN, buf, sizeof(buf)), "n/a", "n/a for an unknown rate");
     is_str(top_fmt_gbps(399.96, buf, sizeof(buf)), "400", "400 for 399.96");
     /* the NVLink view: why it is empty, then links with their rates, errors and state */
