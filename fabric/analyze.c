@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fabric/analyze.h"
+#include "fabric/host.h"
 #include "src/common/xmalloc.h"
 
 static int dcmp(const void *a, const void *b)
@@ -42,6 +43,7 @@ struct ctx {
     struct topo_findings *out;
     double *ref; /* per rail: the reference below which a link is low */
     struct port_view *pv;
+    unsigned char *incon; /* per link: measured on a starved host, inconclusive */
 };
 
 static struct port_view *pv(struct ctx *c, int node, int rail)
@@ -66,12 +68,14 @@ static int is_low(struct ctx *c, const struct fabric_link *l)
     return l->ok && c->ref[l->rail] > 0 && l->bw_gbps < c->ref[l->rail];
 }
 
-/* Left out of the localization: a link whose rank died, and a failed link of a node that lost a
+/* Left out of the localization: a link whose rank died, a failed link of a node that lost a
  * rank (a rank dying mid-round resets its partners before rank 0 sees the death; the node is
- * named rank.failed and needs a new test anyway). */
-static int excluded(const struct fabric_input *in, const struct fabric_link *l)
+ * named rank.failed and needs a new test anyway), and an inconclusive one. */
+static int excluded(const struct ctx *c, const struct fabric_link *l)
 {
-    if (l->rank_failed)
+    const struct fabric_input *in = c->in;
+
+    if (l->rank_failed || (c->incon && c->incon[l - in->links]))
         return 1;
     for (size_t i = 0; !l->ok && i < in->nfailed; i++)
         if (in->failed_nodes[i] == l->a || in->failed_nodes[i] == l->b)
@@ -85,8 +89,7 @@ static int partner_fine_elsewhere(struct ctx *c, int q, int p, int rail, int wan
 {
     for (size_t i = 0; i < c->in->nlinks; i++) {
         const struct fabric_link *l = &c->in->links[i];
-        if (l->rail != rail || excluded(c->in, l) || (l->a != q && l->b != q) || l->a == p ||
-            l->b == p)
+        if (l->rail != rail || excluded(c, l) || (l->a != q && l->b != q) || l->a == p || l->b == p)
             continue;
         if (l->ok && (!want_good || !is_low(c, l)))
             return 1;
@@ -94,31 +97,38 @@ static int partner_fine_elsewhere(struct ctx *c, int q, int p, int rail, int wan
     return 0;
 }
 
-/* Is port (n, r) the culprit of its bad edges (failed ones when unreach, else low ones)? All
- * its edges of that kind must be bad, and against each partner it must carry more of the
- * blame: more bad edges than the partner, or the partner fine with someone else. A pair that
- * only sees each other stays unexplained (a finding on the pair). */
+/* Is port (n, r) the culprit of its bad edges (failed ones when unreach, else low ones)? A port
+ * without carrier is, for every link it failed: that evidence needs no partner. Otherwise all
+ * its edges of that kind must be bad, and its partners must clear it: one of them proven good
+ * (fine with someone else), or every one of them with fewer bad edges of that kind. A pair that
+ * only sees each other stays unexplained (a finding on the pair), and so does a node whose
+ * partners are as bad as it is (the retest pairs it with known-good nodes). */
 static int culprit(struct ctx *c, int n, int r, int unreach)
 {
     struct port_view *v = pv(c, n, r);
-    int mine = unreach ? v->failed : v->low;
+    int mine = unreach ? v->failed : v->low, all_less = 1;
 
-    if (mine == 0 || (unreach ? v->failed != v->edges : v->low != v->edges - v->failed))
+    if (mine == 0)
+        return 0;
+    if (unreach && c->in->ports[n * c->in->rails + r].carrier == 0)
+        return 1;
+    if (unreach ? v->failed != v->edges : v->low != v->edges - v->failed)
         return 0;
     for (size_t i = 0; i < c->in->nlinks; i++) {
         const struct fabric_link *l = &c->in->links[i];
         struct port_view *w;
         int q;
-        if (l->rail != r || excluded(c->in, l) || (l->a != n && l->b != n))
+        if (l->rail != r || excluded(c, l) || (l->a != n && l->b != n))
             continue;
         if (unreach ? l->ok : !is_low(c, l))
             continue;
         q = l->a == n ? l->b : l->a;
+        if (partner_fine_elsewhere(c, q, n, r, !unreach))
+            return 1;
         w = pv(c, q, r);
-        if ((unreach ? w->failed : w->low) >= mine && !partner_fine_elsewhere(c, q, n, r, !unreach))
-            return 0;
+        all_less &= (unreach ? w->failed : w->low) < mine;
     }
-    return 1;
+    return all_less;
 }
 
 static void classify(struct ctx *c)
@@ -128,7 +138,7 @@ static void classify(struct ctx *c)
     for (size_t i = 0; i < in->nlinks; i++) {
         const struct fabric_link *l = &in->links[i];
         int ends[2] = { l->a, l->b };
-        if (excluded(in, l))
+        if (excluded(c, l))
             continue;
         for (int e = 0; e < 2; e++) {
             struct port_view *v = pv(c, ends[e], l->rail);
@@ -194,7 +204,7 @@ static void report_links(struct ctx *c)
     for (size_t i = 0; i < in->nlinks; i++) {
         const struct fabric_link *l = &in->links[i];
         struct port_view *va, *vb;
-        if (excluded(in, l))
+        if (excluded(c, l))
             continue;
         va = pv(c, l->a, l->rail);
         vb = pv(c, l->b, l->rail);
@@ -229,45 +239,95 @@ static void report_links(struct ctx *c)
 /* Same-leaf peer sets: the peers a port reaches at about the rail's lowest latency. A port
  * plugged into another leaf of a non-blocking fabric keeps its bandwidth but not its leaf
  * latency: its set differs from the node's other rails. */
-/* a link with a node that lost a rank: its timing was disturbed by the death */
+/* a link with a node that lost a rank: its timing was disturbed by the death; a link one of
+ * whose ranks waited for a CPU: its latency is the scheduler's */
 static int touches_failed(const struct fabric_input *in, const struct fabric_link *l)
 {
+    if (l->wait_a >= FABRIC_HOST_WAIT || l->wait_b >= FABRIC_HOST_WAIT)
+        return 1;
     for (size_t i = 0; i < in->nfailed; i++)
         if (in->failed_nodes[i] == l->a || in->failed_nodes[i] == l->b)
             return 1;
     return l->rank_failed;
 }
 
+/* a link of a culprit port: a slow port moves less data and answers its ping-pongs on a quieter
+ * host, a dead one not at all; its latencies say nothing about leaves */
+static int touches_culprit(struct ctx *c, const struct fabric_link *l)
+{
+    const struct port_view *a = pv(c, l->a, l->rail), *b = pv(c, l->b, l->rail);
+
+    return a->culprit_bw || a->culprit_unreach || b->culprit_bw || b->culprit_unreach;
+}
+
 static void report_leaf_sets(struct ctx *c)
 {
     const struct fabric_input *in = c->in;
     int rails = in->rails, nodes = in->nodes;
-    double *minlat;
+    double *leaf_lat;
     unsigned char *near;
 
     if (rails < 2)
         return;
-    minlat = xcalloc((size_t)rails, sizeof(*minlat));
+    leaf_lat = xcalloc((size_t)rails, sizeof(*leaf_lat));
     near = xcalloc((size_t)nodes * (size_t)nodes * (size_t)rails, 1);
-    for (int r = 0; r < rails; r++)
-        minlat[r] = -1;
-    for (size_t i = 0; i < in->nlinks; i++) {
-        const struct fabric_link *l = &in->links[i];
-        if (l->ok && l->lat_p50_us > 0 && !touches_failed(in, l) &&
-            (minlat[l->rail] < 0 || l->lat_p50_us < minlat[l->rail]))
-            minlat[l->rail] = l->lat_p50_us;
+    /* per rail, the latency below which a peer is on the same leaf: the middle of the widest gap
+     * between the rail's latencies, when it is a gap (a factor of 1.8 or more, at least two
+     * links below it, each side spread less than the gap); a rail whose latencies form one
+     * group is one leaf as far as they tell (a busy host spreads latencies evenly, a second leaf
+     * stands apart) */
+    for (int r = 0; r < rails; r++) {
+        double *v = xcalloc(in->nlinks ? in->nlinks : 1, sizeof(*v)), best = 0;
+        size_t n = 0;
+        for (size_t i = 0; i < in->nlinks; i++) {
+            const struct fabric_link *l = &in->links[i];
+            if (l->rail == r && l->ok && l->lat_p50_us > 0 && !touches_failed(in, l) &&
+                !touches_culprit(c, l))
+                v[n++] = l->lat_p50_us;
+        }
+        leaf_lat[r] = -1;
+        if (n >= 3) {
+            fabric_median(v, n); /* sorts */
+            for (size_t i = 1; i + 1 < n; i++) {
+                double gap = v[i + 1] / v[i];
+                /* two groups, each tighter than the gap between them: noise spreads evenly */
+                if (gap >= 1.8 && gap > best && v[i] / v[0] < gap && v[n - 1] / v[i + 1] < gap) {
+                    best = gap;
+                    leaf_lat[r] = sqrt(v[i] * v[i + 1]);
+                }
+            }
+        }
+        free(v);
     }
     /* 2 for "measured and near", 1 for "measured and far" */
     for (size_t i = 0; i < in->nlinks; i++) {
         const struct fabric_link *l = &in->links[i];
         unsigned char v;
-        if (!l->ok || l->lat_p50_us <= 0 || minlat[l->rail] <= 0 || touches_failed(in, l))
+        if (!l->ok || l->lat_p50_us <= 0 || touches_failed(in, l) || touches_culprit(c, l))
             continue;
-        v = l->lat_p50_us <= 1.5 * minlat[l->rail] + 20 ? 2 : 1;
+        /* a latency close to the boundary votes for neither side */
+        if (leaf_lat[l->rail] > 0 && l->lat_p50_us > leaf_lat[l->rail] / 1.15 &&
+            l->lat_p50_us < leaf_lat[l->rail] * 1.15)
+            continue;
+        v = leaf_lat[l->rail] < 0 || l->lat_p50_us <= leaf_lat[l->rail] ? 2 : 1;
         near[((size_t)l->a * nodes + l->b) * rails + l->rail] = v;
         near[((size_t)l->b * nodes + l->a) * rails + l->rail] = v;
     }
-    for (int n = 0; n < nodes; n++)
+    for (int n = 0; n < nodes; n++) {
+        int faulty = -1;
+        /* a node with a port that reaches nobody (down, or on another rail's switch) disturbs
+         * its own rails' latencies (traffic and ARP through the wrong switch): its remaining
+         * rails are too few to outvote each other, and are not judged */
+        for (int r = 0; r < rails && faulty < 0; r++)
+            if (pv(c, n, r)->culprit_unreach)
+                faulty = r;
+        if (faulty >= 0 && rails - 1 < 3) {
+            topo_findings_unjudged(c->out,
+                                   "%s: the same-leaf peers of its rails, since its rail%d port "
+                                   "reaches none of its peers",
+                                   in->node_names[n], faulty);
+            continue;
+        }
         for (int r = 0; r < rails; r++) {
             int differs = 0, agree = 0;
             if (pv(c, n, r)->culprit_unreach)
@@ -290,17 +350,65 @@ static void report_leaf_sets(struct ctx *c)
                 else if (others_near || others_far)
                     agree++;
             }
-            /* a leaf is judged from at least 3 peers and 2 that disagree: one latency taken
-             * on a busy host is no evidence */
-            if (differs >= 2 && differs + agree >= 3 && differs > agree)
+            /* a leaf is judged from at least 3 peers that disagree, more than agree: a port on
+             * another leaf flips all its peers of one leaf; a latency or two taken on a busy
+             * host is no evidence */
+            if (differs >= 3 && differs > agree)
                 finding(c, TOPO_SEV_WARN, "rail.cabling", "the same leaf peers as its other rails",
                         "other leaf peers (latency)",
                         "plugged into another leaf of its rail: bandwidth is fine through the "
                         "spines, latency is not",
                         "%s/rail%d", n, -1, r);
         }
-    free(minlat);
+    }
+    free(leaf_lat);
     free(near);
+}
+
+/* What a starved host explains: a link low by no more than the share of the round its ranks
+ * could not run (and any low link of a CPU-bound rank), or one that failed by a deadline while
+ * an end waited for a CPU */
+static int inconclusive(const struct ctx *c, const struct fabric_link *l)
+{
+    double share = fabric_host_share(l->cpu_a, l->wait_a, l->cpu_b, l->wait_b);
+
+    if (share >= 1 || l->rank_failed)
+        return 0;
+    if (!l->ok)
+        return strstr(l->error, "deadline") != NULL || strstr(l->error, "timed out") != NULL;
+    return c->ref[l->rail] > 0 && l->bw_gbps < c->ref[l->rail] &&
+           l->bw_gbps >= share * c->ref[l->rail];
+}
+
+static void report_inconclusive(struct ctx *c)
+{
+    const struct fabric_input *in = c->in;
+
+    for (size_t i = 0; i < in->nlinks; i++) {
+        const struct fabric_link *l = &in->links[i];
+        const char *who = l->wait_a >= l->wait_b ? in->node_names[l->a] : in->node_names[l->b];
+        double wait = l->wait_a >= l->wait_b ? l->wait_a : l->wait_b;
+        char what[64];
+        if (!c->incon[i])
+            continue;
+        if (l->ok)
+            snprintf(what, sizeof(what), "%.3g Gb/s", l->bw_gbps);
+        else
+            snprintf(what, sizeof(what), "no answer in time");
+        if (l->cpu_a >= FABRIC_HOST_CPU || l->cpu_b >= FABRIC_HOST_CPU)
+            topo_findings_unjudged(c->out,
+                                   "%s->%s/rail%d: %s while the rank of %s used a full CPU: "
+                                   "host-limited, not judged (measure it on a quieter host)",
+                                   in->node_names[l->a], in->node_names[l->b], l->rail, what,
+                                   l->cpu_a >= l->cpu_b ? in->node_names[l->a]
+                                                        : in->node_names[l->b]);
+        else
+            topo_findings_unjudged(c->out,
+                                   "%s->%s/rail%d: %s while the rank of %s waited for a CPU "
+                                   "%.0f%% of the round: host-limited, not judged",
+                                   in->node_names[l->a], in->node_names[l->b], l->rail, what, who,
+                                   100 * wait);
+    }
 }
 
 static void ctx_init(struct ctx *c)
@@ -313,25 +421,65 @@ static void ctx_init(struct ctx *c)
     for (size_t i = 0; i < cells; i++)
         c->pv[i].min_bw = -1;
     for (int r = 0; r < in->rails; r++) {
-        double *v = xcalloc(in->nlinks ? in->nlinks : 1, sizeof(*v));
+        double *best = xcalloc((size_t)in->nodes + 1, sizeof(*best));
         size_t n = 0;
-        for (size_t i = 0; i < in->nlinks; i++)
-            if (in->links[i].rail == r && in->links[i].ok && !in->links[i].rank_failed)
-                v[n++] = in->links[i].bw_gbps;
-        /* low: below the map's floor, or without one below 80% of the rail's median */
+        /* each port's best link: a healthy port reaches full speed with a healthy partner, a
+         * slow one with none. Their median is the rail's speed as long as most ports are
+         * healthy, however often the slow ones were measured (the retests measure suspects
+         * again, and a median of links would sink with them). */
+        for (int k = 0; k < in->nodes; k++)
+            best[k] = -1;
+        for (size_t i = 0; i < in->nlinks; i++) {
+            const struct fabric_link *l = &in->links[i];
+            if (l->rail != r || !l->ok || l->rank_failed)
+                continue;
+            if (l->bw_gbps > best[l->a])
+                best[l->a] = l->bw_gbps;
+            if (l->bw_gbps > best[l->b])
+                best[l->b] = l->bw_gbps;
+        }
+        for (int k = 0; k < in->nodes; k++)
+            if (best[k] >= 0)
+                best[n++] = best[k];
+        /* low: below the map's floor, or without one below 80% of that median */
         if (in->expect_gbps && in->expect_gbps[r] > 0)
             c->ref[r] = in->expect_gbps[r];
         else
-            c->ref[r] = n > 0 ? 0.8 * fabric_median(v, n) : -1;
-        free(v);
+            c->ref[r] = n > 0 ? 0.8 * fabric_median(best, n) : -1;
+        free(best);
     }
+    c->incon = xcalloc(in->nlinks ? in->nlinks : 1, 1);
+    for (size_t i = 0; i < in->nlinks; i++)
+        c->incon[i] = inconclusive(c, &in->links[i]);
     classify(c);
+}
+
+/* A port no link proved: not a culprit, and not one good link (its partners all failed or were
+ * slow themselves): its own health is unknown until it meets a good node */
+static int unproven(const struct port_view *v)
+{
+    return v->edges > 0 && v->good == 0 && !v->culprit_bw && !v->culprit_unreach;
+}
+
+/* a suspect is not good; the count of suspects; c released */
+static size_t done_suspects(struct ctx *c, int *suspect, int *good)
+{
+    size_t n = 0;
+
+    for (int k = 0; k < c->in->nodes; k++) {
+        if (suspect[k])
+            good[k] = 0;
+        n += suspect[k] != 0;
+    }
+    free(c->ref);
+    free(c->pv);
+    free(c->incon);
+    return n;
 }
 
 size_t fabric_suspects(const struct fabric_input *in, int *suspect, int *good)
 {
-    struct ctx c = { in, NULL, NULL, NULL };
-    size_t n = 0;
+    struct ctx c = { in, NULL, NULL, NULL, NULL };
 
     ctx_init(&c);
     for (int k = 0; k < in->nodes; k++) {
@@ -341,33 +489,59 @@ size_t fabric_suspects(const struct fabric_input *in, int *suspect, int *good)
     for (int k = 0; k < in->nodes; k++)
         for (int r = 0; r < in->rails; r++) {
             struct port_view *v = pv(&c, k, r);
-            if (v->culprit_bw || v->culprit_unreach)
+            if (v->culprit_bw || v->culprit_unreach || unproven(v))
                 suspect[k] = 1;
             if (v->good != v->edges)
                 good[k] = 0;
         }
     for (size_t i = 0; i < in->nlinks; i++) {
         const struct fabric_link *l = &in->links[i];
-        if (excluded(in, l) || (l->ok && !is_low(&c, l)))
+        if (c.incon[i]) { /* measured on a starved host: measure it again */
+            suspect[l->a] = suspect[l->b] = 1;
+            good[l->a] = good[l->b] = 0;
+            continue;
+        }
+        if (excluded(&c, l) || (l->ok && !is_low(&c, l)))
             continue;
         good[l->a] = good[l->b] = 0;
         if (!pv(&c, l->a, l->rail)->culprit_bw && !pv(&c, l->a, l->rail)->culprit_unreach &&
             !pv(&c, l->b, l->rail)->culprit_bw && !pv(&c, l->b, l->rail)->culprit_unreach)
             suspect[l->a] = suspect[l->b] = 1;
     }
-    for (int k = 0; k < in->nodes; k++) {
-        if (suspect[k])
-            good[k] = 0;
-        n += suspect[k] != 0;
+    return done_suspects(&c, suspect, good);
+}
+
+size_t fabric_retest_suspects(const struct fabric_input *in, int pass, int *suspect, int *good)
+{
+    struct ctx c = { in, NULL, NULL, NULL, NULL };
+    size_t n = fabric_suspects(in, suspect, good);
+
+    if (pass == 0)
+        return n;
+    /* later passes: only what is still unexplained */
+    ctx_init(&c);
+    for (int k = 0; k < in->nodes; k++)
+        suspect[k] = 0;
+    for (size_t i = 0; i < in->nlinks; i++) {
+        const struct fabric_link *l = &in->links[i];
+        const struct port_view *va = pv(&c, l->a, l->rail), *vb = pv(&c, l->b, l->rail);
+        int unexplained =
+            !excluded(&c, l) && ((!l->ok && !va->culprit_unreach && !vb->culprit_unreach) ||
+                                 (is_low(&c, l) && !va->culprit_bw && !vb->culprit_bw &&
+                                  !va->culprit_unreach && !vb->culprit_unreach));
+        if (unexplained || c.incon[i])
+            suspect[l->a] = suspect[l->b] = 1;
     }
-    free(c.ref);
-    free(c.pv);
-    return n;
+    for (int k = 0; k < in->nodes; k++)
+        for (int r = 0; r < in->rails; r++)
+            if (unproven(pv(&c, k, r)))
+                suspect[k] = 1;
+    return done_suspects(&c, suspect, good);
 }
 
 void fabric_analyze(const struct fabric_input *in, struct topo_findings *out)
 {
-    struct ctx c = { in, out, NULL, NULL };
+    struct ctx c = { in, out, NULL, NULL, NULL };
 
     ctx_init(&c);
     for (size_t i = 0; i < in->nfailed; i++)
@@ -377,6 +551,8 @@ void fabric_analyze(const struct fabric_input *in, struct topo_findings *out)
     report_ports(&c);
     report_links(&c);
     report_leaf_sets(&c);
+    report_inconclusive(&c);
     free(c.ref);
     free(c.pv);
+    free(c.incon);
 }

@@ -22,6 +22,9 @@ struct fabric_link {
                                               round, -1 unknown */
     char counters_a[128], counters_b[128]; /* RDMA port counters that rose ("" none) */
     char mem_a[96], mem_b[96];             /* verbs: the memory each end used ("" n/a) */
+    /* each end's host over the round (fabric/host.h): the share of the time its rank ran and
+     * waited for a CPU, <0 unknown */
+    double cpu_a, wait_a, cpu_b, wait_b;
 };
 
 struct fabric_port {
@@ -43,13 +46,27 @@ struct fabric_input {
  * map), link.path (a pair low that neither end explains), link.unreachable, nic.port.state
  * (a rail without carrier), rail.cabling (a rail up but reaching none of its peers, or whose
  * same-leaf peers differ from the node's other rails), link.errors (error counters that rose).
- * The median per rail is the fleet reference. */
+ * Without a map, the fleet reference of a rail is the median over its ports of each port's
+ * best link.
+ * A link measured on a starved host is inconclusive, never a finding: low by no more than its
+ * hosts' lost CPU time explains (fabric_host_share), or failed by a deadline while an end waited
+ * for a CPU. It is left out of the localization and its latency out of the leaf sets, and
+ * named in out's not-judged list. */
 void fabric_analyze(const struct fabric_input *in, struct topo_findings *out);
 
 /* Mark in suspect[node] (nodes entries, zeroed first) the nodes worth a retest: those with a
- * culprit port and those on a bad pair nobody explains; good[node] gets the nodes whose every
- * link was fine. Returns the number of suspects. */
+ * culprit port, those on a bad pair nobody explains, those of an inconclusive link, and those
+ * with a port no good link proved (its partners were all faulty); good[node] gets the nodes
+ * whose every link was fine. Returns the number of suspects. */
 size_t fabric_suspects(const struct fabric_input *in, int *suspect, int *good);
+
+/* The nodes to retest in pass (from 0), as fabric_suspects fills them: pass 0 its suspects; a
+ * later pass only the ends of links still unexplained (bad, and no port explains them) or
+ * inconclusive, and nodes with a port no good link proved yet. Returns the number of suspects; 0
+ * ends the retests. railyard-fabric --retest makes up to FABRIC_RETEST_PASSES passes, each pairing
+ * the suspects with known-good nodes (fabric_schedule_bisect). */
+#define FABRIC_RETEST_PASSES 3
+size_t fabric_retest_suspects(const struct fabric_input *in, int pass, int *suspect, int *good);
 
 /* Median of v[0..n-1] (n > 0); v is reordered. */
 double fabric_median(double *v, size_t n);

@@ -30,6 +30,9 @@ struct fabric_stats {
 
 struct fabric_transport {
     const char *name;
+    /* 1: it busy-polls for completions (verbs): its ranks use a full CPU by design, so their
+     * CPU time says nothing of being host-limited (their wait for a CPU still does) */
+    int polls;
     /* bind to the rail's network interface; fill local (ok=0 with a reason when the port
      * fails; -1 when the test cannot run on this node at all) */
     int (*setup)(const char *netdev, struct fabric_endpoint *local, void **state, ry_error_t *err);

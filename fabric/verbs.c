@@ -841,6 +841,7 @@ int fabric_verbs_register_gpu(const char *dev, uint64_t dptr, size_t size, int d
 
 const struct fabric_transport fabric_transport_verbs = {
     .name = "verbs",
+    .polls = 1,
     .setup = verbs_setup,
     .send = verbs_send,
     .recv = verbs_recv,

@@ -4,6 +4,8 @@
 # RAILYARD: the railyard binary (visible in the guest: a shared build folder).
 set -u
 RAILYARD=${RAILYARD:?set RAILYARD to the railyard binary}
+# the guest's root is the host's, shared read-only: nothing is archived
+export RAILYARD_ARCHIVE=none
 pass=0 fail=0
 T=$(mktemp -d)
 ok() { # ok STATUS DESCRIPTION
@@ -74,7 +76,7 @@ node_types:
     nics:
       - {name: rxe_a0, rail: 0, netdev: ra0, link_layer: Ethernet}
       - {name: rxe_a1, rail: 1, netdev: ra1, link_layer: Ethernet}
-    thresholds: {rail_bw_gbps: 0.025} # Soft-RoCE under emulation: 0.1-0.3 Gb/s, send 0.05-0.08 with ASan; tbf-shaped: <= 0.02
+    thresholds: {rail_bw_gbps: 0.025} # Soft-RoCE under emulation: 0.1-0.3 Gb/s, send 0.05-0.08 with ASan; tbf-shaped: <= 0.008
   b:
     nics:
       - {name: rxe_b0, rail: 0, netdev: rb0, link_layer: Ethernet}
@@ -158,18 +160,22 @@ bw1=$(write_bw 1 18516)
 echo "# ib_write_bw rail 0: $bw0 Gb/s, rail 1: $bw1 Gb/s"
 awk -v a="$bw0" -v b="$bw1" 'BEGIN {exit !(a > 0 && b > 0)}'
 ok $? "RDMA writes flow on both rails (perftest)"
-tc qdisc add dev ra1 root tbf rate 20mbit burst 32kbit latency 100ms
-tc qdisc add dev rb1 root tbf rate 20mbit burst 32kbit latency 100ms
+# 8 Mbit/s: the guest's four ranks busy-poll on two vCPUs and wait for them about half of each
+# round, which explains a rail down to half the map's floor (0.025): a rail shaped to a third of
+# the floor is a fault whatever the waits (railyard-fabric(1), Busy hosts)
+tc qdisc add dev ra1 root tbf rate 8mbit burst 32kbit latency 100ms
+tc qdisc add dev rb1 root tbf rate 8mbit burst 32kbit latency 100ms
 bw1s=$(write_bw 1 18517)
 bw0b=$(write_bw 0 18518)
 echo "# shaped rail 1: $bw1s Gb/s, rail 0: $bw0b Gb/s"
-awk -v a="$bw0b" -v b="$bw1s" 'BEGIN {exit !(b < a / 2)}'
-ok $? "a rail shaped by tbf moves less than half of the other"
+# a run that failed gives 0, which is "below half" too: the shaped rail must have moved something
+awk -v a="$bw0b" -v b="$bw1s" 'BEGIN {exit !(a > 0 && b > 0 && b < a / 2)}'
+ok $? "a rail shaped by tbf moves less than half of the other (both measured)"
 vs1=$(vp ra1 rb1 -1 2 | awk '/bw_gbps/ {print $2}')
 vs0=$(vp ra0 rb0 -1 2 | awk '/bw_gbps/ {print $2}')
 echo "# verbs shaped rail 1: $vs1 Gb/s, rail 0: $vs0 Gb/s"
-awk -v a="${vs0:-0}" -v b="${vs1:-0}" 'BEGIN {exit !(a > 0 && b < a / 2)}'
-ok $? "verbs transport: the shaped rail measures below half of the other"
+awk -v a="${vs0:-0}" -v b="${vs1:-0}" 'BEGIN {exit !(a > 0 && b > 0 && b < a / 2)}'
+ok $? "verbs transport: the shaped rail measures below half of the other (both measured)"
 if [ -x "$FABRIC" ] && command -v mpirun >/dev/null; then
     mpi_fabric "$T/run2"
     rc=$?

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "fabric/analyze.h"
+#include "fabric/host.h"
 #include "tests/tap/tap.h"
 
 static char *names[] = { "n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8" };
@@ -149,6 +150,17 @@ int main(void)
         is_int((long long)fabric_suspects(&in, suspect, good), 2,
                "an unexplained pair: two suspects");
         ok(suspect[0] && suspect[1], "...both of its ends");
+        /* the findings, not only the suspects: a pair low while both ends are fine with their
+         * other partners is the path between them; neither port is blamed */
+        is_str(fails(x, 8, 4, 2, NULL, expect), "link.path n1<->n2/rail0",
+               "a pair that neither end explains is named as the pair, not as a port");
+    }
+    {
+        /* a port seen through one link only, low, whose partner is fine with two others: the
+         * port is the culprit (its partner has as many bad links, but is fine elsewhere) */
+        struct fabric_link one[3] = { L(0, 0, 0, 1, 0.29), L(1, 0, 1, 2, .95), L(2, 0, 1, 3, .95) };
+        is_str(fails(one, 3, 4, 1, NULL, expect), "link.bandwidth n1/rail0",
+               "a port whose one link is low, its partner fine elsewhere: the port is named");
     }
     /* same-leaf latency sets: 8 nodes on two leaves per rail, 3 rails (the majority of a node's
      * rails tells which one differs), n1's rail-1 cable on the other leaf; all pairs measured
@@ -184,6 +196,34 @@ int main(void)
         ok(nw == 1 && !strcmp(what, "n1/rail1"),
            "a port on another leaf of its rail: one rail.cabling warning (%zu, %s)", nw, what);
         topo_findings_free(&f);
+        /* n2's rail-0 port on another rail's switch (reaches nobody, carrier up), and the
+         * latencies of its other two rails disturbed: the failure is named, the two healthy
+         * rails are not warned about (they are too few to outvote each other) */
+        k = 0;
+        for (int a = 0; a < 8; a++)
+            for (int b = a + 1; b < 8; b++)
+                for (int r = 0; r < 3; r++) {
+                    int la = a / 4, lb = b / 4;
+                    ap[k] = L((int)k / 3, r, a, b, (a == 1 || b == 1) && r == 0 ? -1 : .95);
+                    ap[k].lat_p50_us = ap[k].lat_p99_us = la == lb ? 3 : 60;
+                    if ((a == 1 || b == 1) && r == 1)
+                        ap[k].lat_p50_us = ap[k].lat_p99_us = la == lb ? 60 : 3;
+                    k++;
+                }
+        {
+            struct fabric_input in = { 8, 3, n8, ports, NULL, ap, k, NULL, 0 };
+            memset(&f, 0, sizeof(f));
+            fabric_analyze(&in, &f);
+        }
+        topo_findings_sort(&f);
+        ok(f.nfail == 1 && !strcmp(f.v[0].check, "rail.cabling") &&
+               !strcmp(f.v[0].subject, "n2/rail0") && f.nwarn == 0,
+           "a miscabled port: named; its node's other rails' latencies not warned about "
+           "(%zu failures, %zu warnings)",
+           f.nfail, f.nwarn);
+        ok(f.nunjudged == 1 && strstr(f.unjudged[0], "n2: the same-leaf peers"),
+           "... and said not judged: %s", f.nunjudged ? f.unjudged[0] : "(none)");
+        topo_findings_free(&f);
         /* 4 nodes, two peers each: n2's two rail-0 latencies taken on a busy host (200 us) are
          * too few to judge a leaf */
         memcpy(x, h, sizeof(x));
@@ -197,6 +237,79 @@ int main(void)
         }
         is_int((long long)f.nwarn, 0, "two noisy latencies of one node judge no leaf");
         topo_findings_free(&f);
+    }
+    /* measurements on a starved host: inconclusive, never a finding */
+    {
+        struct fabric_port ports[8];
+        struct topo_findings f = { 0 };
+        struct fabric_input in = { 4, 2, names, ports, expect, x, 8, NULL, 0 };
+        int suspect[4], good[4];
+        for (int i = 0; i < 8; i++)
+            ports[i].carrier = 1;
+        is_int((long long)(fabric_host_share(0.1, 0.02, 0.2, 0.05) * 100), 100,
+               "share: ranks neither starved nor CPU-bound: 1");
+        is_int((long long)(fabric_host_share(0.1, 0.35, 0.2, 0.05) * 100 + 0.5), 65,
+               "share: an end that waited 35%% of the round: 0.65");
+        is_int((long long)(fabric_host_share(0.95, 0, 0.2, 0) * 100), 0,
+               "share: a CPU-bound end: 0");
+        memcpy(x, h, sizeof(x));
+        x[1].bw_gbps = 0.7; /* n1-n2 rail 1 below the 0.9 floor... */
+        x[1].wait_b = 0.35; /* ...while n2's rank waited for a CPU 35% of the round */
+        is_str(fails(x, 8, 4, 2, NULL, expect), "",
+               "a link low by what its starved host explains: no finding (was link.path)");
+        fabric_analyze(&in, &f);
+        ok(f.nunjudged == 1 && strstr(f.unjudged[0], "n1->n2/rail1: 0.7 Gb/s while the rank of "
+                                                     "n2 waited for a CPU 35% of the round"),
+           "... it is named as not judged: %s", f.nunjudged ? f.unjudged[0] : "(none)");
+        topo_findings_free(&f);
+        fabric_suspects(&in, suspect, good);
+        ok(suspect[0] && suspect[1] && !suspect[2] && !suspect[3], "... and retested");
+        x[1].bw_gbps = 0.29; /* far lower than the lost CPU time explains: the link */
+        is_str(fails(x, 8, 4, 2, NULL, expect), "link.path n1<->n2/rail1",
+               "a link lower than its host's wait explains is judged");
+        x[1].wait_b = 0.05; /* the wait under the threshold: judged as measured */
+        x[1].bw_gbps = 0.7;
+        is_str(fails(x, 8, 4, 2, NULL, expect), "link.path n1<->n2/rail1",
+               "a wait under a tenth of the round changes nothing");
+        x[1].cpu_a = 0.97; /* the sender used a full core: its host was the limit */
+        x[1].bw_gbps = 0.29;
+        is_str(fails(x, 8, 4, 2, NULL, expect), "",
+               "a CPU-bound end: the low link is inconclusive");
+        memcpy(x, h, sizeof(x));
+        x[4] = L(1, 0, 1, 2, -1);
+        strcpy(x[4].error, "connect 10.0.0.3:7000: no answer before the deadline");
+        x[4].wait_a = 0.4;
+        is_str(fails(x, 8, 4, 2, NULL, expect), "",
+               "a link that missed its deadline while an end waited for a CPU: inconclusive");
+        x[4].wait_a = 0;
+        is_str(fails(x, 8, 4, 2, NULL, expect), "link.unreachable n2<->n3/rail0",
+               "the same without the wait: unreachable");
+        /* a degraded port still found beside the starved links */
+        memcpy(x, h, sizeof(x));
+        x[1].bw_gbps = x[5].bw_gbps = 0.29; /* n2 rail 1 slow with both partners */
+        x[1].wait_b = x[5].wait_a = 0.2;
+        x[2].bw_gbps = 0.8;
+        x[2].wait_a = 0.3; /* n3-n4 rail 0 a little low on a busy n3 */
+        is_str(fails(x, 8, 4, 2, NULL, expect), "link.bandwidth n2/rail1",
+               "busy hosts: the degraded port is still named, the busy link is not");
+        x[3].lat_p50_us = 900; /* a latency taken while waiting: not a leaf's evidence */
+        x[3].wait_a = 0.5;
+        is_str(fails(x, 8, 4, 2, NULL, expect), "link.bandwidth n2/rail1", "... nor its latency");
+    }
+    {
+        struct fabric_host_sample a, b;
+        double cpu, wait;
+        volatile double spin = 0;
+        fabric_host_sample(&a);
+        for (int i = 0; i < 20000000; i++)
+            spin += i;
+        fabric_host_sample(&b);
+        fabric_host_load(&a, &b, &cpu, &wait);
+        ok(b.wall > a.wall && cpu > 0 && cpu <= 1 && (wait < 0 || (wait >= 0 && wait <= 1)),
+           "the thread's load over a busy loop: ran %.2f, waited %.2f of it", cpu, wait);
+        a.cpu = -1;
+        fabric_host_load(&a, &b, &cpu, &wait);
+        ok(cpu < 0, "an unknown CPU time stays unknown");
     }
     {
         double v[] = { 5, 1, 3, 2, 4 };

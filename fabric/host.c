@@ -1,0 +1,55 @@
+#include "config.h"
+
+#include <stdio.h>
+#include <time.h>
+
+#include "fabric/host.h"
+
+void fabric_host_sample(struct fabric_host_sample *s)
+{
+    struct timespec ts;
+    unsigned long long run, delay;
+    FILE *f;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    s->wall = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    s->cpu = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0
+                 ? (double)ts.tv_sec + (double)ts.tv_nsec / 1e9
+                 : -1;
+    s->wait = -1;
+    /* the process's own scheduler statistics: "<ns on a CPU> <ns waiting on a runqueue>
+     * <timeslices>" (this thread's; not a machine fact, so not read through a sysfs root) */
+    if ((f = fopen("/proc/thread-self/schedstat", "r")) ||
+        (f = fopen("/proc/self/schedstat", "r"))) {
+        if (fscanf(f, "%llu %llu", &run, &delay) == 2)
+            s->wait = (double)delay / 1e9;
+        fclose(f);
+    }
+}
+
+static double frac(double x, double wall)
+{
+    if (x < 0 || wall <= 0)
+        return -1;
+    return x / wall > 1 ? 1 : x / wall;
+}
+
+void fabric_host_load(const struct fabric_host_sample *a, const struct fabric_host_sample *b,
+                      double *cpu_frac, double *wait_frac)
+{
+    double wall = b->wall - a->wall;
+
+    *cpu_frac = a->cpu >= 0 && b->cpu >= a->cpu ? frac(b->cpu - a->cpu, wall) : -1;
+    *wait_frac = a->wait >= 0 && b->wait >= a->wait ? frac(b->wait - a->wait, wall) : -1;
+}
+
+double fabric_host_share(double cpu_a, double wait_a, double cpu_b, double wait_b)
+{
+    double wait = wait_a > wait_b ? wait_a : wait_b;
+
+    if (cpu_a >= FABRIC_HOST_CPU || cpu_b >= FABRIC_HOST_CPU)
+        return 0;
+    if (wait >= FABRIC_HOST_WAIT)
+        return 1 - wait;
+    return 1;
+}
