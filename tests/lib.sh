@@ -10,6 +10,16 @@ trap 'rm -rf "$TMP"' EXIT
 
 plan() { echo "1..$1"; T_PLAN=$1; }
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+# A rig this test needs is taken (a namespace, ports or a guest image a crashed run left): a skip
+# on a developer's machine, a failure under CI, where a green run must have run the test
+rig_taken() {
+    if [ -n "${CI:-}" ]; then
+        echo "1..1"
+        echo "not ok 1 - $* (under CI a rig left over fails the run: remove it and run again)"
+        exit 1
+    fi
+    skip_all "$*"
+}
 ok() { # ok COND-EXIT-STATUS DESCRIPTION
     T_RUN=$((T_RUN + 1))
     if [ "$1" -eq 0 ]; then echo "ok $T_RUN - $2"; else echo "not ok $T_RUN - $2"; T_FAIL=$((T_FAIL + 1)); fi
@@ -31,3 +41,18 @@ need_shared() { # need_shared RELPATH: skip the whole file when the shared fixtu
     [ -e "$SHARED_FIXTURES/$1" ] || skip_all "shared fixture $1 not found (set RAILYARD_SHARED_FIXTURES)"
 }
 jqget() { jq -r "$1" "$2"; }
+golden_cmp() { # golden_cmp GOT GOLDEN DESCRIPTION: GOT matches the recorded GOLDEN file
+    # RAILYARD_UPDATE_GOLDEN=1 rewrites GOLDEN instead (reported as a skip, never as a pass: the
+    # diff is to be reviewed); under CI it is refused, a run must compare
+    if [ -n "${RAILYARD_UPDATE_GOLDEN:-}" ]; then
+        if [ -n "${CI:-}" ]; then
+            ok 1 "$3 (RAILYARD_UPDATE_GOLDEN is set under CI: nothing was compared)"
+        else
+            cp "$1" "$2"; skip "$3: $(basename "$2") rewritten, not compared (review the diff)"
+        fi
+    elif diff -u "$2" "$1" >"$TMP/golden.diff"; then
+        ok 0 "$3"
+    else
+        ok 1 "$3"; sed 's/^/# /' "$TMP/golden.diff" | head -40
+    fi
+}

@@ -19,15 +19,7 @@ golden() { # NAME ARGS...: compare text and JSON output with the recorded ones
     "$RAILYARD" inventory --json "$@" 2>&1 | jq 'del(.version, .build)' |
         sed -e "s#$SHARED_FIXTURES#FIXTURES#g" -e "s#$TMP#TMP#g" >"$TMP/$name.json"
     for ext in txt json; do
-        if [ -n "${RAILYARD_UPDATE_GOLDEN:-}" ]; then
-            cp "$TMP/$name.$ext" "$GOLDEN/$name.$ext"
-        fi
-        if diff -u "$GOLDEN/$name.$ext" "$TMP/$name.$ext" >"$TMP/diff"; then
-            ok 0 "$name.$ext matches the golden output"
-        else
-            ok 1 "$name.$ext matches the golden output"
-            sed 's/^/# /' "$TMP/diff" | head -40
-        fi
+        golden_cmp "$TMP/$name.$ext" "$GOLDEN/$name.$ext" "$name.$ext matches the golden output"
     done
 }
 golden nccl-azure-ndv5 --nccl-topo "$SHARED_FIXTURES/nccl-topo/azure_ndv5-topo.xml"

@@ -152,6 +152,53 @@ if have_feature libpci; then
 else
     skip "built without libpci: the GPU model (and its reference) comes from PCI ids"
 fi
+# an H100 whose link trained at x8 in an x16 slot: the width judged is the trained one
+P=$TMP/sys/bus/pci/devices/0000:1c:00.0
+mkdir -p $P
+echo 0x030200 >$P/class; echo 0x10de >$P/vendor; echo 0x2330 >$P/device
+echo "32.0 GT/s PCIe" >$P/max_link_speed; echo 16 >$P/max_link_width
+echo "32.0 GT/s PCIe" >$P/current_link_speed; echo 8 >$P/current_link_width
+check --node n1 --sysfs-root "$TMP/sys"
+if have_feature libpci; then
+    is "$(jq -r '[.findings[]|select(.check=="gpu.pcie.width" and .subject=="n1/gpu1")|"\(.severity) \(.expected) \(.observed)"]|join(";")' $TMP/c.json)" \
+       "fail x16 x8" "an H100 trained at x8 of its x16: gpu.pcie.width fails on the trained width"
+else
+    skip "built without libpci: the GPU model (and its reference) comes from PCI ids"
+fi
+
+# --- nic.port.rate without the IB width rule: Ethernet ports against their peers, and a 4X
+# InfiniBand port at HDR against a map that says 400
+S2=$TMP/sys2/class/infiniband
+for d in mlx5_0 mlx5_1 mlx5_2; do
+    mkdir -p "$S2/$d/ports/1"
+    echo "4: ACTIVE" >"$S2/$d/ports/1/state"; echo "5: LinkUp" >"$S2/$d/ports/1/phys_state"
+    echo "Ethernet" >"$S2/$d/ports/1/link_layer"; echo MT4129 >"$S2/$d/hca_type"
+    echo "400 Gb/sec (4X NDR)" >"$S2/$d/ports/1/rate"
+done
+echo "200 Gb/sec (4X HDR)" >"$S2/mlx5_1/ports/1/rate"
+check --node n1 --sysfs-root "$TMP/sys2"
+is "$rc|$(jq -r '[.findings[]|select(.check=="nic.port.rate" and .severity=="fail")|"\(.subject) \(.expected) \(.observed)"]|join(";")' $TMP/c.json)" \
+   "1|n1/mlx5_1:1 400 Gb/s (like 2 ports of this kind) 200 Gb/s" \
+   "an Ethernet port at 200 beside two at 400 of its kind: nic.port.rate against its peers"
+for d in mlx5_0 mlx5_1 mlx5_2; do echo InfiniBand >"$S2/$d/ports/1/link_layer"; echo "200 Gb/sec (4X HDR)" >"$S2/$d/ports/1/rate"; done
+cat >"$TMP/rate.map" <<'MAP'
+node_types:
+  t:
+    nics:
+      - {name: mlx5_0, rate_gbps: 400}
+      - {name: mlx5_1, rate_gbps: 400}
+      - {name: mlx5_2, rate_gbps: 200}
+nodes:
+  n1: t
+MAP
+if have_feature yaml; then
+    check --node n1 --map "$TMP/rate.map" --sysfs-root "$TMP/sys2"
+    is "$rc|$(jq -r '[.findings[]|select(.check=="nic.port.rate" and .severity=="fail")|"\(.subject) \(.expected) \(.observed)"]|join(";")' $TMP/c.json)" \
+       "1|n1/mlx5_0:1 400 Gb/s 200 Gb/s;n1/mlx5_1:1 400 Gb/s 200 Gb/s" \
+       "4X HDR ports where the map says 400 Gb/s: nic.port.rate against the map (mlx5_2's 200 is fine)"
+else
+    skip "built without libyaml: no maps"
+fi
 
 # --- errors: exit 2, verdict error, one line
 check --map "$TMP/nope.map"

@@ -10,7 +10,7 @@ done
 have_feature yaml || skip_all "built without libyaml: no maps"
 need_shared ibstat/gpud_ibstat_h100_roce_12hca_all_active.txt
 if command -v ss >/dev/null && ss -ltn | grep -qE ':(16817|1700[1-3]) '; then
-    skip_all "Slurm ports 16817/17001-17003 are in use"
+    rig_taken "Slurm ports 16817/17001-17003 are in use"
 fi
 I=$SHARED_FIXTURES/ibstat
 D=$TMP/slurm

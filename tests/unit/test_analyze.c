@@ -89,6 +89,13 @@ int main(void)
     is_str(fails(x, 8, 4, 2, down, expect),
            "link.bandwidth n2/rail1;nic.port.state n3/rail0;rail.cabling n4/rail1",
            "three faults together: exactly the three culprits");
+    /* two nodes, one of whose ports has no carrier: that evidence needs no partner */
+    {
+        struct fabric_link two[2] = { L(0, 0, 0, 1, -1), L(0, 1, 0, 1, .95) };
+        int nocarrier[4] = { 1, 0, 0, 0 };
+        is_str(fails(two, 2, 2, 2, nocarrier, expect), "nic.port.state n1/rail0",
+               "two nodes, a port without carrier: named by its carrier, not left to the pair");
+    }
     /* two nodes only: the pair is blamed, not a port */
     {
         struct fabric_link two[2] = { L(0, 0, 0, 1, 0.3), L(0, 1, 0, 1, -1) };

@@ -46,6 +46,8 @@ static void nvswitch_pairs(void)
        "NCCL >= 2.31's sentinel (no PCI address) is the same fabric");
     ok(topo_nvtarget_normalize("00000000:C4:00.0", t) == 0 && !strcmp(t, "0000:c4:00.0"),
        "an NVSwitch's NVML address is normalised");
+    ok(topo_nvtarget_normalize("10000:c4:00.0", t) == 0 && !strcmp(t, "10000:c4:00.0"),
+       "a 20-bit domain (Intel VMD's 10000:) is an address too");
     ok(topo_nvtarget_normalize("1ffffffff:00:00.0", t) < 0, "a domain wider than 32 bits: refused");
     ok(topo_nvtarget_normalize("ffff:zz:00.0", t) < 0, "not an address: refused");
     ok(topo_nvtarget_normalize(NULL, t) < 0, "NULL: refused");

@@ -46,6 +46,27 @@ int main(void)
     check_name("NVIDIA L4", "L4");
     check_name("NVIDIA A100-SXM4-80GB", "A100 SXM");
     check_name("NVIDIA GeForce RTX 4090", "none");
+    {
+        /* the values of every generation, not only the names */
+        static const struct {
+            const char *model;
+            int gen, width, links;
+        } want[] = {
+            { "Tesla P100-SXM2-16GB", 3, 16, 4 },  { "Tesla V100-SXM2-16GB", 3, 16, 6 },
+            { "NVIDIA A100-SXM4-80GB", 4, 16, 12 }, { "NVIDIA A100 80GB PCIe", 4, 16, -1 },
+            { "NVIDIA H100 80GB HBM3", 5, 16, 18 }, { "NVIDIA H100 PCIe", 5, 16, -1 },
+            { "NVIDIA H800", 5, 16, 8 },            { "NVIDIA L40S", 4, 16, -1 },
+            { "AMD Instinct MI300X", 5, 16, -1 },   { "AMD Instinct MI250X", 4, 16, -1 },
+        };
+        for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+            r = topo_ref_gpu(want[i].model);
+            ok(r && r->pcie_gen == want[i].gen && r->pcie_width == want[i].width &&
+                   r->nvlink_links == want[i].links,
+               "%s: Gen%d x%d, %d NVLinks (%s: Gen%d x%d, %d)", want[i].model, want[i].gen,
+               want[i].width, want[i].links, r ? r->name : "none", r ? r->pcie_gen : 0,
+               r ? r->pcie_width : 0, r ? r->nvlink_links : 0);
+        }
+    }
     r = topo_ref_gpu("NVIDIA GB300");
     ok(r && r->nvlink_links == 18 && r->pcie_gen == 0, "GB300: 18 NVLinks, host link not PCIe");
     r = topo_ref_gpu("NVIDIA B200");
