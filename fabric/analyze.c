@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xmalloc.h"
 #include "fabric/analyze.h"
 #include "fabric/host.h"
-#include "src/common/xmalloc.h"
 
 static int dcmp(const void *a, const void *b)
 {

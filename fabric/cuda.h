@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "src/common/error.h"
+#include "common/error.h"
 
 /* CUDA device memory for the verbs transport and the GPUDirect probe, through the CUDA driver
  * API loaded at run time (libcuda.so.1): a binary built with CUDA starts on nodes without a

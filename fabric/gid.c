@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "fabric/transport.h"
+#include "fabric/gid.h"
 
 static int is_v4_mapped(const char *gid)
 {

@@ -7,11 +7,11 @@
 
 #include <hwloc.h>
 
+#include "common/sysfs.h"
+#include "common/xmalloc.h"
 #include "fabric/mem.h"
-#include "src/common/xmalloc.h"
-#include "topo/discover.h"
-#include "topo/numa.h"
-#include "topo/sysfs.h"
+#include "readers/discover.h"
+#include "readers/numa.h"
 
 int fabric_nearest_gpu(const struct topo_node *node, size_t nic, enum topo_path *path)
 {
@@ -36,7 +36,7 @@ static int alloc_host(struct fabric_mem *m, const char *rdma_dev, const char *ne
     hwloc_topology_t topo;
 
     if (numa < 0 && rdma_dev)
-        topo_sysfs_read_int(NULL, &numa, NULL, "class/infiniband/%s/device/numa_node", rdma_dev);
+        ry_sysfs_read_int(NULL, &numa, NULL, "class/infiniband/%s/device/numa_node", rdma_dev);
     m->numa = -1;
     if (numa >= 0 && hwloc_topology_init(&topo) == 0) {
         hwloc_obj_t node;

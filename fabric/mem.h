@@ -3,8 +3,8 @@
 
 #include <stddef.h>
 
+#include "common/error.h"
 #include "fabric/cuda.h"
-#include "src/common/error.h"
 #include "topo/model.h"
 
 /* The memory a verbs link test moves: host memory bound to the NIC's NUMA node, or CUDA device

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xmalloc.h"
 #include "fabric/schedule.h"
-#include "src/common/xmalloc.h"
 
 static struct fabric_round *add_round(struct fabric_schedule *s)
 {

@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-#include "src/common/error.h"
+#include "common/error.h"
 
 /* Test schedules: which nodes test each other in which round. Pure functions of their
  * arguments. A pair names two nodes; every rail of both nodes runs in the same round (rank

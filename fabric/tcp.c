@@ -15,9 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/xmalloc.h"
 #include "fabric/analyze.h"
+#include "fabric/tcp.h"
 #include "fabric/transport.h"
-#include "src/common/xmalloc.h"
 
 /* The tcp transport: plain TCP over the rail's netdev, bound to its address (and to the device
  * with SO_BINDTODEVICE where allowed), non-blocking sockets and poll() with deadlines. */

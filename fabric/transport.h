@@ -1,14 +1,19 @@
 #ifndef RAILYARD_FABRIC_TRANSPORT_H
 #define RAILYARD_FABRIC_TRANSPORT_H
 
+/* fabric/: the link tests of railyard-fabric: transports, schedules, the hosts' load,
+ * fault localization over the pair graph. */
+
 #include <stddef.h>
 #include <stdint.h>
 
-#include "src/common/error.h"
+#include "common/error.h"
 
-/* A link-test transport of railyard-fabric: a const table of callbacks (tcp today, verbs
- * next). Every call takes an absolute deadline (CLOCK_MONOTONIC seconds) and returns -1 with
- * err filled when it passes: no call blocks without one. */
+/* A link-test transport of railyard-fabric: a const table of callbacks, one per way of moving
+ * data between two ports (tcp over the rail's netdev, fabric/tcp.c; RDMA over libibverbs,
+ * fabric/verbs.c, set up with fabric/verbs.h). Every call takes an absolute deadline
+ * (CLOCK_MONOTONIC seconds) and returns -1 with err filled when it passes: no call blocks
+ * without one. */
 
 struct fabric_endpoint {
     char addr[48]; /* the rail's address, textual */
@@ -54,50 +59,6 @@ extern const struct fabric_transport fabric_transport_tcp;
 /* RDMA writes over libibverbs (RC), the control channel on the tcp transport's listener; NULL
  * members when railyard is built without libibverbs. */
 extern const struct fabric_transport fabric_transport_verbs;
-/* options of the verbs transport, set before setup */
-enum fabric_verbs_op { FABRIC_OP_WRITE = 0, FABRIC_OP_READ, FABRIC_OP_SEND };
-struct fabric_verbs_opts {
-    enum fabric_verbs_op op;
-    int qps;         /* queue pairs per link (1..16) */
-    int window;      /* work requests in flight per queue pair */
-    size_t msg;      /* bytes per work request */
-    int tos;         /* RoCE traffic class, -1 the port's default */
-    int gid_index;   /* -1: chosen from the GID table */
-    int verify;      /* check every byte received, not a sample */
-    const char *mem; /* "host", "cuda", "cuda:N", "cuda:BUSID" */
-    int qp_timeout;  /* local ACK timeout, 4.096 us x 2^n (1..31) */
-};
-extern struct fabric_verbs_opts fabric_verbs_opts;
-/* "write" -> FABRIC_OP_WRITE...; -1 when unknown */
-int fabric_verbs_op_parse(const char *s);
-const char *fabric_verbs_op_name(enum fabric_verbs_op op);
-
-/* Register GPU memory [dptr, dptr + size) with RDMA device dev: by dma-buf when dmabuf_fd >= 0,
- * else (or when that fails) the device pointer itself (nvidia-peermem). 0 with how ("dma-buf",
- * "peer memory"), or -1 with err naming both attempts. */
-int fabric_verbs_register_gpu(const char *dev, uint64_t dptr, size_t size, int dmabuf_fd, char *how,
-                              size_t howlen, ry_error_t *err);
-
-/* The tcp transport's control-channel helpers (fabric/tcp.c) for other transports: state is
- * what fabric_transport_tcp.setup made. */
-int fabric_tcp_dial(void *tcp_state, const struct fabric_endpoint *peer, double deadline,
-                    ry_error_t *err);
-int fabric_tcp_accept(void *tcp_state, const struct fabric_endpoint *peer, double deadline,
-                      ry_error_t *err);
-int fabric_tcp_xfer(int fd, void *buf, size_t len, int writing, double deadline, ry_error_t *err);
-
-/* GID selection (fabric/gid.c): from a port's GID table, the index to use on netdev: override
- * when >= 0; else a RoCE v2 GID of netdev with an IPv4-mapped address, else any RoCE v2 GID of
- * netdev, else a RoCE v1 one (IB ports: 0). -1 when none fits. */
-struct fabric_gid {
-    int index;
-    char gid[48];  /* "fe80:0000:..." as sysfs writes it */
-    char type[16]; /* "RoCE v2", "RoCE v1", "IB/RoCE v1" */
-    char ndev[32];
-};
-int fabric_pick_gid(const struct fabric_gid *t, int n, const char *netdev, int infiniband,
-                    int override);
-
 /* CLOCK_MONOTONIC in seconds */
 double fabric_now(void);
 

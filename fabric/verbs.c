@@ -9,11 +9,15 @@
 
 #include <infiniband/verbs.h>
 
+#include "common/sysfs.h"
+#include "common/xmalloc.h"
+#include "fabric/gid.h"
+#include "fabric/gpu_mr.h"
 #include "fabric/mem.h"
+#include "fabric/port_counters.h"
+#include "fabric/tcp.h"
 #include "fabric/transport.h"
-#include "fabric/verbs_util.h"
-#include "src/common/xmalloc.h"
-#include "topo/sysfs.h"
+#include "fabric/verbs.h"
 
 /* The verbs transport: RC queue pairs between the two ends of a rail, their numbers exchanged
  * on a TCP control connection of the same rail (the tcp transport's listener).
@@ -134,13 +138,13 @@ static int pick_gid(struct verbs_state *st, ry_error_t *err)
         struct fabric_gid *g = &t[n];
         memset(g, 0, sizeof(*g));
         g->index = i;
-        if (topo_sysfs_read(NULL, g->gid, sizeof(g->gid), NULL,
-                            "class/infiniband/%s/ports/%d/gids/%d", st->dev, st->port, i) < 0)
+        if (ry_sysfs_read(NULL, g->gid, sizeof(g->gid), NULL,
+                          "class/infiniband/%s/ports/%d/gids/%d", st->dev, st->port, i) < 0)
             break;
-        topo_sysfs_read(NULL, g->type, sizeof(g->type), NULL,
-                        "class/infiniband/%s/ports/%d/gid_attrs/types/%d", st->dev, st->port, i);
-        topo_sysfs_read(NULL, g->ndev, sizeof(g->ndev), NULL,
-                        "class/infiniband/%s/ports/%d/gid_attrs/ndevs/%d", st->dev, st->port, i);
+        ry_sysfs_read(NULL, g->type, sizeof(g->type), NULL,
+                      "class/infiniband/%s/ports/%d/gid_attrs/types/%d", st->dev, st->port, i);
+        ry_sysfs_read(NULL, g->ndev, sizeof(g->ndev), NULL,
+                      "class/infiniband/%s/ports/%d/gid_attrs/ndevs/%d", st->dev, st->port, i);
         n++;
     }
     st->gid_index = fabric_pick_gid(t, n, st->netdev, st->infiniband, fabric_verbs_opts.gid_index);

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "fabric/gpu_mr.h"
 #include "fabric/transport.h"
 
 /* Built without libibverbs: the verbs transport says so at setup. */

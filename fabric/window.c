@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric/verbs_util.h"
-#include "src/common/xmalloc.h"
+#include "common/xmalloc.h"
+#include "fabric/verbs.h"
 
 /* Window accounting of the verbs transport: at most depth work requests in flight per queue
  * pair, posts spread round-robin over the queue pairs that have room, and every completion

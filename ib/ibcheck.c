@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hostlist.h"
+#include "common/xmalloc.h"
 #include "ib/ibcheck.h"
-#include "src/common/xmalloc.h"
-#include "topo/hostlist.h"
 
 double ibf_speed_nominal_gbps(enum ibf_speed s)
 {
@@ -753,7 +753,7 @@ static void check_missing(struct ctx *c)
         return;
     c->by_host = cas_sorted(c->f, 1, &c->nby_host);
     for (size_t i = 0; i < c->e->map->nnodes; i++)
-        if (topo_hostlist_expand(c->e->map->nodes[i].hostlist, missing_host, &m, NULL) != 0)
+        if (ry_hostlist_expand(c->e->map->nodes[i].hostlist, missing_host, &m, NULL) != 0)
             break;
     free(c->by_host);
     c->by_host = NULL;

@@ -1,10 +1,14 @@
 #ifndef RAILYARD_IB_IBFABRIC_H
 #define RAILYARD_IB_IBFABRIC_H
 
+/* ib/: the InfiniBand fabric, from ibnetdiscover dumps or live through libibnetdisc, its
+ * links and port counters, judged against the map (ib/ibcheck.h). */
+
 #include <stddef.h>
 #include <stdint.h>
 
-#include "src/common/error.h"
+#include "common/error.h"
+#include "topo/iba.h"
 
 /* An InfiniBand fabric as railyard sees it: nodes (switches, HCAs, routers), their ports with
  * the link each one trains (width, speed, state) and the port at the other end of the cable,
@@ -13,49 +17,6 @@
  * (ibf_discover), and judged by ibf_analyze (ib/ibcheck.h). */
 
 enum ibf_node_type { IBF_CA = 1, IBF_SWITCH = 2, IBF_ROUTER = 3 };
-
-/* Link speeds, slowest first (the order is used to say "slower than expected"). */
-enum ibf_speed {
-    IBF_SPEED_UNKNOWN = 0,
-    IBF_SDR,
-    IBF_DDR,
-    IBF_QDR,
-    IBF_FDR10,
-    IBF_FDR,
-    IBF_EDR,
-    IBF_HDR,
-    IBF_NDR,
-    IBF_XDR,
-    IBF_NSPEEDS
-};
-
-/* PortInfo:PortState and PortPhysicalState values (0: not known, as in a dump). */
-enum { IBF_STATE_DOWN = 1, IBF_STATE_INIT = 2, IBF_STATE_ARMED = 3, IBF_STATE_ACTIVE = 4 };
-enum { IBF_PHYS_SLEEP = 1, IBF_PHYS_POLLING = 2, IBF_PHYS_DISABLED = 3, IBF_PHYS_LINKUP = 5 };
-
-/* PMA counters, named as in the IBA specification and perfquery. The error counters come first
- * (up to IBF_NERRCTR), then the traffic counters. */
-enum ibf_ctr {
-    IBF_SYMBOL_ERR,
-    IBF_LINK_RECOVERY,
-    IBF_LINK_DOWNED,
-    IBF_RCV_ERR,
-    IBF_RCV_REMOTE_PHYS,
-    IBF_RCV_SWITCH_RELAY,
-    IBF_XMIT_DISCARDS,
-    IBF_XMIT_CONSTRAINT,
-    IBF_RCV_CONSTRAINT,
-    IBF_LOCAL_INTEGRITY,
-    IBF_EXCESS_OVERRUN,
-    IBF_VL15_DROPPED,
-    IBF_NERRCTR,
-    IBF_XMIT_WAIT = IBF_NERRCTR,
-    IBF_XMIT_DATA, /* in 4-octet words, as the PMA counts */
-    IBF_RCV_DATA,
-    IBF_XMIT_PKTS,
-    IBF_RCV_PKTS,
-    IBF_NCTR
-};
 
 struct ibf_sample {
     int valid;
@@ -104,20 +65,9 @@ struct ibf_fabric {
      * "line 1: DR path 0,1,1,31: Connection timed out"; discovery was incomplete */
     char **discovery_errors;
     size_t ndiscovery_errors;
-    int nsamples;     /* 0, 1 or 2 counter samples */
-    double interval;  /* seconds between the samples */
+    int nsamples;    /* 0, 1 or 2 counter samples */
+    double interval; /* seconds between the samples */
 };
-
-/* Names and values */
-const char *ibf_speed_name(enum ibf_speed s);
-enum ibf_speed ibf_speed_parse(const char *s); /* "HDR" (any case) or IBF_SPEED_UNKNOWN */
-double ibf_speed_lane_gbps(enum ibf_speed s);
-const char *ibf_state_name(int state);
-const char *ibf_phys_name(int phys);
-extern const char *const ibf_phys_names[8]; /* PortPhysicalState 0-7 as the IBA names them */
-const char *ibf_ctr_name(enum ibf_ctr c);
-int ibf_ctr_parse(const char *name); /* index or -1 */
-int ibf_ctr_bits(enum ibf_ctr c);    /* width of the PortCounters field */
 
 /* Add a node (strings copied); returns its index. ports are allocated for 0..nports. */
 size_t ibf_add_node(struct ibf_fabric *f, enum ibf_node_type type, uint64_t guid, const char *id,

@@ -11,8 +11,8 @@
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
+#include "common/xmalloc.h"
 #include "ib/ibfabric.h"
-#include "src/common/xmalloc.h"
 
 /* Live fabric discovery through libibnetdisc (directed-route SMPs from the local port) and PMA
  * counters through libibmad (LID-routed, so a subnet manager must have assigned LIDs). The same

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/file.h"
+#include "common/xmalloc.h"
 #include "ib/ibfabric.h"
-#include "src/common/file.h"
-#include "src/common/xmalloc.h"
 
 /* The text `ibnetdiscover` prints (and ibsim reads): records separated by blank lines, each a
  * node header ("Switch 36 "S-0008f10500200b50" # "desc" enhanced port 0 lid 9 lmc 0") followed by
@@ -295,8 +295,8 @@ static void discovery_message(struct parser *p, const char *s)
                  why[0] ? why : "no answer");
     else
         snprintf(msg, sizeof(msg), "line %d: %s", p->line, why[0] ? why : "discovery error");
-    p->f->discovery_errors = xrealloc(p->f->discovery_errors,
-                                      (p->f->ndiscovery_errors + 1) * sizeof(char *));
+    p->f->discovery_errors =
+        xrealloc(p->f->discovery_errors, (p->f->ndiscovery_errors + 1) * sizeof(char *));
     p->f->discovery_errors[p->f->ndiscovery_errors++] = xstrdup(msg);
 }
 

@@ -6,13 +6,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/file.h"
+#include "common/sysfs.h"
 #include "fabric/cuda.h"
-#include "fabric/transport.h"
+#include "fabric/gpu_mr.h"
 #include "probes/gdr.h"
-#include "src/common/file.h"
+#include "readers/pci_acs.h"
 #include "topo/pci.h"
-#include "topo/pci_acs.h"
-#include "topo/sysfs.h"
 
 #define CHAIN_MAX 16
 
@@ -44,9 +44,9 @@ static void driver_facts(const char *sroot, int have_sys, const char *proot, str
     char line[256];
     int major = 0, minor = 0;
 
-    r->modules_known = have_sys && topo_sysfs_exists(sroot, "module");
-    r->peermem = topo_sysfs_exists(sroot, "module/nvidia_peermem") ||
-                 topo_sysfs_exists(sroot, "module/nv_peer_mem");
+    r->modules_known = have_sys && ry_sysfs_exists(sroot, "module");
+    r->peermem = ry_sysfs_exists(sroot, "module/nvidia_peermem") ||
+                 ry_sysfs_exists(sroot, "module/nv_peer_mem");
     r->open_module = -1;
     /* "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.03  Release Build ..." */
     read_proc(proot, "driver/nvidia/version", line, sizeof(line));
@@ -62,7 +62,7 @@ static void driver_facts(const char *sroot, int have_sys, const char *proot, str
         snprintf(r->driver, sizeof(r->driver), "%s, %s kernel module",
                  ver ? ver : "version unknown", r->open_module ? "open" : "proprietary");
     } else if (r->modules_known &&
-               topo_sysfs_read(sroot, line, sizeof(line), NULL, "module/nvidia/version") == 0)
+               ry_sysfs_read(sroot, line, sizeof(line), NULL, "module/nvidia/version") == 0)
         snprintf(r->driver, sizeof(r->driver), "%.100s", line); /* loaded; flavour unknown */
     read_proc(proot, "sys/kernel/osrelease", r->kernel, sizeof(r->kernel));
     r->kernel_dmabuf = -1;

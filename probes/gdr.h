@@ -1,6 +1,8 @@
 #ifndef RAILYARD_PROBES_GDR_H
 #define RAILYARD_PROBES_GDR_H
 
+/* probes/: node-local measurements: GPUDirect RDMA readiness and its GPU memory probe. */
+
 #include "topo/compare.h"
 #include "topo/model.h"
 

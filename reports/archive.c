@@ -9,12 +9,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/file.h"
+#include "common/xmalloc.h"
 #include "reports/archive.h"
 #include "reports/history.h"
 #include "reports/out.h"
 #include "reports/render.h"
-#include "src/common/file.h"
-#include "src/common/xmalloc.h"
 
 const char *ry_archive_default(void)
 {

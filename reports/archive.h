@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "src/common/error.h"
+#include "common/error.h"
 
 /* Run archives (railyard-report(5)): every run of railyard check (and railyard-fabric) leaves
  * <root>/<YYYY-MM-DD>/<run-id>/ with report.json, the map used, the command line and the

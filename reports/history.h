@@ -3,8 +3,8 @@
 
 #include <stdio.h>
 
+#include "common/error.h"
 #include "reports/render.h"
-#include "src/common/error.h"
 
 /* Run history in SQLite (<archive>/history.db, railyard-report(5)): one row per run, per
  * finding and per link result. A database that is not railyard's, or is damaged, is reported

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/common/xmalloc.h"
+#include "common/xmalloc.h"
 #include "reports/out.h"
 #include "reports/out_json.h"
 

@@ -3,7 +3,7 @@
 
 #include <stdio.h>
 
-#include "src/common/error.h"
+#include "common/error.h"
 
 /* One printer for text and JSON (the iproute2 PRINT_ANY idea): each field is written once,
  * with a key for JSON and a text format for the terminal.

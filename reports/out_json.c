@@ -6,7 +6,7 @@
 
 #include <jansson.h>
 
-#include "src/common/xmalloc.h"
+#include "common/xmalloc.h"
 #include "reports/out_json.h"
 
 #define MAX_DEPTH 32

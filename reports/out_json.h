@@ -3,7 +3,7 @@
 
 #include <stdio.h>
 
-#include "src/common/error.h"
+#include "common/error.h"
 
 /* The JSON side of reports/out.c: builds a document through the JSON library (out_json.c) or
  * refuses (out_json_none.c when railyard is built without one). Used only by out.c. */

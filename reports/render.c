@@ -8,10 +8,10 @@
 
 #include <jansson.h>
 
+#include "common/xmalloc.h"
 #include "reports/out.h"
 #include "reports/render.h"
 #include "reports/render_json.h"
-#include "src/common/xmalloc.h"
 
 /* Every renderer reads the same parsed document. Strings that came from machines (host
  * names, NodeDescriptions, device names) are escaped for each output: by libxml2 in XML and

@@ -1,9 +1,12 @@
 #ifndef RAILYARD_REPORTS_RENDER_H
 #define RAILYARD_REPORTS_RENDER_H
 
+/* reports/: results as text and JSON, rendered from archived reports (HTML, JUnit,
+ * Prometheus, SVG), runs archived and indexed in the history. */
+
 #include <stdio.h>
 
-#include "src/common/error.h"
+#include "common/error.h"
 
 /* Outputs rendered from an archived report.json (railyard-report(5)): one result model, read
  * back through the JSON library, feeds every format. A report is a railyard check document

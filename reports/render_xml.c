@@ -9,9 +9,9 @@
 #include <jansson.h>
 #include <libxml/xmlwriter.h>
 
+#include "common/xmalloc.h"
 #include "reports/render.h"
 #include "reports/render_json.h"
-#include "src/common/xmalloc.h"
 
 /* JUnit XML and the HTML page, written through libxml2's xmlTextWriter: every string from a
  * report (host names, NodeDescriptions, error texts) goes out escaped by the library, control

@@ -11,8 +11,8 @@
 #include <jansson.h>
 #endif
 
+#include "common/xmalloc.h"
 #include "reports/render.h"
-#include "src/common/xmalloc.h"
 #include "top/source.h"
 
 /* railyard top --follow RUN_DIR: the results.json a railyard-fabric run (-o RUN_DIR) rewrites

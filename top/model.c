@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xmalloc.h"
 #include "reports/out.h"
-#include "src/common/xmalloc.h"
 #include "top/top.h"
 
 void top_model_init(struct top_model *m)

@@ -8,12 +8,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "fabric/verbs_util.h"
+#include "common/sysfs.h"
+#include "common/xmalloc.h"
+#include "fabric/port_counters.h"
 #include "ib/ibcheck.h"
-#include "src/common/xmalloc.h"
+#include "readers/nvml.h"
 #include "top/source.h"
-#include "topo/nvml.h"
-#include "topo/sysfs.h"
 
 double top_now(void)
 {
@@ -54,17 +54,17 @@ static int sample_sysfs(struct top_source *s, struct top_model *m, double now, r
     size_t ndev = 0, nport = 0, found = 0;
     ry_error_t e;
 
-    if (topo_sysfs_list(s->sysfs_root, &devs, &ndev, &e, "class/infiniband") < 0 || !ndev) {
-        topo_sysfs_list_free(devs, ndev);
+    if (ry_sysfs_list(s->sysfs_root, &devs, &ndev, &e, "class/infiniband") < 0 || !ndev) {
+        ry_sysfs_list_free(devs, ndev);
         snprintf(m->empty_why, sizeof(m->empty_why),
                  "no RDMA device under %s/class/infiniband (--source netdev for Ethernet rails, "
                  "--source fabric for the InfiniBand fabric)",
-                 topo_sysfs_root(s->sysfs_root));
+                 ry_sysfs_root(s->sysfs_root));
         return 0;
     }
     for (size_t d = 0; d < ndev; d++) {
-        if (topo_sysfs_list(s->sysfs_root, &ports, &nport, &e, "class/infiniband/%s/ports",
-                            devs[d]) < 0)
+        if (ry_sysfs_list(s->sysfs_root, &ports, &nport, &e, "class/infiniband/%s/ports", devs[d]) <
+            0)
             continue;
         for (size_t k = 0; k < nport; k++) {
             int pn = atoi(ports[k]);
@@ -79,23 +79,23 @@ static int sample_sysfs(struct top_source *s, struct top_model *m, double now, r
                 p->rail = nic->rail;
                 p->expect_gbps = nic->rate_gbps > 0 ? nic->rate_gbps : NAN;
             }
-            if (topo_sysfs_read(s->sysfs_root, buf, sizeof(buf), &e,
-                                "class/infiniband/%s/ports/%s/state", devs[d], ports[k]) == 0) {
+            if (ry_sysfs_read(s->sysfs_root, buf, sizeof(buf), &e,
+                              "class/infiniband/%s/ports/%s/state", devs[d], ports[k]) == 0) {
                 const char *colon = strchr(buf, ':');
                 snprintf(p->state_text, sizeof(p->state_text), "%.23s",
                          colon ? colon + 1 + strspn(colon + 1, " ") : buf);
                 p->state = atoi(buf) == 4 ? TOP_STATE_UP : TOP_STATE_DOWN;
             }
-            if (topo_sysfs_read(s->sysfs_root, buf, sizeof(buf), &e,
-                                "class/infiniband/%s/ports/%s/rate", devs[d], ports[k]) == 0)
+            if (ry_sysfs_read(s->sysfs_root, buf, sizeof(buf), &e,
+                              "class/infiniband/%s/ports/%s/rate", devs[d], ports[k]) == 0)
                 p->rate_gbps = strtod(buf, NULL);
             /* port_xmit_data counts 4-octet words, as the PMA does */
-            if (topo_sysfs_read_u64(s->sysfs_root, &tx, &e,
-                                    "class/infiniband/%s/ports/%s/counters/port_xmit_data", devs[d],
-                                    ports[k]) < 0 ||
-                topo_sysfs_read_u64(s->sysfs_root, &rx, &e,
-                                    "class/infiniband/%s/ports/%s/counters/port_rcv_data", devs[d],
-                                    ports[k]) < 0)
+            if (ry_sysfs_read_u64(s->sysfs_root, &tx, &e,
+                                  "class/infiniband/%s/ports/%s/counters/port_xmit_data", devs[d],
+                                  ports[k]) < 0 ||
+                ry_sysfs_read_u64(s->sysfs_root, &rx, &e,
+                                  "class/infiniband/%s/ports/%s/counters/port_rcv_data", devs[d],
+                                  ports[k]) < 0)
                 continue; /* no counters: rates stay n/a */
             if (fabric_hwc_sample(s->sysfs_root, devs[d], pn, &hw) == 0)
                 for (int j = 0; j < hw.n; j++)
@@ -104,14 +104,14 @@ static int sample_sysfs(struct top_source *s, struct top_model *m, double now, r
                     }
             top_port_sample(p, now, tx * 4, rx * 4, errs, names);
         }
-        topo_sysfs_list_free(ports, nport);
+        ry_sysfs_list_free(ports, nport);
         ports = NULL;
         nport = 0;
     }
-    topo_sysfs_list_free(devs, ndev);
+    ry_sysfs_list_free(devs, ndev);
     if (!found)
         snprintf(m->empty_why, sizeof(m->empty_why), "RDMA devices without ports under %s",
-                 topo_sysfs_root(s->sysfs_root));
+                 ry_sysfs_root(s->sysfs_root));
     (void)err;
     return 0;
 }
@@ -126,7 +126,7 @@ static int sample_netdev(struct top_source *s, struct top_model *m, double now, 
     size_t nif = 0, found = 0;
     ry_error_t e;
 
-    if (topo_sysfs_list(s->sysfs_root, &ifs, &nif, err, "class/net") < 0)
+    if (ry_sysfs_list(s->sysfs_root, &ifs, &nif, err, "class/net") < 0)
         return -1;
     for (size_t i = 0; i < nif; i++) {
         struct top_port *p;
@@ -140,12 +140,12 @@ static int sample_netdev(struct top_source *s, struct top_model *m, double now, 
             continue;
         /* an interface without statistics is not one to watch; one whose counters could not
          * be read this time stays, said (a port does not vanish from the rails for a refresh) */
-        if (!topo_sysfs_exists(s->sysfs_root, "class/net/%s/statistics", ifs[i]))
+        if (!ry_sysfs_exists(s->sysfs_root, "class/net/%s/statistics", ifs[i]))
             continue;
-        counted = topo_sysfs_read_u64(s->sysfs_root, &tx, &e, "class/net/%s/statistics/tx_bytes",
-                                      ifs[i]) == 0 &&
-                  topo_sysfs_read_u64(s->sysfs_root, &rx, &e, "class/net/%s/statistics/rx_bytes",
-                                      ifs[i]) == 0;
+        counted = ry_sysfs_read_u64(s->sysfs_root, &tx, &e, "class/net/%s/statistics/tx_bytes",
+                                    ifs[i]) == 0 &&
+                  ry_sysfs_read_u64(s->sysfs_root, &rx, &e, "class/net/%s/statistics/rx_bytes",
+                                    ifs[i]) == 0;
         found++;
         p = top_model_port(m, s->host, ifs[i], 0);
         if (counted)
@@ -158,8 +158,8 @@ static int sample_netdev(struct top_source *s, struct top_model *m, double now, 
             p->expect_gbps = nic->rate_gbps > 0 ? nic->rate_gbps : NAN;
         } else if (sscanf(ifs[i], "rail%d", &rail) == 1 && rail >= 0) /* the demo cluster */
             p->rail = rail;
-        if (topo_sysfs_read(s->sysfs_root, buf, sizeof(buf), &e, "class/net/%s/operstate",
-                            ifs[i]) == 0) {
+        if (ry_sysfs_read(s->sysfs_root, buf, sizeof(buf), &e, "class/net/%s/operstate", ifs[i]) ==
+            0) {
             uint64_t flags = 1;
             snprintf(p->state_text, sizeof(p->state_text), "%.23s", buf);
             p->state = !strcmp(buf, "up")     ? TOP_STATE_UP
@@ -167,28 +167,28 @@ static int sample_netdev(struct top_source *s, struct top_model *m, double now, 
                                               : TOP_STATE_UNKNOWN;
             /* an interface nobody brought up (IFF_UP clear) is not judged */
             if (p->state == TOP_STATE_DOWN &&
-                topo_sysfs_read_u64(s->sysfs_root, &flags, &e, "class/net/%s/flags", ifs[i]) == 0 &&
+                ry_sysfs_read_u64(s->sysfs_root, &flags, &e, "class/net/%s/flags", ifs[i]) == 0 &&
                 !(flags & 1)) {
                 p->state = TOP_STATE_UNKNOWN;
                 snprintf(p->state_text, sizeof(p->state_text), "disabled");
             }
         }
-        if (topo_sysfs_read_int(s->sysfs_root, &speed, &e, "class/net/%s/speed", ifs[i]) == 0 &&
+        if (ry_sysfs_read_int(s->sysfs_root, &speed, &e, "class/net/%s/speed", ifs[i]) == 0 &&
             speed > 0)
             p->rate_gbps = speed / 1000.0;
         for (size_t k = 0; k < sizeof(errnames) / sizeof(errnames[0]); k++)
-            if (topo_sysfs_read_u64(s->sysfs_root, &v, &e, "class/net/%s/statistics/%s", ifs[i],
-                                    errnames[k]) == 0) {
+            if (ry_sysfs_read_u64(s->sysfs_root, &v, &e, "class/net/%s/statistics/%s", ifs[i],
+                                  errnames[k]) == 0) {
                 add_counter(names, sizeof(names), &used, &errs, errnames[k], v);
             }
         if (counted)
             top_port_sample(p, now, tx, rx, errs, names);
     }
-    topo_sysfs_list_free(ifs, nif);
+    ry_sysfs_list_free(ifs, nif);
     if (!found)
         snprintf(m->empty_why, sizeof(m->empty_why), "no network interface%s%s under %s/class/net",
                  s->netdev_match ? " matching " : "", s->netdev_match ? s->netdev_match : "",
-                 topo_sysfs_root(s->sysfs_root));
+                 ry_sysfs_root(s->sysfs_root));
     return 0;
 }
 

@@ -1,8 +1,8 @@
 #ifndef RAILYARD_TOP_SOURCE_H
 #define RAILYARD_TOP_SOURCE_H
 
+#include "common/error.h"
 #include "ib/ibfabric.h"
-#include "src/common/error.h"
 #include "top/top.h"
 #include "topo/map.h"
 

@@ -14,11 +14,11 @@
 #include <jansson.h>
 #endif
 
+#include "common/hostlist.h"
+#include "common/xmalloc.h"
 #include "reports/render.h"
-#include "src/common/xmalloc.h"
 #include "top/source.h"
 #include "top/test.h"
-#include "topo/hostlist.h"
 
 /* The console's active test (railyard-top(1), ACTIVE TEST): a command the admin gives (a
  * railyard-fabric run of one pair, through srun, mpirun or the demo cluster) runs in the
@@ -66,7 +66,7 @@ int top_test_peer(const struct top_model *m, const struct topo_map *map, const s
         if (m->p[i].rail == p->rail && p->rail >= 0)
             pick(m->p[i].node, &k);
     for (size_t i = 0; map && !k.first[0] && i < map->nnodes; i++)
-        topo_hostlist_expand(map->nodes[i].hostlist, pick, &k, &err);
+        ry_hostlist_expand(map->nodes[i].hostlist, pick, &k, &err);
     if (!k.first[0])
         return -1;
     snprintf(peer, len, "%s", k.next[0] ? k.next : k.first);

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "src/common/error.h"
+#include "common/error.h"
 #include "top/top.h"
 #include "topo/map.h"
 

@@ -1,10 +1,13 @@
 #ifndef RAILYARD_TOP_TOP_H
 #define RAILYARD_TOP_TOP_H
 
+/* top/: the live console (railyard top): its model, sources and views, apart from the
+ * terminal. */
+
 #include <stddef.h>
 #include <stdint.h>
 
-#include "src/common/error.h"
+#include "common/error.h"
 
 /* railyard top (railyard-top(1)): the live console's model and layout, kept apart from the
  * terminal so that both are tested without one. A source (top/source.c) fills one row per port

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/common/xmalloc.h"
+#include "common/xmalloc.h"
 #include "topo/compare.h"
 #include "topo/pci.h"
 #include "topo/reference.h"
@@ -184,8 +184,8 @@ __attribute__((format(printf, 7, 8))) static void add(struct ctx *c, enum topo_s
 
 /* A link value that should be at least what is expected: fmt prints one ("Gen%d", "x%d"), note
  * follows the expectation ("" or " (like the other NICs...)"); below it, sev with the hint */
-static void at_least(struct ctx *c, enum topo_sev sev, const char *check, const char *fmt,
-                     int want, const char *note, int got, const char *hint, const char *subject)
+static void at_least(struct ctx *c, enum topo_sev sev, const char *check, const char *fmt, int want,
+                     const char *note, int got, const char *hint, const char *subject)
 {
     char e[128], o[64], v[32];
 
@@ -322,9 +322,8 @@ static void check_gpus(struct ctx *c)
     }
     for (size_t i = 0; i < node->ngpus; i++) {
         const struct topo_gpu *g = &node->gpus[i];
-        const struct topo_gpu_ref *ref = c->type && c->type->gpu_model
-                                             ? topo_ref_gpu(c->type->gpu_model)
-                                             : topo_ref_gpu_for(g);
+        const struct topo_gpu_ref *ref =
+            c->type && c->type->gpu_model ? topo_ref_gpu(c->type->gpu_model) : topo_ref_gpu_for(g);
         int egen, ewidth, ogen, owidth;
         char subj[32];
 
@@ -495,8 +494,8 @@ static int sibling_width(const struct topo_node *node, const struct topo_nic *ni
         if (!node->nics[i].rdma || w <= 0 || !same_nic_kind(&node->nics[i], nic))
             continue;
         for (size_t j = 0; j < node->nnics; j++)
-            n += node->nics[j].rdma && &node->nics[j] != nic &&
-                 nic_width(&node->nics[j]) == w && same_nic_kind(&node->nics[j], nic);
+            n += node->nics[j].rdma && &node->nics[j] != nic && nic_width(&node->nics[j]) == w &&
+                 same_nic_kind(&node->nics[j], nic);
         if (n > bestn || (n == bestn && w > best))
             best = w, bestn = n;
     }
@@ -678,12 +677,12 @@ static void check_affinity(struct ctx *c)
 /* ---- pcie.path: every link between a GPU or NIC and its root port ---- */
 
 struct capped {
-    double v;          /* GB/s of the bridge's link */
-    double want;       /* the most any device below it can use */
-    int fail;          /* a device below has its link in the map */
-    int capable;       /* v is the link as it can train (a device's own link), not as trained */
-    char who[200];     /* "gpu4, mlx5_4" */
-    char gdr[200];     /* "gpu4<->mlx5_4" */
+    double v;      /* GB/s of the bridge's link */
+    double want;   /* the most any device below it can use */
+    int fail;      /* a device below has its link in the map */
+    int capable;   /* v is the link as it can train (a device's own link), not as trained */
+    char who[200]; /* "gpu4, mlx5_4" */
+    char gdr[200]; /* "gpu4<->mlx5_4" */
 };
 
 static void append(char *buf, size_t len, const char *what)
@@ -704,9 +703,10 @@ static double device_want(const struct topo_pcie_link *own, int mgen, int mwidth
 
     *fail = mgen > 0 || mwidth > 0;
     if (*fail) {
-        v = topo_pci_link_gbytes(mgen > 0 ? mgen : own->max_gen,
-                                 mwidth > 0 ? mwidth : own->max_width > 0 ? own->max_width
-                                                                          : own->cur_width);
+        v = topo_pci_link_gbytes(mgen > 0 ? mgen : own->max_gen, mwidth > 0 ? mwidth
+                                                                 : own->max_width > 0
+                                                                     ? own->max_width
+                                                                     : own->cur_width);
         if (v > 0)
             return v;
         *fail = 0;
@@ -762,8 +762,7 @@ static int common_bridge(const struct topo_node *node, const struct topo_pciloc 
     return -1;
 }
 
-static void link_text(char *buf, size_t len, const struct topo_pcie_link *l, double v,
-                      int capable)
+static void link_text(char *buf, size_t len, const struct topo_pcie_link *l, double v, int capable)
 {
     int trained = !capable && l->cur_gen > 0 && l->cur_width > 0;
     int gen = trained ? l->cur_gen : l->max_gen;
@@ -790,7 +789,8 @@ static void check_pcie_path(struct ctx *c)
         const struct topo_gpu *g = &node->gpus[i];
         int fail, b;
         double want = device_want(&g->link, c->type ? c->type->pcie_gen : 0,
-                                  c->type ? c->type->pcie_width : 0, 1, &fail), v;
+                                  c->type ? c->type->pcie_width : 0, 1, &fail),
+               v;
         if (want <= 0 || (b = bottleneck(node, &g->loc, -1, &v)) < 0 || v >= 0.95 * want)
             continue;
         snprintf(name, sizeof(name), "gpu%d", g->index);

@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-#include "src/common/error.h"
+#include "common/error.h"
 #include "topo/map.h"
 #include "topo/model.h"
 

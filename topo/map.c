@@ -11,11 +11,11 @@
 
 #include <yaml.h>
 
-#include "ib/ibfabric.h"
-#include "src/common/file.h"
-#include "src/common/xmalloc.h"
+#include "common/file.h"
+#include "common/hostlist.h"
+#include "common/xmalloc.h"
 #include "topo/compare.h"
-#include "topo/hostlist.h"
+#include "topo/iba.h"
 #include "topo/map.h"
 
 /* ---- parsing ---- */
@@ -258,8 +258,9 @@ static int parse_pcie(struct parse *p, yaml_node_t *v, const char *what, int *ge
 
 static int parse_nic(struct parse *p, yaml_node_t *n, struct map_nic *nic)
 {
-    static const char *const keys[] = { "name", "netdev", "rail", "port", "link_layer",
-                                        "rate_gbps", "near_gpu", "path", "numa", "pcie", NULL };
+    static const char *const keys[] = { "name",       "netdev",    "rail",     "port",
+                                        "link_layer", "rate_gbps", "near_gpu", "path",
+                                        "numa",       "pcie",      NULL };
     yaml_node_t *k, *v;
 
     memset(nic, 0, sizeof(*nic));
@@ -634,7 +635,7 @@ static int parse_root(struct parse *p, yaml_node_t *root)
                 ry_error_t herr;
                 if (key_scalar(p, k2) < 0 || want(p, v2, YAML_SCALAR_NODE, "a node type name") < 0)
                     return -1;
-                if (topo_hostlist_validate(scalar(k2), &herr) < 0)
+                if (ry_hostlist_validate(scalar(k2), &herr) < 0)
                     return perr(p, k2, "bad host list '%s': %s", scalar(k2), herr.text);
                 m->nodes = xrealloc(m->nodes, (m->nnodes + 1) * sizeof(*m->nodes));
                 e = &m->nodes[m->nnodes++];

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "src/common/error.h"
+#include "common/error.h"
 #include "topo/model.h"
 
 /* The expected topology map (railyard-map(5)): what a node should be. Read from YAML with

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topo/hostlist.h"
+#include "common/hostlist.h"
 #include "topo/map.h"
 
 /* The parts of the map that do not need libyaml. */
@@ -70,7 +70,7 @@ const struct map_node_type *topo_map_type_by_name(const struct topo_map *map, co
 const struct map_node_type *topo_map_type_for_host(const struct topo_map *map, const char *host)
 {
     for (size_t i = 0; host && i < map->nnodes; i++)
-        if (topo_hostlist_match(map->nodes[i].hostlist, host, NULL) == 1)
+        if (ry_hostlist_match(map->nodes[i].hostlist, host, NULL) == 1)
             return topo_map_type_by_name(map, map->nodes[i].type);
     return NULL;
 }

@@ -7,7 +7,7 @@
 
 #include <yaml.h>
 
-#include "src/common/xmalloc.h"
+#include "common/xmalloc.h"
 #include "topo/map.h"
 #include "topo/reference.h"
 

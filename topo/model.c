@@ -7,10 +7,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "src/common/xmalloc.h"
+#include "common/sysfs.h"
+#include "common/xmalloc.h"
 #include "topo/model.h"
 #include "topo/pci.h"
-#include "topo/sysfs.h"
 
 struct topo_node *topo_node_create(void)
 {
@@ -183,8 +183,7 @@ void topo_node_add_nvlink(struct topo_node *node, const char *a, const char *b, 
     l->count = count;
 }
 
-void topo_node_add_switch_nvlink(struct topo_node *node, const char *gpu, const char *sw,
-                                 int count)
+void topo_node_add_switch_nvlink(struct topo_node *node, const char *gpu, const char *sw, int count)
 {
     struct topo_nvswitch_link *l;
 
@@ -399,14 +398,14 @@ static int nic_cmp(const void *a, const void *b)
     /* RDMA devices first (they are the rails), then plain NICs */
     if (x->rdma != y->rdma)
         return y->rdma - x->rdma;
-    return topo_natcmp(x->name ? x->name : "", y->name ? y->name : "");
+    return ry_natcmp(x->name ? x->name : "", y->name ? y->name : "");
 }
 
 static int netdev_cmp(const void *a, const void *b)
 {
     const struct topo_netdev *x = a, *y = b;
 
-    return topo_natcmp(x->name, y->name);
+    return ry_natcmp(x->name, y->name);
 }
 
 void topo_node_sort(struct topo_node *node)

@@ -1,6 +1,9 @@
 #ifndef RAILYARD_TOPO_MODEL_H
 #define RAILYARD_TOPO_MODEL_H
 
+/* topo/: the node model, PCI and InfiniBand facts, built-in reference values, the expected
+ * map and the checks that compare a node with it. */
+
 #include <stddef.h>
 #include <stdint.h>
 

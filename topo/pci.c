@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "src/common/xmalloc.h"
+#include "common/xmalloc.h"
 #include "topo/pci.h"
 
 enum topo_pci_kind topo_pci_classify_device(unsigned class_code, unsigned vendor, unsigned device)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <strings.h>
 
-#include "src/common/xmalloc.h"
+#include "common/xmalloc.h"
 #include "topo/reference.h"
 
 /* Ordered most specific first: the first entry whose every keyword is in the model wins. */
@@ -125,18 +125,12 @@ const struct topo_nic_ref *topo_ref_nic_for(const struct topo_nic *n)
         unsigned device;
         struct topo_nic_ref ref;
     } nics[] = {
-        { 0x1017, { "ConnectX-5", 3, 0, 100 } },
-        { 0x1018, { "ConnectX-5 VF", 0, 1, 100 } },
-        { 0x1019, { "ConnectX-5 Ex", 4, 0, 100 } },
-        { 0x101a, { "ConnectX-5 Ex VF", 0, 1, 100 } },
-        { 0x101b, { "ConnectX-6", 4, 0, 200 } },
-        { 0x101c, { "ConnectX-6 VF", 0, 1, 200 } },
-        { 0x101d, { "ConnectX-6 Dx", 4, 0, 200 } },
-        { 0x101e, { "ConnectX VF", 0, 1, 400 } },
-        { 0x101f, { "ConnectX-6 Lx", 4, 0, 50 } },
-        { 0x1021, { "ConnectX-7", 5, 0, 400 } },
-        { 0x1023, { "ConnectX-8", 6, 0, 800 } },
-        { 0xa2d6, { "BlueField-2", 4, 0, 200 } },
+        { 0x1017, { "ConnectX-5", 3, 0, 100 } },    { 0x1018, { "ConnectX-5 VF", 0, 1, 100 } },
+        { 0x1019, { "ConnectX-5 Ex", 4, 0, 100 } }, { 0x101a, { "ConnectX-5 Ex VF", 0, 1, 100 } },
+        { 0x101b, { "ConnectX-6", 4, 0, 200 } },    { 0x101c, { "ConnectX-6 VF", 0, 1, 200 } },
+        { 0x101d, { "ConnectX-6 Dx", 4, 0, 200 } }, { 0x101e, { "ConnectX VF", 0, 1, 400 } },
+        { 0x101f, { "ConnectX-6 Lx", 4, 0, 50 } },  { 0x1021, { "ConnectX-7", 5, 0, 400 } },
+        { 0x1023, { "ConnectX-8", 6, 0, 800 } },    { 0xa2d6, { "BlueField-2", 4, 0, 200 } },
         { 0xa2dc, { "BlueField-3", 5, 0, 400 } },
     };
     unsigned device = 0;

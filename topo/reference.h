@@ -22,10 +22,10 @@ const struct topo_gpu_ref *topo_ref_gpu(const char *model);
 const struct topo_gpu_ref *topo_ref_gpu_for(const struct topo_gpu *g);
 
 struct topo_nic_ref {
-    const char *name;  /* "ConnectX-7" */
-    int pcie_gen;      /* the highest generation the part supports */
-    int virtual_fn;    /* 1 for a virtual function: its PCIe link is the hypervisor's */
-    double port_gbps;  /* the highest rate of one port */
+    const char *name; /* "ConnectX-7" */
+    int pcie_gen;     /* the highest generation the part supports */
+    int virtual_fn;   /* 1 for a virtual function: its PCIe link is the hypervisor's */
+    double port_gbps; /* the highest rate of one port */
 };
 
 /* The reference for an RDMA NIC, from its PCI id (NVIDIA/Mellanox) or its hca_type ("MT4129"

@@ -1,9 +1,12 @@
 #ifndef RAILYARD_CMD_CMD_H
 #define RAILYARD_CMD_CMD_H
 
+/* src/: the executables' entry points (railyard, railyard-fabric) and railyard's command
+ * table; everything below is a library they call. */
+
 #include <getopt.h>
 
-#include "topo/discover.h"
+#include "readers/discover.h"
 
 /* Exit codes (railyard(1), EXIT STATUS) */
 #define RY_EXIT_OK    0 /* healthy / done */

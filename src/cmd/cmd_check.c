@@ -5,12 +5,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/xmalloc.h"
+#include "probes/gdr.h"
+#include "reports/archive.h"
 #include "reports/findings.h"
 #include "reports/out.h"
 #include "src/cmd/cmd.h"
-#include "src/common/xmalloc.h"
-#include "probes/gdr.h"
-#include "reports/archive.h"
 #include "topo/compare.h"
 #include "topo/map.h"
 

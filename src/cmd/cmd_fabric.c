@@ -7,13 +7,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/xmalloc.h"
 #include "ib/ibcheck.h"
 #include "ib/ibfabric.h"
 #include "reports/archive.h"
 #include "reports/findings.h"
 #include "reports/out.h"
 #include "src/cmd/cmd.h"
-#include "src/common/xmalloc.h"
 #include "topo/compare.h"
 #include "topo/map.h"
 

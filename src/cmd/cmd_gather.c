@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "readers/discover.h"
 #include "src/cmd/cmd.h"
-#include "topo/discover.h"
 
 struct gather_opts {
     const char *output;

@@ -288,8 +288,7 @@ static void print_affinity(struct out *o, const struct topo_node *node)
     for (size_t g = 0; g < node->ngpus && node->nnics; g++) {
         out_text(o, "  GPU%-3zu", g);
         out_arr_open(o, NULL);
-        for (size_t n = 0; n < node->nnics; n++)
-        {
+        for (size_t n = 0; n < node->nnics; n++) {
             const char *cls = topo_path_name(topo_node_gpu_nic_path(node, g, n));
             out_text(o, " %-*s", cw, cls);
             out_str(o, NULL, NULL, cls);

@@ -5,10 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "reports/out.h"
+#include "common/hostlist.h"
 #include "ib/ibfabric.h"
+#include "reports/out.h"
 #include "src/cmd/cmd.h"
-#include "topo/hostlist.h"
 #include "topo/map.h"
 
 struct map_opts {
@@ -55,7 +55,7 @@ static int capture(int argc, char **argv)
         cmd_error("map capture: unexpected argument '%s'", argv[idx]);
         return RY_EXIT_ERROR;
     }
-    if (m.nodes && topo_hostlist_validate(m.nodes, &err) < 0) {
+    if (m.nodes && ry_hostlist_validate(m.nodes, &err) < 0) {
         cmd_error("map capture: --nodes: %s", err.text);
         return RY_EXIT_ERROR;
     }
@@ -124,7 +124,7 @@ static void print_map(struct out *o, const struct topo_map *map)
     for (size_t i = 0; i < map->nnodes; i++) {
         out_obj_open(o, NULL);
         out_str(o, "hosts", "  nodes %s", map->nodes[i].hostlist);
-        out_u64(o, "count", " (%s)", topo_hostlist_count(map->nodes[i].hostlist));
+        out_u64(o, "count", " (%s)", ry_hostlist_count(map->nodes[i].hostlist));
         out_str(o, "type", " -> %s\n", map->nodes[i].type);
         out_obj_close(o);
     }

@@ -13,13 +13,13 @@
 #include <curses.h>
 #endif
 
+#include "common/sysfs.h"
+#include "readers/nvml.h"
 #include "src/cmd/cmd.h"
 #include "top/source.h"
 #include "top/test.h"
 #include "top/top.h"
 #include "topo/map.h"
-#include "topo/nvml.h"
-#include "topo/sysfs.h"
 
 /* railyard top: the live console (railyard-top(1)). Each refresh reads one sample from the
  * source, derives rates and judgements (top/model.c) and draws the current view: through
@@ -513,7 +513,7 @@ static int run(int argc, char **argv)
         goto out;
     } else if (!c.source || !strcmp(c.source, "auto"))
         src.kind =
-            topo_sysfs_exists(c.sysfs_root, "class/infiniband") ? TOP_SRC_SYSFS : TOP_SRC_NETDEV;
+            ry_sysfs_exists(c.sysfs_root, "class/infiniband") ? TOP_SRC_SYSFS : TOP_SRC_NETDEV;
     else if (!strcmp(c.source, "sysfs"))
         src.kind = TOP_SRC_SYSFS;
     else if (!strcmp(c.source, "netdev"))

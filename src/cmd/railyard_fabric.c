@@ -14,20 +14,21 @@
 
 #include <mpi.h>
 
+#include "common/sysfs.h"
+#include "common/xmalloc.h"
 #include "fabric/analyze.h"
 #include "fabric/host.h"
+#include "fabric/port_counters.h"
 #include "fabric/schedule.h"
 #include "fabric/transport.h"
-#include "fabric/verbs_util.h"
+#include "fabric/verbs.h"
+#include "readers/numa.h"
 #include "reports/archive.h"
-#include "reports/history.h"
-#include "reports/render.h"
 #include "reports/findings.h"
+#include "reports/history.h"
 #include "reports/out.h"
-#include "src/common/xmalloc.h"
+#include "reports/render.h"
 #include "topo/map.h"
-#include "topo/numa.h"
-#include "topo/sysfs.h"
 
 /* railyard-fabric: one MPI job over many nodes that tests every rail. Ranks on one node (MPI
  * shared-memory communicator) are its rails; rank 0 coordinates rounds with point-to-point
@@ -378,9 +379,9 @@ static int read_carrier(const char *netdev)
     char buf[32];
     int v;
 
-    if (topo_sysfs_read_int(NULL, &v, NULL, "class/net/%s/carrier", netdev) == 0)
+    if (ry_sysfs_read_int(NULL, &v, NULL, "class/net/%s/carrier", netdev) == 0)
         return v ? 1 : 0;
-    if (topo_sysfs_read(NULL, buf, sizeof(buf), NULL, "class/net/%s/operstate", netdev) == 0)
+    if (ry_sysfs_read(NULL, buf, sizeof(buf), NULL, "class/net/%s/operstate", netdev) == 0)
         return !strcmp(buf, "up") ? 1 : !strcmp(buf, "down") ? 0 : -1;
     return -1;
 }
@@ -392,7 +393,7 @@ static long long read_errors(const char *netdev)
     uint64_t v;
 
     for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-        if (topo_sysfs_read_u64(NULL, &v, NULL, "class/net/%s/statistics/%s", netdev, c[i]) < 0)
+        if (ry_sysfs_read_u64(NULL, &v, NULL, "class/net/%s/statistics/%s", netdev, c[i]) < 0)
             return -1;
         total += (long long)v;
     }
@@ -401,7 +402,7 @@ static long long read_errors(const char *netdev)
 
 static int name_cmp(const void *a, const void *b)
 {
-    return topo_natcmp(*(char *const *)a, *(char *const *)b);
+    return ry_natcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* ---- output (rank 0) ---- */

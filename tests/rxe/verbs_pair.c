@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "fabric/transport.h"
+#include "fabric/verbs.h"
 
 /* The verbs transport between the two ends of one rail, without MPI: verbs_pair NETDEV_A
  * NETDEV_B [GID_INDEX [SECONDS [PINGS]]]. A forked child sets up B; the endpoints cross over pipes;

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "common/xmalloc.h"
 #include "fabric/analyze.h"
-#include "src/common/xmalloc.h"
 
 int main(int argc, char **argv)
 {

@@ -2,7 +2,7 @@
 
 #include <stddef.h>
 
-#include "fabric/transport.h"
+#include "fabric/gid.h"
 #include "tests/tap/tap.h"
 
 /* GID selection from GID tables: a Soft-RoCE port as the kernel showed it in the rxe-vm guest,

@@ -2,8 +2,9 @@
 
 #include <stdlib.h>
 
+#include "readers/sysfs.h"
 #include "tests/tap/tap.h"
-#include "topo/ib.h"
+#include "topo/iba.h"
 #include "topo/model.h"
 #include "topo/pci.h"
 

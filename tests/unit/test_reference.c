@@ -52,11 +52,16 @@ int main(void)
             const char *model;
             int gen, width, links;
         } want[] = {
-            { "Tesla P100-SXM2-16GB", 3, 16, 4 },  { "Tesla V100-SXM2-16GB", 3, 16, 6 },
-            { "NVIDIA A100-SXM4-80GB", 4, 16, 12 }, { "NVIDIA A100 80GB PCIe", 4, 16, -1 },
-            { "NVIDIA H100 80GB HBM3", 5, 16, 18 }, { "NVIDIA H100 PCIe", 5, 16, -1 },
-            { "NVIDIA H800", 5, 16, 8 },            { "NVIDIA L40S", 4, 16, -1 },
-            { "AMD Instinct MI300X", 5, 16, -1 },   { "AMD Instinct MI250X", 4, 16, -1 },
+            { "Tesla P100-SXM2-16GB", 3, 16, 4 },
+            { "Tesla V100-SXM2-16GB", 3, 16, 6 },
+            { "NVIDIA A100-SXM4-80GB", 4, 16, 12 },
+            { "NVIDIA A100 80GB PCIe", 4, 16, -1 },
+            { "NVIDIA H100 80GB HBM3", 5, 16, 18 },
+            { "NVIDIA H100 PCIe", 5, 16, -1 },
+            { "NVIDIA H800", 5, 16, 8 },
+            { "NVIDIA L40S", 4, 16, -1 },
+            { "AMD Instinct MI300X", 5, 16, -1 },
+            { "AMD Instinct MI250X", 4, 16, -1 },
         };
         for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
             r = topo_ref_gpu(want[i].model);

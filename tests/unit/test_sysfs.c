@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/sysfs.h"
+#include "readers/numa.h"
 #include "tests/tap/tap.h"
-#include "topo/numa.h"
-#include "topo/sysfs.h"
 
 static char root[256];
 
@@ -50,31 +50,31 @@ int main(void)
     put("d/mlx5_2", "");
     put("d/mlx5_bond_0", "");
 
-    ok(topo_sysfs_read(root, buf, sizeof(buf), &err, "rate") == 0, "read a value");
+    ok(ry_sysfs_read(root, buf, sizeof(buf), &err, "rate") == 0, "read a value");
     is_str(buf, "400 Gb/sec (4X NDR)", "trailing newline removed");
-    ok(topo_sysfs_read(root, buf, sizeof(buf), &err, "missing") < 0 && errno == ENOENT,
+    ok(ry_sysfs_read(root, buf, sizeof(buf), &err, "missing") < 0 && errno == ENOENT,
        "missing file: ENOENT");
     ok(strstr(err.text, "/missing") != NULL, "error names the file");
-    ok(topo_sysfs_read(root, buf, sizeof(buf), &err, "long") < 0 && errno == ERANGE,
+    ok(ry_sysfs_read(root, buf, sizeof(buf), &err, "long") < 0 && errno == ERANGE,
        "value longer than the buffer: ERANGE");
-    ok(topo_sysfs_read_u64(root, &u, &err, "num") == 0 && u == 42, "decimal number");
-    ok(topo_sysfs_read_u64(root, &u, &err, "hex") == 0 && u == 31, "hex number");
-    ok(topo_sysfs_read_int(root, &v, &err, "neg") == 0 && v == -1, "negative int (numa_node)");
-    ok(topo_sysfs_read_u64(root, &u, &err, "neg") < 0 && errno == EINVAL, "negative u64 refused");
-    ok(topo_sysfs_read_u64(root, &u, &err, "bad") < 0 && errno == EINVAL, "12abc refused");
+    ok(ry_sysfs_read_u64(root, &u, &err, "num") == 0 && u == 42, "decimal number");
+    ok(ry_sysfs_read_u64(root, &u, &err, "hex") == 0 && u == 31, "hex number");
+    ok(ry_sysfs_read_int(root, &v, &err, "neg") == 0 && v == -1, "negative int (numa_node)");
+    ok(ry_sysfs_read_u64(root, &u, &err, "neg") < 0 && errno == EINVAL, "negative u64 refused");
+    ok(ry_sysfs_read_u64(root, &u, &err, "bad") < 0 && errno == EINVAL, "12abc refused");
     ok(strstr(err.text, "bad: line 1: '12abc' is not a number") != NULL, "error quotes value");
-    ok(topo_sysfs_read_int(root, &v, &err, "empty") < 0 && errno == EINVAL, "empty refused");
-    ok(topo_sysfs_read(NULL, buf, 1, &err, "rate") < 0 && errno == EINVAL,
+    ok(ry_sysfs_read_int(root, &v, &err, "empty") < 0 && errno == EINVAL, "empty refused");
+    ok(ry_sysfs_read(NULL, buf, 1, &err, "rate") < 0 && errno == EINVAL,
        "a one-byte buffer is refused");
-    ok(topo_sysfs_list(root, &names, &n, &err, "d") == 0 && n == 3, "list a directory");
+    ok(ry_sysfs_list(root, &names, &n, &err, "d") == 0 && n == 3, "list a directory");
     ok(n == 3 && !strcmp(names[0], "mlx5_2") && !strcmp(names[1], "mlx5_10") &&
            !strcmp(names[2], "mlx5_bond_0"),
        "natural order: mlx5_2, mlx5_10, mlx5_bond_0");
-    topo_sysfs_list_free(names, n);
-    ok(topo_sysfs_list(root, &names, &n, &err, "nodir") < 0 && errno == ENOENT && !names,
+    ry_sysfs_list_free(names, n);
+    ok(ry_sysfs_list(root, &names, &n, &err, "nodir") < 0 && errno == ENOENT && !names,
        "missing directory: ENOENT");
-    ok(topo_sysfs_exists(root, "d/mlx5_2") == 1, "exists");
-    ok(topo_sysfs_exists(root, "d/mlx5_3") == 0, "does not exist");
+    ok(ry_sysfs_exists(root, "d/mlx5_2") == 1, "exists");
+    ok(ry_sysfs_exists(root, "d/mlx5_3") == 0, "does not exist");
     {
         /* NUMA placement: cpu0, cpu1 on node0, cpu2 on node1; a NIC on node 1 */
         char d[600];
@@ -105,11 +105,11 @@ int main(void)
         is_int(topo_numa_of_netdev(root, "veth0"), -1, "a virtual interface has no node");
     }
     setenv("RAILYARD_SYSFS_ROOT", root, 1);
-    is_str(topo_sysfs_root(NULL), root, "RAILYARD_SYSFS_ROOT is the default root");
-    ok(topo_sysfs_read_u64(NULL, &u, &err, "num") == 0 && u == 42, "reads honour it");
+    is_str(ry_sysfs_root(NULL), root, "RAILYARD_SYSFS_ROOT is the default root");
+    ok(ry_sysfs_read_u64(NULL, &u, &err, "num") == 0 && u == 42, "reads honour it");
     unsetenv("RAILYARD_SYSFS_ROOT");
-    is_str(topo_sysfs_root(NULL), "/sys", "default root is /sys");
-    ok(topo_natcmp("a2", "a10") < 0 && topo_natcmp("a10", "a2") > 0 && topo_natcmp("x", "x") == 0,
+    is_str(ry_sysfs_root(NULL), "/sys", "default root is /sys");
+    ok(ry_natcmp("a2", "a10") < 0 && ry_natcmp("a10", "a2") > 0 && ry_natcmp("x", "x") == 0,
        "natcmp");
     {
         char cmd[600];

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "readers/nvml.h"
 #include "tests/tap/tap.h"
 #include "top/source.h"
 #include "top/top.h"
-#include "topo/nvml.h"
 
 static struct top_port *port(struct top_model *m, const char *node, const char *dev, int rail,
                              enum top_state st)

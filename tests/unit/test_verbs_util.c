@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fabric/transport.h"
-#include "fabric/verbs_util.h"
+#include "fabric/port_counters.h"
+#include "fabric/verbs.h"
 #include "tests/tap/tap.h"
 
 /* The verbs transport's device-free parts: window accounting, the meaning given to completion

@@ -1,0 +1,23 @@
+#ifndef RAILYARD_COMMON_FILE_H
+#define RAILYARD_COMMON_FILE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "common/error.h"
+
+/* Read a whole file into *buf (NUL-terminated, *len bytes without the NUL; free it). 0, or -1
+ * with err saying "cannot open/read PATH: reason". */
+int ry_read_file(const char *path, char **buf, size_t *len, ry_error_t *err);
+
+/* mkdir -p (mode 0755): 0, or -1 with errno. */
+int ry_mkdirs(const char *path);
+/* rm -r, not following symbolic links; errors are ignored. */
+void ry_rm_tree(const char *dir);
+
+/* Write path atomically: fill writes into a temporary file beside it, which is renamed over
+ * path once complete and flushed. 0, or -1 with err (path is then untouched). */
+int ry_write_atomic(const char *path, int (*fill)(FILE *fp, void *arg, ry_error_t *err), void *arg,
+                    ry_error_t *err);
+
+#endif

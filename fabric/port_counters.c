@@ -1,0 +1,141 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/sysfs.h"
+#include "fabric/port_counters.h"
+
+static const char *const error_counters[] = {
+    /* ports/N/counters (IB PMA, also on RoCE ports) */
+    "symbol_error",
+    "port_rcv_errors",
+    "link_error_recovery",
+    "link_downed",
+    "port_xmit_discards",
+    "local_link_integrity_errors",
+    "excessive_buffer_overrun_errors",
+    "port_rcv_remote_physical_errors",
+    /* hw_counters: mlx5 */
+    "out_of_sequence",
+    "packet_seq_err",
+    "implied_nak_seq_err",
+    "local_ack_timeout_err",
+    "rnr_nak_retry_err",
+    "out_of_buffer",
+    "duplicate_request",
+    "req_cqe_error",
+    "resp_cqe_error",
+    "req_remote_access_errors",
+    "resp_remote_access_errors",
+    "req_remote_invalid_request",
+    "resp_local_length_error",
+    "rx_icrc_encapsulated",
+    "roce_adp_retrans",
+    "roce_slow_restart",
+    /* hw_counters: rxe */
+    "out_of_seq_request",
+    "rcvd_seq_err",
+    "rcvd_rnr_err",
+    "send_rnr_err",
+    "retry_exceeded_err",
+    "retry_rnr_exceeded_err",
+    "completer_retry_err",
+    "send_err",
+};
+
+static const char *const congestion_counters[] = {
+    "np_cnp_sent",
+    "rp_cnp_handled",
+    "np_ecn_marked_roce_packets",
+    "rp_cnp_ignored",
+};
+
+int fabric_rdma_port(const char *root, const char *netdev, char *dev, size_t len, int *port)
+{
+    char **devs;
+    size_t n;
+    int found = -1;
+
+    if (ry_sysfs_list(root, &devs, &n, NULL, "class/infiniband") < 0)
+        return -1;
+    for (size_t i = 0; i < n && found < 0; i++) {
+        char buf[64];
+        for (int p = 1; p <= 4 && found < 0; p++)
+            if (ry_sysfs_read(root, buf, sizeof(buf), NULL,
+                              "class/infiniband/%s/ports/%d/gid_attrs/ndevs/0", devs[i], p) == 0 &&
+                !strcmp(buf, netdev)) {
+                snprintf(dev, len, "%s", devs[i]);
+                *port = p;
+                found = 0;
+            }
+        if (found < 0 &&
+            ry_sysfs_exists(root, "class/infiniband/%s/device/net/%s", devs[i], netdev)) {
+            snprintf(dev, len, "%s", devs[i]);
+            *port = 1;
+            found = 0;
+        }
+    }
+    ry_sysfs_list_free(devs, n);
+    return found;
+}
+
+static void sample_list(const char *root, const char *dev, int port, const char *dir,
+                        const char *const *names, size_t count, int error, struct fabric_hwc *s)
+{
+    for (size_t i = 0; i < count && s->n < FABRIC_HWC_MAX; i++) {
+        uint64_t v;
+        if (ry_sysfs_read_u64(root, &v, NULL, "class/infiniband/%s/ports/%d/%s/%s", dev, port, dir,
+                              names[i]) < 0)
+            continue;
+        snprintf(s->name[s->n], sizeof(s->name[0]), "%s", names[i]);
+        s->val[s->n] = v;
+        s->error[s->n] = error;
+        s->n++;
+    }
+}
+
+int fabric_hwc_sample(const char *root, const char *dev, int port, struct fabric_hwc *s)
+{
+    size_t ne = sizeof(error_counters) / sizeof(error_counters[0]);
+
+    memset(s, 0, sizeof(*s));
+    sample_list(root, dev, port, "counters", error_counters, 8, 1, s);
+    sample_list(root, dev, port, "hw_counters", error_counters + 8, ne - 8, 1, s);
+    sample_list(root, dev, port, "hw_counters", congestion_counters,
+                sizeof(congestion_counters) / sizeof(congestion_counters[0]), 0, s);
+    return s->n ? 0 : -1;
+}
+
+long long fabric_hwc_delta(const struct fabric_hwc *a, const struct fabric_hwc *b, char *text,
+                           size_t len)
+{
+    long long total = 0;
+    size_t used = 0;
+
+    if (text && len)
+        text[0] = '\0';
+    for (int pass = 1; pass >= 0; pass--)
+        for (int j = 0; j < b->n; j++) {
+            if (b->error[j] != pass)
+                continue;
+            for (int i = 0; i < a->n; i++) {
+                long long d;
+                int w;
+                if (strcmp(a->name[i], b->name[j]) || b->val[j] <= a->val[i])
+                    continue;
+                d = (long long)(b->val[j] - a->val[i]);
+                if (pass)
+                    total += d;
+                if (text && used < len) {
+                    w = snprintf(text + used, len - used, "%s%s +%lld", used ? ", " : "",
+                                 b->name[j], d);
+                    used += w > 0 ? (size_t)w : 0;
+                }
+            }
+        }
+    if (text && used >= len && len > 4)
+        memcpy(text + len - 4, "...", 4);
+    return total;
+}

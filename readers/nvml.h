@@ -1,0 +1,38 @@
+#ifndef RAILYARD_READERS_NVML_H
+#define RAILYARD_READERS_NVML_H
+
+#include "common/error.h"
+#include "topo/model.h"
+
+/* Complete node with what the NVIDIA driver reports through NVML, loaded at run time
+ * (libnvidia-ml.so.1, or $RAILYARD_NVML_LIBRARY): GPU model, UUID, memory, PCIe link current
+ * and maximum generation/width, NVLink links and their peers. GPUs are matched by PCI address;
+ * GPUs that hwloc did not report are added.
+ *
+ * A node without the driver is not an error: the function returns 0 and sets
+ * node->gpu_driver_note ("no NVIDIA driver (...)"). -1 only for a driver that is present but
+ * fails. */
+int topo_nvml_discover(struct topo_node *node, ry_error_t *err);
+
+/* NVLink counters for a console that samples them at every refresh: each GPU's links with
+ * their state, the GPU at the other end, the NVLink data throughput counters (KiB, NVML fields
+ * NVLINK_THROUGHPUT_DATA_TX/RX) and the error counters (replay, recovery, CRC flit, CRC data),
+ * each marked unread where the driver does not give it. */
+struct topo_nvlink_sample {
+    unsigned gpu, link;
+    char busid[TOPO_BUSID_LEN];     /* the GPU's PCI address */
+    char remote[TOPO_NVTARGET_LEN]; /* the other end's (topo_nvtarget_normalize), "" not known */
+    int active;
+    int have_data;
+    unsigned long long tx_kib, rx_kib;
+    int have_errors;              /* a bit per error counter the driver gave */
+    unsigned long long errors[4]; /* replay, recovery, crc_flit, crc_data */
+};
+struct topo_nvml_links;
+/* NULL with why ("no NVIDIA driver (...)", "no GPU visible") when there is nothing to sample */
+struct topo_nvml_links *topo_nvml_links_open(char *why, size_t len);
+/* every link of every GPU now; the array is the session's, valid until the next call */
+size_t topo_nvml_links_sample(struct topo_nvml_links *s, const struct topo_nvlink_sample **out);
+void topo_nvml_links_close(struct topo_nvml_links *s);
+
+#endif
