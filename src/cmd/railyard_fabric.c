@@ -72,14 +72,53 @@ struct opts {
     int no_archive, keep;
 };
 
-static int world_rank, world_size;
-static char myhost[NAME_LEN];
+/* One run as a rank sees it: what it is, the layout every rank computes alike, and (rank 0)
+ * the results collected so far. Every phase of main reads and fills it. */
+struct run {
+    struct opts o;
+    int argc;
+    char **argv;
+    double started;
+    /* this rank */
+    int rank, size;      /* in MPI_COMM_WORLD */
+    char host[NAME_LEN]; /* its node's name (RAILYARD_FABRIC_NODE or the host name) */
+    MPI_Comm node_comm;  /* the ranks of its node; MPI_COMM_NULL before identify() */
+    struct rank_info me;
+    int node, rail;  /* its place in the layout */
+    char netdev[32]; /* its rail's interface, "" when the map names none */
+    const struct fabric_transport *t;
+    void *ts;    /* the transport's state, NULL until set up */
+    int stopped; /* it gave up waiting for rank 0: leave with status 2 */
+    /* the map */
+    struct topo_map *map;
+    const struct map_node_type *type;
+    const char *type_name;
+    const char *map_cluster;
+    /* the layout, alike on every rank */
+    int nodes, rails;
+    char **names;
+    struct rank_info *info; /* per world rank */
+    int *rank_of;           /* nodes*rails -> world rank */
+    struct fabric_schedule sched;
+    double *expect; /* per rail */
+    /* the results (rank 0) */
+    struct result_msg *res; /* per world rank: the round being collected */
+    int *got;               /* per world rank: its result of that round came */
+    struct fabric_link *links;
+    size_t nlinks;
+    int *failed; /* nodes with a lost rank */
+    size_t nfailed;
+    int *rank_lost; /* per world rank */
+    size_t rounds_done;
+    struct ry_archive archive; /* archive.dir[0]: archiving */
+    struct ry_archive run_dir; /* -o: run_dir.dir[0] set */
+};
 
-__attribute__((format(printf, 1, 2))) static void logmsg(const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void logmsg(const struct run *r, const char *fmt, ...)
 {
     va_list ap;
 
-    fprintf(stderr, "railyard-fabric: %s:%d: ", myhost, world_rank);
+    fprintf(stderr, "railyard-fabric: %s:%d: ", r->host, r->rank);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
@@ -123,7 +162,7 @@ static void usage(FILE *fp)
         "  -h, --help              this help\n");
 }
 
-static int parse_opts(int argc, char **argv, struct opts *o)
+static int parse_opts(int argc, char **argv, struct opts *o, int speak)
 {
     static const struct option lo[] = {
         { "map", required_argument, NULL, 'm' },
@@ -186,7 +225,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
                 for (size_t i = 0; lo[i].name; i++)
                     if (lo[i].val == c)
                         name = lo[i].name;
-                if (world_rank == 0)
+                if (speak)
                     fprintf(stderr, "railyard-fabric: --%s takes a positive number, not '%s'\n",
                             name, optarg);
                 return -1;
@@ -209,7 +248,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
             long min = c == 'U' ? 1 : 0, max = c == 'U' ? 31 : 255, x = strtol(optarg, &end, 10);
             const char *name = c == 'G' ? "gid-index" : c == 'Y' ? "tos" : "qp-timeout";
             if (end == optarg || *end || x < min || x > max) {
-                if (world_rank == 0)
+                if (speak)
                     fprintf(stderr, "railyard-fabric: --%s takes %ld to %ld, not '%s'\n", name, min,
                             max, optarg);
                 return -1;
@@ -221,7 +260,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         }
         case 'O':
             if (fabric_verbs_op_parse(optarg) < 0) {
-                if (world_rank == 0)
+                if (speak)
                     fprintf(stderr, "railyard-fabric: unknown --op '%s' (write, read, send)\n",
                             optarg);
                 return -1;
@@ -239,7 +278,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
             else if (end == optarg || *end)
                 x = -1;
             if (x < 8 || x > 64 * 1024 * 1024 || x != (double)(size_t)x) {
-                if (world_rank == 0)
+                if (speak)
                     fprintf(stderr, "railyard-fabric: --msg-size takes 8 bytes to 64M, not '%s'\n",
                             optarg);
                 return -1;
@@ -263,11 +302,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         case 'X': o->retest = 1; break;
         case 'v': o->verbose++; break;
         case 'h':
-            if (world_rank == 0)
+            if (speak)
                 usage(stdout);
             return 1;
         default:
-            if (world_rank == 0)
+            if (speak)
                 fprintf(stderr,
                         "railyard-fabric: unknown option '%s' or missing value, try "
                         "--help\n",
@@ -276,13 +315,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         }
     }
     if (optind < argc) {
-        if (world_rank == 0)
+        if (speak)
             fprintf(stderr, "railyard-fabric: unexpected argument '%s'\n", argv[optind]);
         return -1;
     }
     if (strcmp(o->schedule, "neighbor") && strcmp(o->schedule, "ring") &&
         strcmp(o->schedule, "all-pairs") && strcmp(o->schedule, "custom")) {
-        if (world_rank == 0)
+        if (speak)
             fprintf(stderr,
                     "railyard-fabric: unknown schedule '%s' (neighbor, ring, all-pairs, "
                     "custom)\n",
@@ -290,24 +329,24 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         return -1;
     }
     if (strcmp(o->transport, "tcp") && strcmp(o->transport, "verbs")) {
-        if (world_rank == 0)
+        if (speak)
             fprintf(stderr, "railyard-fabric: unknown transport '%s' (tcp, verbs)\n", o->transport);
         return -1;
     }
     if (!strcmp(o->schedule, "custom") && !o->pairs) {
-        if (world_rank == 0)
+        if (speak)
             fprintf(stderr, "railyard-fabric: --schedule custom needs --pairs <file>\n");
         return -1;
     }
     if (o->streams > 16) {
-        if (world_rank == 0)
+        if (speak)
             fprintf(stderr, "railyard-fabric: --streams is at most 16\n");
         return -1;
     }
     if (fabric_verbs_opts.qps > 16 || fabric_verbs_opts.window > 4096 ||
         (double)fabric_verbs_opts.qps * fabric_verbs_opts.window * (double)fabric_verbs_opts.msg >
             1024.0 * 1024 * 1024) {
-        if (world_rank == 0)
+        if (speak)
             fprintf(stderr, "railyard-fabric: --qps is at most 16, --window at most 4096, and "
                             "qps x window x msg-size at most 1 GiB\n");
         return -1;
@@ -315,13 +354,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
     if (strcmp(o->transport, "verbs") &&
         (fabric_verbs_opts.op != FABRIC_OP_WRITE || fabric_verbs_opts.qps != 1 ||
          strcmp(fabric_verbs_opts.mem, "host") || fabric_verbs_opts.verify)) {
-        if (world_rank == 0)
+        if (speak)
             fprintf(stderr, "railyard-fabric: --op, --qps, --mem and --verify need "
                             "--transport verbs\n");
         return -1;
     }
     if ((o->prometheus || o->junit) && (o->no_archive || (!o->archive && !ry_archive_default()))) {
-        if (world_rank == 0)
+        if (speak)
             fprintf(stderr, "railyard-fabric: --prometheus and --junit are rendered from the run's "
                             "archive: give --archive <dir> (or set RAILYARD_ARCHIVE)\n");
         return -1;
@@ -360,14 +399,15 @@ static void send_go(const int *rank_lost, int size, const int go[2])
 }
 
 /* wait for rank 0's word: the next round, or the end with the verdict */
-static int wait_go(const struct opts *o, int go[2])
+static int wait_go(struct run *r, int go[2])
 {
     MPI_Request req;
 
     /* a round, rank 0's collection, the analysis and the output fit in this deadline */
     MPI_Irecv(go, 2, MPI_INT, 0, TAG_GO, MPI_COMM_WORLD, &req);
-    if (!mpi_wait_until(&req, fabric_now() + o->round_timeout * 2 + 30)) {
-        logmsg("no word from rank 0 in time: stopping");
+    if (!mpi_wait_until(&req, fabric_now() + r->o.round_timeout * 2 + 30)) {
+        logmsg(r, "no word from rank 0 in time: stopping");
+        r->stopped = 1;
         MPI_Cancel(&req);
         return -1;
     }
@@ -407,29 +447,6 @@ static int name_cmp(const void *a, const void *b)
 
 /* ---- output (rank 0) ---- */
 
-struct run {
-    struct opts *o;
-    int argc;
-    char **argv;
-    int nodes, rails;
-    char **names;
-    struct rank_info *info; /* per world rank */
-    int *rank_of;           /* nodes*rails -> world rank */
-    struct fabric_schedule sched;
-    struct fabric_link *links;
-    size_t nlinks;
-    int *failed; /* nodes with a lost rank */
-    size_t nfailed;
-    int *rank_lost; /* per world rank */
-    size_t rounds_done;
-    double *expect; /* per rail */
-    const char *type_name;
-    double started;
-    struct ry_archive archive; /* archive.dir[0]: archiving */
-    struct ry_archive run_dir; /* -o: run_dir.dir[0] set */
-    const char *map_cluster;
-};
-
 static void print_results(struct out *o, struct run *r, const struct topo_findings *f, int done)
 {
     char stamp[64];
@@ -443,11 +460,11 @@ static void print_results(struct out *o, struct run *r, const struct topo_findin
     out_str(o, "version", NULL, PACKAGE_VERSION);
     out_str(o, "time", NULL, stamp);
     out_bool(o, "complete", NULL, done);
-    out_str(o, "map", NULL, r->o->map);
+    out_str(o, "map", NULL, r->o.map);
     out_str(o, "cluster", NULL, r->map_cluster);
     out_str(o, "node_type", NULL, r->type_name);
-    out_str(o, "transport", NULL, r->o->transport);
-    if (!strcmp(r->o->transport, "verbs")) {
+    out_str(o, "transport", NULL, r->o.transport);
+    if (!strcmp(r->o.transport, "verbs")) {
         const struct fabric_verbs_opts *v = &fabric_verbs_opts;
         out_obj_open(o, "verbs");
         out_str(o, "op", "railyard-fabric: verbs RDMA %s", fabric_verbs_op_name(v->op));
@@ -462,12 +479,12 @@ static void print_results(struct out *o, struct run *r, const struct topo_findin
         out_int(o, "qp_timeout", NULL, v->qp_timeout);
         out_obj_close(o);
     }
-    out_str(o, "schedule", "railyard-fabric: %s", r->o->schedule);
+    out_str(o, "schedule", "railyard-fabric: %s", r->o.schedule);
     out_int(o, "nodes", " schedule, %s nodes", r->nodes);
     out_int(o, "rails", " x %s rails", r->rails);
     out_u64(o, "rounds_done", ", %s", r->rounds_done);
     out_u64(o, "rounds", "/%s rounds", r->sched.n);
-    out_double(o, "duration_s", " of %s s", 1, r->o->duration, 1);
+    out_double(o, "duration_s", " of %s s", 1, r->o.duration, 1);
     out_double(o, "elapsed_s", ", %s s in all\n", 1, fabric_now() - r->started, 1);
     out_arr_open(o, "rail_expect_gbps"); /* the lowest acceptable goodput, null: none */
     for (int i = 0; i < r->rails; i++)
@@ -527,7 +544,7 @@ static void print_results(struct out *o, struct run *r, const struct topo_findin
     }
     out_arr_close(o);
     if (f) {
-        report_findings(o, f, r->o->verbose);
+        report_findings(o, f, r->o.verbose);
         /* what was measured on starved hosts only is not a pass */
         out_str(o, "verdict", " -> %s\n",
                 f->nfail                                     ? "fail"
@@ -571,12 +588,12 @@ static void save_archive(struct run *r, const struct topo_findings *f, int done)
     if (!r->archive.dir[0])
         return;
     if (ry_archive_write(&r->archive, "report.json", fill_results, &p, &err) < 0) {
-        logmsg("archive: %s", err.text);
+        logmsg(r, "archive: %s", err.text);
         return;
     }
     if (done) {
-        if (ry_archive_finish(&r->archive, r->o->keep, 0, r->o->prometheus, r->o->junit, &err) < 0)
-            logmsg("archive %s: %s (the verdict stands)", r->archive.dir, err.text);
+        if (ry_archive_finish(&r->archive, r->o.keep, 0, r->o.prometheus, r->o.junit, &err) < 0)
+            logmsg(r, "archive %s: %s (the verdict stands)", r->archive.dir, err.text);
         return;
     }
     ry_archive_record(&r->archive, &err);
@@ -591,25 +608,23 @@ static void save_run(struct run *r, const struct topo_findings *f, int done)
     save_archive(r, f, done);
     if (r->run_dir.dir[0] &&
         ry_archive_write(&r->run_dir, "results.json", fill_results, &p, &err) < 0)
-        logmsg("%s", err.text);
+        logmsg(r, "%s", err.text);
 }
 
 static int prepare_run_dir(struct run *r)
 {
-    const char *root = r->o->no_archive ? NULL
-                       : r->o->archive  ? r->o->archive
-                                        : ry_archive_default();
+    const char *root = r->o.no_archive ? NULL : r->o.archive ? r->o.archive : ry_archive_default();
     ry_error_t err;
 
     if (root &&
-        ry_archive_create(&r->archive, root, "fabric", r->map_cluster ? r->map_cluster : myhost,
-                          r->argc, r->argv, r->o->map, &err) < 0) {
-        logmsg("%s (no archive for this run)", err.text);
+        ry_archive_create(&r->archive, root, "fabric", r->map_cluster ? r->map_cluster : r->host,
+                          r->argc, r->argv, r->o.map, &err) < 0) {
+        logmsg(r, "%s (no archive for this run)", err.text);
         r->archive.dir[0] = '\0';
     }
-    if (r->o->run_dir && ry_run_dir_init(&r->run_dir, r->o->run_dir, "fabric", r->argc, r->argv,
-                                         r->o->map, &err) < 0) {
-        logmsg("%s", err.text);
+    if (r->o.run_dir && ry_run_dir_init(&r->run_dir, r->o.run_dir, "fabric", r->argc, r->argv,
+                                        r->o.map, &err) < 0) {
+        logmsg(r, "%s", err.text);
         return -1;
     }
     return 0;
@@ -633,11 +648,17 @@ static int my_role(const struct fabric_round *rd, int node, int *peer)
     return ROLE_IDLE;
 }
 
-static void run_round(const struct opts *o, const struct fabric_transport *t, void *ts,
-                      const struct rank_info *info, const int *rank_of, int rails, int node,
-                      int rail, const struct fabric_round *rd, int round, const char *netdev,
-                      struct result_msg *res)
+/* This rank's part of a round: send, receive or stay idle, then its result. */
+static void run_round(const struct run *r, int round, struct result_msg *res)
 {
+    const struct opts *o = &r->o;
+    const struct fabric_transport *t = r->t;
+    const struct fabric_round *rd = &r->sched.rounds[round];
+    const struct rank_info *info = r->info;
+    const int *rank_of = r->rank_of;
+    const char *netdev = r->netdev;
+    void *ts = r->ts;
+    int rails = r->rails, node = r->node, rail = r->rail;
     double start = fabric_now(), deadline = start + o->round_timeout,
            connect_by = start + o->connect_timeout;
     struct fabric_stats st;
@@ -753,7 +774,7 @@ static void add_links(struct run *r, int round, const struct result_msg *res, co
             l->wait_a = res[ra].wait_frac;
             l->cpu_b = res[rb].cpu_frac;
             l->wait_b = res[rb].wait_frac;
-            if (r->o->bidir && l->ok) {
+            if (r->o.bidir && l->ok) {
                 /* the reverse link: b sent, a measured */
                 struct fabric_link rev = *l;
                 rev.a = b;
@@ -797,21 +818,21 @@ static void make_input(const struct run *r, struct fabric_input *in, struct fabr
 
 /* --retest: rank 0 names the suspects of the rounds so far and every rank appends the same
  * bisect rounds (each suspect against a known-good node) to the schedule. */
-static int exchange_retest(struct run *r, const struct opts *o, int pass)
+static int retest(struct run *r, int pass)
 {
     int n = r->nodes, *msg = xcalloc((size_t)(2 * n + 1), sizeof(*msg)), *list;
     struct fabric_schedule extra;
     size_t ns = 0;
     ry_error_t err;
 
-    if (world_rank == 0) {
+    if (r->rank == 0) {
         struct fabric_port *ports;
         struct fabric_input in;
         make_input(r, &in, &ports);
         msg[0] = (int)fabric_retest_suspects(&in, pass, msg + 1, msg + 1 + n);
         free((void *)in.failed_nodes);
         free(ports);
-        for (int k = 1; k < world_size; k++)
+        for (int k = 1; k < r->size; k++)
             if (!r->rank_lost[k]) {
                 MPI_Request sreq;
                 MPI_Isend(msg, 2 * n + 1, MPI_INT, k, TAG_RETEST, MPI_COMM_WORLD, &sreq);
@@ -820,8 +841,9 @@ static int exchange_retest(struct run *r, const struct opts *o, int pass)
     } else {
         MPI_Request req;
         MPI_Irecv(msg, 2 * n + 1, MPI_INT, 0, TAG_RETEST, MPI_COMM_WORLD, &req);
-        if (!mpi_wait_until(&req, fabric_now() + o->round_timeout * 2 + 30)) {
-            logmsg("no retest plan from rank 0 in time: stopping");
+        if (!mpi_wait_until(&req, fabric_now() + r->o.round_timeout * 2 + 30)) {
+            logmsg(r, "no retest plan from rank 0 in time: stopping");
+            r->stopped = 1;
             MPI_Cancel(&req);
             free(msg);
             return -1;
@@ -837,367 +859,415 @@ static int exchange_retest(struct run *r, const struct opts *o, int pass)
         memcpy(r->sched.rounds + r->sched.n, extra.rounds, extra.n * sizeof(*extra.rounds));
         r->sched.n += extra.n;
         free(extra.rounds);
-        if (world_rank == 0)
-            logmsg("retesting %zu suspect node%s in %zu round%s", ns, ns == 1 ? "" : "s", extra.n,
-                   extra.n == 1 ? "" : "s");
-    } else if (ns > 0 && world_rank == 0)
-        logmsg("no retest: %s", err.text);
+        if (r->rank == 0)
+            logmsg(r, "retesting %zu suspect node%s in %zu round%s", ns, ns == 1 ? "" : "s",
+                   extra.n, extra.n == 1 ? "" : "s");
+    } else if (ns > 0 && r->rank == 0)
+        logmsg(r, "no retest: %s", err.text);
     free(list);
     free(msg);
     return 0;
 }
 
-int main(int argc, char **argv)
+/* ---- the phases of main ---- */
+
+#define GO_ON (-1) /* a phase's "carry on"; any other value is the exit status to leave with */
+
+/* Set up: MPI, the options, the map. */
+static int set_up(struct run *r, int argc, char **argv)
 {
-    struct opts o;
-    struct run r;
-    struct rank_info me;
-    struct topo_map *map = NULL;
-    const struct map_node_type *type = NULL;
-    const struct fabric_transport *t;
-    void *ts = NULL;
-    MPI_Comm node_comm;
-    MPI_Request req;
     ry_error_t err = { "" };
-    char netdev[32];
-    int rc, exit_code = 2, node = -1, rail, go[2];
-    struct result_msg *res = NULL;
-    int *got = NULL;
+    int rc;
 
+    memset(r, 0, sizeof(*r));
+    r->node = -1;
+    r->node_comm = MPI_COMM_NULL;
     MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    r->argc = argc;
+    r->argv = argv;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &r->size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    gethostname(myhost, sizeof(myhost));
-    myhost[sizeof(myhost) - 1] = '\0';
-    memset(&r, 0, sizeof(r));
-    r.o = &o;
-    r.argc = argc;
-    r.argv = argv;
-    r.started = fabric_now();
-
-    if ((rc = parse_opts(argc, argv, &o)) != 0) {
-        MPI_Finalize();
+    gethostname(r->host, sizeof(r->host));
+    r->host[sizeof(r->host) - 1] = '\0';
+    r->started = fabric_now();
+    if ((rc = parse_opts(argc, argv, &r->o, r->rank == 0)) != 0)
         return rc > 0 ? 0 : 2;
-    }
-    t = strcmp(o.transport, "verbs") ? &fabric_transport_tcp : &fabric_transport_verbs;
-    if (o.map && !(map = topo_map_load(o.map, &err))) {
-        if (world_rank == 0)
-            logmsg("%s", err.text);
-        MPI_Finalize();
+    r->t = strcmp(r->o.transport, "verbs") ? &fabric_transport_tcp : &fabric_transport_verbs;
+    if (r->o.map && !(r->map = topo_map_load(r->o.map, &err))) {
+        if (r->rank == 0)
+            logmsg(r, "%s", err.text);
         return 2;
     }
+    return GO_ON;
+}
 
-    /* who am I: node by host name (shared-memory communicator), rail by local rank; where
-     * several "nodes" share one machine (Soft-RoCE rails in one guest), RAILYARD_FABRIC_NODE
-     * names each rank's node */
-    if (getenv("RAILYARD_FABRIC_NODE") && *getenv("RAILYARD_FABRIC_NODE")) {
-        char(*all)[NAME_LEN] = xcalloc((size_t)world_size, NAME_LEN);
+/* The NUMA node the rank is bound to: -1 when it may run anywhere. */
+static int bound_numa(void)
+{
+    cpu_set_t set;
+    int cpus[CPU_SETSIZE];
+    size_t ncpu = 0;
+
+    if (sched_getaffinity(0, sizeof(set), &set) != 0)
+        return -1;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &set))
+            cpus[ncpu++] = c;
+    return topo_numa_of_cpus(NULL, cpus, ncpu);
+}
+
+/* Identify nodes and rails: this rank's node by host name (shared-memory communicator), its
+ * rail by local rank, its netdev from the map; set the transport up on it; every rank learns
+ * every other's. Where several "nodes" share one machine (Soft-RoCE rails in one guest),
+ * RAILYARD_FABRIC_NODE names each rank's node. */
+static int identify(struct run *r)
+{
+    struct rank_info *me = &r->me;
+    const char *forced = getenv("RAILYARD_FABRIC_NODE");
+    ry_error_t err = { "" };
+    MPI_Request req;
+
+    if (forced && *forced) {
+        char(*all)[NAME_LEN] = xcalloc((size_t)r->size, NAME_LEN);
         int color = 0;
-        snprintf(myhost, sizeof(myhost), "%s", getenv("RAILYARD_FABRIC_NODE"));
-        MPI_Allgather(myhost, NAME_LEN, MPI_CHAR, all, NAME_LEN, MPI_CHAR, MPI_COMM_WORLD);
-        while (strcmp(all[color], myhost))
+        snprintf(r->host, sizeof(r->host), "%s", forced);
+        MPI_Allgather(r->host, NAME_LEN, MPI_CHAR, all, NAME_LEN, MPI_CHAR, MPI_COMM_WORLD);
+        while (strcmp(all[color], r->host))
             color++;
-        MPI_Comm_split(MPI_COMM_WORLD, color, world_rank, &node_comm);
+        MPI_Comm_split(MPI_COMM_WORLD, color, r->rank, &r->node_comm);
         free(all);
     } else
-        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
-    memset(&me, 0, sizeof(me));
-    snprintf(me.host, sizeof(me.host), "%s", myhost);
-    MPI_Comm_rank(node_comm, &me.local_rank);
-    MPI_Comm_size(node_comm, &me.local_size);
-    rail = me.local_rank;
-    if (map) {
-        type = o.node_type ? topo_map_type_by_name(map, o.node_type)
-                           : topo_map_type_for_host(map, myhost);
-        if (!type && map->ntypes == 1 && !o.node_type)
-            type = &map->types[0];
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &r->node_comm);
+    snprintf(me->host, sizeof(me->host), "%s", r->host);
+    MPI_Comm_rank(r->node_comm, &me->local_rank);
+    MPI_Comm_size(r->node_comm, &me->local_size);
+    r->rail = me->local_rank;
+    if (r->map) {
+        r->type = r->o.node_type ? topo_map_type_by_name(r->map, r->o.node_type)
+                                 : topo_map_type_for_host(r->map, r->host);
+        if (!r->type && r->map->ntypes == 1 && !r->o.node_type)
+            r->type = &r->map->types[0];
     }
-    netdev[0] = '\0';
-    if (type) {
-        for (size_t i = 0; i < type->nnics; i++)
-            if (type->nics[i].rail == rail && type->nics[i].netdev)
-                snprintf(netdev, sizeof(netdev), "%s", type->nics[i].netdev);
+    if (r->type) {
+        for (size_t i = 0; i < r->type->nnics; i++)
+            if (r->type->nics[i].rail == r->rail && r->type->nics[i].netdev)
+                snprintf(r->netdev, sizeof(r->netdev), "%s", r->type->nics[i].netdev);
     } else
-        snprintf(netdev, sizeof(netdev), o.netdev_fmt, rail);
-    if (netdev[0] && t->setup(netdev, &me.ep, &ts, &err) < 0) {
-        snprintf(me.ep.error, sizeof(me.ep.error), "%s", err.text);
-        me.ep.unusable = 1;
-    } else if (!netdev[0])
-        snprintf(me.ep.error, sizeof(me.ep.error), "the map has no netdev for rail %d", rail);
-    me.carrier = netdev[0] ? read_carrier(netdev) : -1;
-    me.nic_numa = netdev[0] ? topo_numa_of_netdev(NULL, netdev) : -1;
-    {
-        /* the NUMA node the rank is bound to: -1 when it may run anywhere */
-        cpu_set_t set;
-        int cpus[CPU_SETSIZE];
-        size_t ncpu = 0;
-        me.rank_numa = -1;
-        if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-            for (int c = 0; c < CPU_SETSIZE; c++)
-                if (CPU_ISSET(c, &set))
-                    cpus[ncpu++] = c;
-            me.rank_numa = topo_numa_of_cpus(NULL, cpus, ncpu);
-        }
-    }
+        snprintf(r->netdev, sizeof(r->netdev), r->o.netdev_fmt, r->rail);
+    if (r->netdev[0] && r->t->setup(r->netdev, &me->ep, &r->ts, &err) < 0) {
+        snprintf(me->ep.error, sizeof(me->ep.error), "%s", err.text);
+        me->ep.unusable = 1;
+    } else if (!r->netdev[0])
+        snprintf(me->ep.error, sizeof(me->ep.error), "the map has no netdev for rail %d", r->rail);
+    me->carrier = r->netdev[0] ? read_carrier(r->netdev) : -1;
+    me->nic_numa = r->netdev[0] ? topo_numa_of_netdev(NULL, r->netdev) : -1;
+    me->rank_numa = bound_numa();
 
-    r.info = xcalloc((size_t)world_size, sizeof(*r.info));
-    MPI_Iallgather(&me, (int)sizeof(me), MPI_BYTE, r.info, (int)sizeof(me), MPI_BYTE,
+    r->info = xcalloc((size_t)r->size, sizeof(*r->info));
+    MPI_Iallgather(me, (int)sizeof(*me), MPI_BYTE, r->info, (int)sizeof(*me), MPI_BYTE,
                    MPI_COMM_WORLD, &req);
-    if (!mpi_wait_until(&req, fabric_now() + o.start_timeout)) {
-        logmsg("the start-up exchange did not finish within %g s: a rank did not start",
-               o.start_timeout);
+    if (!mpi_wait_until(&req, fabric_now() + r->o.start_timeout)) {
+        logmsg(r, "the start-up exchange did not finish within %g s: a rank did not start",
+               r->o.start_timeout);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    return GO_ON;
+}
 
-    /* the layout, the same on every rank: nodes in natural order of their names */
-    {
-        char **names = xcalloc((size_t)world_size, sizeof(*names));
-        int n = 0, bad = 0;
-        for (int i = 0; i < world_size; i++) {
-            int seen = 0;
-            for (int k = 0; k < n; k++)
-                seen |= !strcmp(names[k], r.info[i].host);
-            if (!seen)
-                names[n++] = xstrdup(r.info[i].host);
-        }
-        qsort(names, (size_t)n, sizeof(*names), name_cmp);
-        r.nodes = n;
-        r.names = names;
-        r.rails = r.info[0].local_size;
-        for (int i = 0; i < world_size; i++)
-            if (r.info[i].local_size != r.rails)
-                bad = 1;
-        if (bad) {
-            if (world_rank == 0)
-                logmsg("nodes run different numbers of ranks: give every node one rank per rail");
-            MPI_Finalize();
-            return 2;
-        }
-        if (type) {
-            int maprails = 0;
-            for (size_t i = 0; i < type->nnics; i++)
-                if (type->nics[i].rail >= 0)
-                    maprails++;
-            if (maprails != r.rails) {
-                if (world_rank == 0)
-                    logmsg("%d ranks per node, but node type '%s' of %s has %d rails: run one "
-                           "rank per rail",
-                           r.rails, type->name, o.map, maprails);
-                MPI_Finalize();
-                return 2;
-            }
-        } else if (map) {
-            if (world_rank == 0)
-                logmsg("%s: host %s is in no host list of the map (use --node-type)", o.map,
-                       myhost);
-            MPI_Finalize();
-            return 2;
-        }
-        if (r.nodes < 2) {
-            if (world_rank == 0)
-                logmsg("all ranks run on one node (%s): railyard-fabric tests links between "
-                       "nodes",
-                       names[0]);
-            MPI_Finalize();
-            return 2;
-        }
-        r.rank_of = xcalloc((size_t)r.nodes * (size_t)r.rails, sizeof(*r.rank_of));
-        for (int i = 0; i < world_size; i++)
-            for (int k = 0; k < n; k++)
-                if (!strcmp(names[k], r.info[i].host))
-                    r.rank_of[k * r.rails + r.info[i].local_rank] = i;
+/* Lay out, alike on every rank: nodes in natural order of their names, each (node, rail) to
+ * its rank, the schedule, the goodput expected per rail; rank 0 prepares the run directory. */
+static int lay_out(struct run *r)
+{
+    const struct map_node_type *type = r->type;
+    char **names = xcalloc((size_t)r->size, sizeof(*names));
+    ry_error_t err = { "" };
+    int n = 0, rc;
+
+    for (int i = 0; i < r->size; i++) {
+        int seen = 0;
         for (int k = 0; k < n; k++)
-            if (!strcmp(names[k], myhost))
-                node = k;
+            seen |= !strcmp(names[k], r->info[i].host);
+        if (!seen)
+            names[n++] = xstrdup(r->info[i].host);
     }
+    qsort(names, (size_t)n, sizeof(*names), name_cmp);
+    r->nodes = n;
+    r->names = names;
+    r->rails = r->info[0].local_size;
+    for (int i = 0; i < r->size; i++)
+        if (r->info[i].local_size != r->rails) {
+            if (r->rank == 0)
+                logmsg(r,
+                       "nodes run different numbers of ranks: give every node one rank per rail");
+            return 2;
+        }
+    if (type) {
+        int maprails = 0;
+        for (size_t i = 0; i < type->nnics; i++)
+            if (type->nics[i].rail >= 0)
+                maprails++;
+        if (maprails != r->rails) {
+            if (r->rank == 0)
+                logmsg(r,
+                       "%d ranks per node, but node type '%s' of %s has %d rails: run one "
+                       "rank per rail",
+                       r->rails, type->name, r->o.map, maprails);
+            return 2;
+        }
+    } else if (r->map) {
+        if (r->rank == 0)
+            logmsg(r, "%s: host %s is in no host list of the map (use --node-type)", r->o.map,
+                   r->host);
+        return 2;
+    }
+    if (r->nodes < 2) {
+        if (r->rank == 0)
+            logmsg(r,
+                   "all ranks run on one node (%s): railyard-fabric tests links between "
+                   "nodes",
+                   names[0]);
+        return 2;
+    }
+    r->rank_of = xcalloc((size_t)r->nodes * (size_t)r->rails, sizeof(*r->rank_of));
+    for (int i = 0; i < r->size; i++)
+        for (int k = 0; k < n; k++)
+            if (!strcmp(names[k], r->info[i].host))
+                r->rank_of[k * r->rails + r->info[i].local_rank] = i;
+    for (int k = 0; k < n; k++)
+        if (!strcmp(names[k], r->host))
+            r->node = k;
 
     /* a rank that cannot test at all (memory kind or transport unavailable on its node) makes
      * the run unable to judge: exit 2, never a port fault */
     {
         int unusable = 0;
-        for (int i = 0; i < world_size; i++)
-            if (r.info[i].ep.unusable) {
-                if (world_rank == 0)
-                    logmsg("%s rail %d: %s", r.info[i].host, r.info[i].local_rank,
-                           r.info[i].ep.error);
+        for (int i = 0; i < r->size; i++)
+            if (r->info[i].ep.unusable) {
+                if (r->rank == 0)
+                    logmsg(r, "%s rail %d: %s", r->info[i].host, r->info[i].local_rank,
+                           r->info[i].ep.error);
                 unusable = 1;
             }
         if (unusable) {
-            if (world_rank == 0)
-                logmsg("cannot judge the links: the test cannot run on every rank");
-            if (ts)
-                t->teardown(ts);
-            MPI_Finalize();
+            if (r->rank == 0)
+                logmsg(r, "cannot judge the links: the test cannot run on every rank");
             return 2;
         }
     }
 
-    /* the schedule, computed alike on every rank */
-    if (!strcmp(o.schedule, "all-pairs"))
-        rc = fabric_schedule_all_pairs(r.nodes, &r.sched, &err);
-    else if (!strcmp(o.schedule, "ring"))
-        rc = fabric_schedule_ring(r.nodes, o.shift, &r.sched, &err);
-    else if (!strcmp(o.schedule, "custom"))
-        rc = fabric_schedule_custom(o.pairs, r.nodes, r.names, &r.sched, &err);
+    if (!strcmp(r->o.schedule, "all-pairs"))
+        rc = fabric_schedule_all_pairs(r->nodes, &r->sched, &err);
+    else if (!strcmp(r->o.schedule, "ring"))
+        rc = fabric_schedule_ring(r->nodes, r->o.shift, &r->sched, &err);
+    else if (!strcmp(r->o.schedule, "custom"))
+        rc = fabric_schedule_custom(r->o.pairs, r->nodes, r->names, &r->sched, &err);
     else
-        rc = fabric_schedule_neighbor(r.nodes, &r.sched, &err);
+        rc = fabric_schedule_neighbor(r->nodes, &r->sched, &err);
     if (rc < 0) {
-        if (world_rank == 0)
-            logmsg("%s", err.text);
-        MPI_Finalize();
+        if (r->rank == 0)
+            logmsg(r, "%s", err.text);
         return 2;
     }
 
-    r.expect = xcalloc((size_t)r.rails, sizeof(*r.expect));
-    for (int k = 0; k < r.rails; k++) {
-        r.expect[k] = -1;
+    r->expect = xcalloc((size_t)r->rails, sizeof(*r->expect));
+    for (int k = 0; k < r->rails; k++) {
+        r->expect[k] = -1;
         for (size_t i = 0; type && i < type->nnics; i++)
             if (type->nics[i].rail == k) {
                 if (type->thresholds.rail_bw_gbps > 0)
-                    r.expect[k] = type->thresholds.rail_bw_gbps;
+                    r->expect[k] = type->thresholds.rail_bw_gbps;
                 else if (type->nics[i].rate_gbps > 0)
                     /* TCP goodput is ~95% of the line rate (headers) */
-                    r.expect[k] = type->nics[i].rate_gbps * 0.9;
+                    r->expect[k] = type->nics[i].rate_gbps * 0.9;
             }
     }
-    r.type_name = type ? type->name : NULL;
-    r.map_cluster = map ? map->cluster : NULL;
-    r.rank_lost = xcalloc((size_t)world_size, sizeof(*r.rank_lost));
-    res = xcalloc((size_t)world_size, sizeof(*res));
-    got = xcalloc((size_t)world_size, sizeof(*got));
-    if (world_rank == 0 && prepare_run_dir(&r) < 0)
+    r->type_name = type ? type->name : NULL;
+    r->map_cluster = r->map ? r->map->cluster : NULL;
+    r->rank_lost = xcalloc((size_t)r->size, sizeof(*r->rank_lost));
+    r->res = xcalloc((size_t)r->size, sizeof(*r->res));
+    r->got = xcalloc((size_t)r->size, sizeof(*r->got));
+    if (r->rank == 0 && prepare_run_dir(r) < 0)
         MPI_Abort(MPI_COMM_WORLD, 2);
+    return GO_ON;
+}
 
-    /* rounds: rank 0 says go, every rank tests and reports, rank 0 collects */
-    for (size_t round = 0, retested = 0;; round++) {
-        struct result_msg mine;
-        /* --retest: passes of suspects against known-good nodes while links stay unexplained */
-        if (round == r.sched.n && o.retest && retested < FABRIC_RETEST_PASSES) {
-            if (exchange_retest(&r, &o, (int)retested++) < 0)
+/* Rank 0: the results of a round from every rank, with a deadline; a rank that misses it is
+ * lost (and its node named). */
+static void collect_round(struct run *r, size_t round, const struct result_msg *mine)
+{
+    MPI_Request *reqs = xcalloc((size_t)r->size, sizeof(*reqs));
+    double deadline = fabric_now() + r->o.round_timeout + 5;
+
+    r->res[0] = *mine;
+    memset(r->got, 0, (size_t)r->size * sizeof(*r->got));
+    r->got[0] = 1;
+    for (int k = 1; k < r->size; k++)
+        if (!r->rank_lost[k])
+            MPI_Irecv(&r->res[k], (int)sizeof(r->res[k]), MPI_BYTE, k, TAG_RESULT, MPI_COMM_WORLD,
+                      &reqs[k]);
+    for (int k = 1; k < r->size; k++) {
+        int n;
+        if (r->rank_lost[k])
+            continue;
+        if (mpi_wait_until(&reqs[k], deadline)) {
+            r->got[k] = 1;
+            continue;
+        }
+        r->rank_lost[k] = 1;
+        for (n = 0; n < r->nodes; n++)
+            if (!strcmp(r->names[n], r->info[k].host))
                 break;
+        logmsg(r, "rank %d (%s, rail %d) sent no result for round %zu in time: lost", k,
+               r->info[k].host, r->info[k].local_rank, round + 1);
+        r->failed = xrealloc(r->failed, (r->nfailed + 1) * sizeof(*r->failed));
+        r->failed[r->nfailed++] = n;
+    }
+    free(reqs);
+    add_links(r, (int)round, r->res, r->got);
+    r->rounds_done = round + 1;
+    save_run(r, NULL, 0);
+}
+
+/* Run the rounds from `from` to the end of the schedule: rank 0 says go, every rank tests and
+ * reports, rank 0 collects. Stops early when this rank gives up waiting (r->stopped). */
+static void run_rounds(struct run *r, size_t from)
+{
+    for (size_t round = from; round < r->sched.n; round++) {
+        struct result_msg mine;
+        int go[2] = { (int)round, 0 };
+        if (r->rank == 0)
+            send_go(r->rank_lost, r->size, go);
+        else if (wait_go(r, go) < 0)
+            return;
+        if (r->rank == 0 && isatty(STDERR_FILENO) && !r->o.json) {
+            double per = round ? (fabric_now() - r->started) / (double)round : r->o.round_timeout;
+            fprintf(stderr, "\rround %zu/%zu, ETA %.0f s ", round + 1, r->sched.n,
+                    per * (double)(r->sched.n - round));
         }
-        go[0] = round < r.sched.n ? (int)round : -1;
-        go[1] = 0;
-        if (go[0] < 0)
-            break; /* rank 0 tells the others at the end, with the verdict */
-        if (world_rank == 0)
-            send_go(r.rank_lost, world_size, go);
-        else if (wait_go(&o, go) < 0)
-            break;
-        if (world_rank == 0 && isatty(STDERR_FILENO) && !o.json) {
-            double per = round ? (fabric_now() - r.started) / (double)round : o.round_timeout;
-            fprintf(stderr, "\rround %zu/%zu, ETA %.0f s ", round + 1, r.sched.n,
-                    per * (double)(r.sched.n - round));
-        }
-        run_round(&o, t, ts, r.info, r.rank_of, r.rails, node, rail, &r.sched.rounds[round],
-                  (int)round, netdev, &mine);
-        if (world_rank != 0) {
+        run_round(r, (int)round, &mine);
+        if (r->rank != 0) {
             MPI_Request sreq;
             MPI_Isend(&mine, (int)sizeof(mine), MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD, &sreq);
-            if (!mpi_wait_until(&sreq, fabric_now() + o.round_timeout)) {
-                logmsg("rank 0 did not take the results in time: stopping");
+            if (!mpi_wait_until(&sreq, fabric_now() + r->o.round_timeout)) {
+                logmsg(r, "rank 0 did not take the results in time: stopping");
                 MPI_Abort(MPI_COMM_WORLD, 2);
             }
             continue;
         }
-        /* rank 0: collect, with a deadline per round */
-        {
-            MPI_Request *reqs = xcalloc((size_t)world_size, sizeof(*reqs));
-            double deadline = fabric_now() + o.round_timeout + 5;
-            res[0] = mine;
-            memset(got, 0, (size_t)world_size * sizeof(*got));
-            got[0] = 1;
-            for (int k = 1; k < world_size; k++)
-                if (!r.rank_lost[k])
-                    MPI_Irecv(&res[k], (int)sizeof(res[k]), MPI_BYTE, k, TAG_RESULT, MPI_COMM_WORLD,
-                              &reqs[k]);
-            for (int k = 1; k < world_size; k++) {
-                if (r.rank_lost[k])
-                    continue;
-                if (mpi_wait_until(&reqs[k], deadline))
-                    got[k] = 1;
-                else {
-                    int n;
-                    r.rank_lost[k] = 1;
-                    for (n = 0; n < r.nodes; n++)
-                        if (!strcmp(r.names[n], r.info[k].host))
-                            break;
-                    logmsg("rank %d (%s, rail %d) sent no result for round %zu in time: lost", k,
-                           r.info[k].host, r.info[k].local_rank, round + 1);
-                    r.failed = xrealloc(r.failed, (r.nfailed + 1) * sizeof(*r.failed));
-                    r.failed[r.nfailed++] = n;
-                }
-            }
-            free(reqs);
-            add_links(&r, (int)round, res, got);
-            r.rounds_done = round + 1;
-            save_run(&r, NULL, 0);
-        }
+        collect_round(r, round, &mine);
     }
+}
 
-    exit_code = 0;
-    if (world_rank == 0) {
-        struct topo_findings f = { 0 };
-        struct fabric_port *ports;
-        struct fabric_input in;
-        struct out *out;
+/* Analyse (rank 0): the links judged, the culprits named, rank placement checked, the map's
+ * overrides applied. */
+static void analyse(struct run *r, struct topo_findings *f)
+{
+    struct fabric_port *ports;
+    struct fabric_input in;
 
-        if (isatty(STDERR_FILENO) && !o.json)
-            fputs("\r                                   \r", stderr);
-        make_input(&r, &in, &ports);
-        fabric_analyze(&in, &f);
-        free((void *)in.failed_nodes);
-        /* a rank bound to another NUMA node than its NIC crosses the socket link */
-        for (int k = 0; k < world_size; k++) {
-            const struct rank_info *ri = &r.info[k];
-            char e[48], ob[48], subject[NAME_LEN + 16];
-            if (ri->rank_numa < 0 || ri->nic_numa < 0)
-                continue;
-            snprintf(e, sizeof(e), "NUMA %d (its NIC's)", ri->nic_numa);
-            snprintf(ob, sizeof(ob), "bound to NUMA %d", ri->rank_numa);
-            snprintf(subject, sizeof(subject), "%s/rail%d", ri->host, ri->local_rank);
-            topo_findings_add(&f, ri->rank_numa == ri->nic_numa ? TOPO_SEV_OK : TOPO_SEV_WARN,
-                              "affinity.numa", subject, e, ob,
-                              ri->rank_numa == ri->nic_numa
-                                  ? NULL
-                                  : "bind each rank next to its NIC (srun --cpu-bind, mpirun "
-                                    "--map-by)");
-        }
-        topo_findings_override(&f, map, type);
-        topo_findings_sort(&f);
-        save_run(&r, &f, 1);
-        if ((out = out_create(stdout, o.json ? OUT_JSON : OUT_TEXT, &err))) {
-            print_results(out, &r, &f, 1);
-            if (o.run_dir)
-                out_str(out, "run_dir", "  run directory: %s\n", o.run_dir);
-            out_finish(out, &err);
-            out_destroy(out);
-        } else
-            logmsg("%s", err.text);
-        fflush(stdout);
-        exit_code = f.nfail ? 1 : f.nok + f.nwarn == 0 && f.nunjudged > 0 ? 2 : 0;
-        topo_findings_free(&f);
-        free(ports);
-        if (r.nfailed && !exit_code)
-            exit_code = 1;
+    make_input(r, &in, &ports);
+    fabric_analyze(&in, f);
+    free((void *)in.failed_nodes);
+    free(ports);
+    /* a rank bound to another NUMA node than its NIC crosses the socket link */
+    for (int k = 0; k < r->size; k++) {
+        const struct rank_info *ri = &r->info[k];
+        char e[48], ob[48], subject[NAME_LEN + 16];
+        if (ri->rank_numa < 0 || ri->nic_numa < 0)
+            continue;
+        snprintf(e, sizeof(e), "NUMA %d (its NIC's)", ri->nic_numa);
+        snprintf(ob, sizeof(ob), "bound to NUMA %d", ri->rank_numa);
+        snprintf(subject, sizeof(subject), "%s/rail%d", ri->host, ri->local_rank);
+        topo_findings_add(f, ri->rank_numa == ri->nic_numa ? TOPO_SEV_OK : TOPO_SEV_WARN,
+                          "affinity.numa", subject, e, ob,
+                          ri->rank_numa == ri->nic_numa
+                              ? NULL
+                              : "bind each rank next to its NIC (srun --cpu-bind, mpirun "
+                                "--map-by)");
     }
-    /* every rank learns the verdict; with a rank lost, MPI_Finalize would wait for it forever,
-     * so every rank leaves without it */
-    if (world_rank == 0) {
-        go[0] = -1;
-        go[1] = exit_code | (r.nfailed ? 0x100 : 0);
-        send_go(r.rank_lost, world_size, go);
-    } else if (go[0] >= 0 || wait_go(&o, go) < 0)
+    topo_findings_override(f, r->map, r->type);
+    topo_findings_sort(f);
+}
+
+/* Report (rank 0): archive and run directory, the results on stdout; the exit status. */
+static int report(struct run *r, const struct topo_findings *f)
+{
+    ry_error_t err = { "" };
+    struct out *out;
+    int exit_code;
+
+    if (isatty(STDERR_FILENO) && !r->o.json)
+        fputs("\r                                   \r", stderr);
+    save_run(r, f, 1);
+    if ((out = out_create(stdout, r->o.json ? OUT_JSON : OUT_TEXT, &err))) {
+        print_results(out, r, f, 1);
+        if (r->o.run_dir)
+            out_str(out, "run_dir", "  run directory: %s\n", r->o.run_dir);
+        out_finish(out, &err);
+        out_destroy(out);
+    } else
+        logmsg(r, "%s", err.text);
+    fflush(stdout);
+    exit_code = f->nfail ? 1 : f->nok + f->nwarn == 0 && f->nunjudged > 0 ? 2 : 0;
+    if (r->nfailed && !exit_code)
+        exit_code = 1;
+    return exit_code;
+}
+
+/* Leave before the rounds (bad options, map or layout): every rank found the same. */
+static int leave(struct run *r, int exit_code)
+{
+    if (r->ts)
+        r->t->teardown(r->ts);
+    MPI_Finalize();
+    return exit_code;
+}
+
+/* Every rank learns rank 0's verdict; with a rank lost, MPI_Finalize would wait for it
+ * forever, so every rank then leaves without it. */
+static int finish(struct run *r, int exit_code)
+{
+    int go[2] = { -1, exit_code | (r->nfailed ? 0x100 : 0) };
+
+    if (r->rank == 0)
+        send_go(r->rank_lost, r->size, go);
+    else if (r->stopped || wait_go(r, go) < 0)
         go[1] = 2 | 0x100;
     exit_code = go[1] & 0xff;
     if (go[1] & 0x100) {
         fflush(NULL);
         _exit(exit_code);
     }
-    t->teardown(ts);
-    topo_map_destroy(map);
-    MPI_Comm_free(&node_comm);
+    r->t->teardown(r->ts);
+    topo_map_destroy(r->map);
+    MPI_Comm_free(&r->node_comm);
     MPI_Finalize();
     return exit_code;
+}
+
+int main(int argc, char **argv)
+{
+    struct run r;
+    int rc = 0;
+
+    if ((rc = set_up(&r, argc, argv)) != GO_ON || (rc = identify(&r)) != GO_ON ||
+        (rc = lay_out(&r)) != GO_ON)
+        return leave(&r, rc);
+    run_rounds(&r, 0);
+    /* --retest: passes of suspects against known-good nodes while links stay unexplained */
+    for (int pass = 0; r.o.retest && !r.stopped && pass < FABRIC_RETEST_PASSES; pass++) {
+        size_t from = r.sched.n;
+        if (retest(&r, pass) < 0 || r.sched.n == from)
+            break;
+        run_rounds(&r, from);
+    }
+    rc = 0;
+    if (r.rank == 0) {
+        struct topo_findings f = { 0 };
+        analyse(&r, &f);
+        rc = report(&r, &f);
+        topo_findings_free(&f);
+    }
+    return finish(&r, rc);
 }
