@@ -105,7 +105,7 @@ struct run {
     struct result_msg *res; /* per world rank: the round being collected */
     int *got;               /* per world rank: its result of that round came */
     struct fabric_link *links;
-    size_t nlinks;
+    size_t nlinks, links_alloc;
     int *failed; /* nodes with a lost rank */
     size_t nfailed;
     int *rank_lost; /* per world rank */
@@ -738,7 +738,7 @@ static void add_links(struct run *r, int round, const struct result_msg *res, co
             int a = rd->pairs[i].a, b = rd->pairs[i].b;
             int ra = r->rank_of[a * r->rails + rail], rb = r->rank_of[b * r->rails + rail];
             struct fabric_link *l;
-            r->links = xrealloc(r->links, (r->nlinks + 1) * sizeof(*r->links));
+            xgrow(&r->links, &r->links_alloc, r->nlinks + 1, sizeof(*r->links));
             l = &r->links[r->nlinks++];
             memset(l, 0, sizeof(*l));
             l->round = round;
@@ -789,7 +789,7 @@ static void add_links(struct run *r, int round, const struct result_msg *res, co
                 rev.cpu_a = l->cpu_b, rev.wait_a = l->wait_b;
                 rev.cpu_b = l->cpu_a, rev.wait_b = l->wait_a;
                 rev.retrans = -1;
-                r->links = xrealloc(r->links, (r->nlinks + 1) * sizeof(*r->links));
+                xgrow(&r->links, &r->links_alloc, r->nlinks + 1, sizeof(*r->links));
                 r->links[r->nlinks++] = rev;
             }
         }

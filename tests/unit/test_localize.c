@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/xmalloc.h"
 #include "fabric/analyze.h"
 #include "fabric/schedule.h"
 #include "tests/tap/tap.h"
@@ -31,6 +32,7 @@ struct sim {
     size_t nlinks;
     struct fabric_port *ports;
     char **names;
+    size_t links_alloc;
 };
 
 static const struct fault *fault_at(const struct sim *s, int node, int rail)
@@ -50,7 +52,7 @@ static void measure(struct sim *s, const struct fabric_schedule *sch, size_t fro
                 int a = sch->rounds[r].pairs[p].a, b = sch->rounds[r].pairs[p].b;
                 const struct fault *fa = fault_at(s, a, rail), *fb = fault_at(s, b, rail);
                 struct fabric_link *l;
-                s->links = realloc(s->links, (s->nlinks + 1) * sizeof(*s->links));
+                xgrow(&s->links, &s->links_alloc, s->nlinks + 1, sizeof(*s->links));
                 l = &s->links[s->nlinks++];
                 memset(l, 0, sizeof(*l));
                 l->round = (int)r;
@@ -98,7 +100,7 @@ static int cmpstr(const void *a, const void *b)
 static int judge(int nodes, int rails, const char *schedule, const struct fault *f, int nf,
                  const char *label, char *why, size_t whylen)
 {
-    struct sim s = { nodes, rails, f, nf, NULL, 0, NULL, NULL };
+    struct sim s = { nodes, rails, f, nf, NULL, 0, NULL, NULL, 0 };
     struct fabric_schedule sch;
     ry_error_t err;
     char got[4096], want[1024] = "", *w[4];
@@ -198,7 +200,7 @@ static int placement(int nodes, int rails, const char *schedule, unsigned seed, 
                      size_t whylen)
 {
     struct fault f[4];
-    struct sim s = { nodes, rails, f, 0, NULL, 0, NULL, NULL };
+    struct sim s = { nodes, rails, f, 0, NULL, 0, NULL, NULL, 0 };
     char label[32];
     int nf;
 
