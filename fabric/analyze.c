@@ -556,3 +556,14 @@ void fabric_analyze(const struct fabric_input *in, struct topo_findings *out)
     free(c.pv);
     free(c.incon);
 }
+
+/* A link's error from its two ends (the sender's first): when one end only saw the other hang
+ * up, the other end's own error is the cause ("RDMA read: byte 4096 differs" rather than
+ * "connection closed by the peer"). "" when both ends succeeded. */
+const char *fabric_link_error(int ok_a, const char *err_a, int ok_b, const char *err_b)
+{
+    if (!ok_a && !ok_b && strstr(err_a, "closed by the peer") &&
+        !strstr(err_b, "closed by the peer"))
+        return err_b;
+    return !ok_a ? err_a : !ok_b ? err_b : "";
+}

@@ -68,6 +68,11 @@ size_t fabric_suspects(const struct fabric_input *in, int *suspect, int *good);
 #define FABRIC_RETEST_PASSES 3
 size_t fabric_retest_suspects(const struct fabric_input *in, int pass, int *suspect, int *good);
 
+/* A link's error from its two ends (the sender's first): when one end only saw the other hang
+ * up ("connection closed by the peer"), the other end's own error is the cause. "" when both
+ * ends succeeded. */
+const char *fabric_link_error(int ok_a, const char *err_a, int ok_b, const char *err_b);
+
 /* Median of v[0..n-1] (n > 0); v is reordered. */
 double fabric_median(double *v, size_t n);
 

@@ -756,9 +756,7 @@ static void add_links(struct run *r, int round, const struct result_msg *res, co
             }
             l->ok = res[ra].ok && res[rb].ok;
             snprintf(l->error, sizeof(l->error), "%s",
-                     !res[ra].ok   ? res[ra].error
-                     : !res[rb].ok ? res[rb].error
-                                   : "");
+                     fabric_link_error(res[ra].ok, res[ra].error, res[rb].ok, res[rb].error));
             /* the receiver measured the goodput; the sender measured the latency */
             l->bw_gbps = res[rb].bw_gbps;
             l->lat_p50_us = res[ra].lat_p50_us > 0 ? res[ra].lat_p50_us : -1;
@@ -780,10 +778,9 @@ static void add_links(struct run *r, int round, const struct result_msg *res, co
                 rev.a = b;
                 rev.b = a;
                 rev.ok = res[ra].ok2 && res[rb].ok2;
-                snprintf(rev.error, sizeof(rev.error), "%s",
-                         !res[rb].ok2   ? res[rb].error2
-                         : !res[ra].ok2 ? res[ra].error2
-                                        : "");
+                snprintf(
+                    rev.error, sizeof(rev.error), "%s",
+                    fabric_link_error(res[rb].ok2, res[rb].error2, res[ra].ok2, res[ra].error2));
                 rev.bw_gbps = res[ra].bw2_gbps;
                 rev.lat_p50_us = rev.lat_p99_us = -1;
                 rev.cpu_a = l->cpu_b, rev.wait_a = l->wait_b;

@@ -329,5 +329,18 @@ int main(void)
         is_int((long long)fabric_percentile(p, 100, 99), 99, "p99 of 1..100");
         is_int((long long)fabric_percentile(p, 100, 50), 50, "p50 of 1..100");
     }
+    {
+        /* a link's error: the end that failed on its own, not the one that saw it hang up */
+        const char *hung = "receive: connection closed by the peer";
+        const char *own = "rxe_b0: RDMA read: byte 4096 differs";
+        is_str(fabric_link_error(0, hung, 0, own), own, "the receiver's own error, not the echo");
+        is_str(fabric_link_error(0, own, 0, hung), own, "the sender's own error, not the echo");
+        is_str(fabric_link_error(0, hung, 1, ""), hung, "only one end failed: its error");
+        is_str(fabric_link_error(1, "", 0, own), own, "the receiver alone failed");
+        is_str(fabric_link_error(0, hung, 0, hung), hung, "both hung up: the sender's");
+        is_str(fabric_link_error(0, "a: deadline", 0, "b: x"), "a: deadline",
+               "two errors of their own: the sender's first");
+        is_str(fabric_link_error(1, "", 1, ""), "", "both ends fine: no error");
+    }
     return done_testing();
 }
