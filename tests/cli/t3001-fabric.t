@@ -11,15 +11,60 @@ for p in ip tc unshare nsenter mpirun jq; do
     command -v $p >/dev/null || skip_all "$p is not installed"
 done
 have_feature jansson || skip_all "built without jansson: the run directory needs JSON"
+# a rig left over by a run that was killed (its owner gone, nothing running in it) is removed
+"$DEMO" reap 2>&1 | sed 's/^/# /'
 [ -e /run/netns/node1 ] && rig_taken "a demo cluster (or a namespace node1) is already up"
 export RAILYARD_DEMO_STATE=$TMP/demo
 # Open MPI keeps large mappings that LeakSanitizer scans for minutes at exit in a sanitizer
 # build; railyard's own code is leak-checked by the other tests
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
-trap '"$DEMO" down >/dev/null 2>&1; rm -rf "$TMP"' EXIT
+owner=
+unmarked=
+cleanup() {
+    [ -n "$owner" ] && kill "$owner" 2>/dev/null
+    [ -n "$unmarked" ] && ip netns del node1 2>/dev/null
+    RAILYARD_DEMO_STATE=$TMP/left "$DEMO" down >/dev/null 2>&1
+    "$DEMO" down >/dev/null 2>&1
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
 RATE=200mbit
 
 up() { DEMO_QUIET=1 "$DEMO" up --rate $RATE "$@" >"$TMP/up.log" 2>&1 || { cat "$TMP/up.log" | sed 's/^/# /'; return 1; }; }
+gone() { # namespaces, their /etc/netns files and their marks
+    for n in "$@"; do [ ! -e "/run/netns/$n" ] && [ ! -e "/etc/netns/$n" ] && [ ! -e "/run/railyard-demo-rigs/$n" ] || return 1; done
+}
+
+# reaping: a rig whose owner runs is kept, one whose owner ended is removed, an unmarked
+# namespace is never touched
+sleep 600 &
+owner=$!
+RAILYARD_DEMO_OWNER=$owner RAILYARD_DEMO_STATE=$TMP/left up --nodes 2 --rails 1
+ok $? "a rig owned by a running process (pid $owner) up"
+"$DEMO" reap 2>"$TMP/reap"
+[ -e /run/netns/node1 ] && [ -e /run/netns/rydemo-sw ] && [ ! -s "$TMP/reap" ]
+ok $? "reap keeps a rig whose owner runs"
+DEMO_QUIET=1 "$DEMO" up --nodes 2 --rails 1 >"$TMP/up2.log" 2>&1
+is "$?:$(grep -c "belongs to the demo cluster of process $owner" "$TMP/up2.log")" "2:1" \
+   "up refuses namespaces of another live rig and names its owner"
+kill "$owner"
+wait "$owner" 2>/dev/null
+owner=
+"$DEMO" reap 2>"$TMP/reap"
+gone node1 node2 rydemo-sw rydemo-head && [ ! -e "$TMP/left" ] && ! grep -q " $TMP/left/" /proc/mounts
+ok $? "reap removes the rig of an owner that ended: namespaces, marks, state and mounts"
+grep -q "left over by a run that ended: .*node1" "$TMP/reap"
+ok $? "reap says what it removed"
+ip netns add node1 && unmarked=1
+DEMO_QUIET=1 "$DEMO" up --nodes 2 --rails 1 >"$TMP/up3.log" 2>&1
+is "$?:$(grep -c "node1 exists that is not ours" "$TMP/up3.log")" "2:1" "up refuses a namespace node1 it did not make"
+"$DEMO" reap 2>/dev/null
+[ -e /run/netns/node1 ]
+ok $? "reap leaves an unmarked namespace alone"
+ip netns del node1 && unmarked=
+gone rydemo-sw rydemo-head
+ok $? "a refused up leaves nothing behind"
+
 fabric() { # run railyard-fabric on the cluster; status in $rc, results in $TMP/run/results.json
     rm -rf "$TMP/run"
     "$DEMO" run -- "$FABRIC" --map "${MAP:-$TMP/demo.map}" -d 1 -o "$TMP/run" "$@" >"$TMP/out" 2>"$TMP/err"
@@ -220,5 +265,5 @@ if have_feature sqlite; then
 else
     skip "built without SQLite"
 fi
-"$DEMO" down; ok $? "demo cluster down"
+"$DEMO" down && gone node1 node2 node3 node4 rydemo-sw rydemo-head; ok $? "demo cluster down: namespaces, files and marks gone"
 done_testing
