@@ -15,40 +15,48 @@ static const struct {
     struct topo_gpu_ref ref;
 } gpus[] = {
     /* Grace-Blackwell: the GPU's host link is NVLink-C2C to Grace, not PCIe */
-    { { "GB300", NULL }, { "GB300", 0, 0, 18 } },
-    { { "GB200", NULL }, { "GB200", 0, 0, 18 } },
-    { { "GB10", NULL }, { "GB10", 0, 0, -1 } },
-    { { "GH200", NULL }, { "GH200", 0, 0, -1 } },
+    { { "GB300", NULL }, { "GB300", 0, 0, 18, 50, 450 } },
+    { { "GB200", NULL }, { "GB200", 0, 0, 18, 50, 450 } },
+    { { "GB10", NULL }, { "GB10", 0, 0, -1, 0, 0 } },
+    { { "GH200", NULL }, { "GH200", 0, 0, -1, 25, 450 } },
     /* HGX B300 supports Gen6 but ships on Gen5 platforms: Gen5 is what a healthy one reports */
-    { { "B300", NULL }, { "B300", 5, 16, 18 } },
-    { { "B200", NULL }, { "B200", 5, 16, 18 } },
-    { { "H200", NULL }, { "H200", 5, 16, 18 } },
-    { { "H20", NULL }, { "H20", 5, 16, 18 } },
-    { { "H100", "NVL", NULL }, { "H100 NVL", 5, 16, -1 } },
-    { { "H100", "PCIe", NULL }, { "H100 PCIe", 5, 16, -1 } },
-    { { "H100", NULL }, { "H100 SXM", 5, 16, 18 } },
-    { { "H800", NULL }, { "H800", 5, 16, 8 } },
-    { { "A100", "PCIe", NULL }, { "A100 PCIe", 4, 16, -1 } },
-    { { "A100", "SXM", NULL }, { "A100 SXM", 4, 16, 12 } },
-    { { "A100", NULL }, { "A100", 4, 16, -1 } },
-    { { "A800", NULL }, { "A800", 4, 16, -1 } },
-    { { "V100", "SXM", NULL }, { "V100 SXM", 3, 16, 6 } },
-    { { "V100", NULL }, { "V100", 3, 16, -1 } },
-    { { "P100", "SXM", NULL }, { "P100 SXM", 3, 16, 4 } },
-    { { "P100", NULL }, { "P100", 3, 16, -1 } },
-    { { "L40S", NULL }, { "L40S", 4, 16, -1 } },
-    { { "L40", NULL }, { "L40", 4, 16, -1 } },
-    { { "L20", NULL }, { "L20", 4, 16, -1 } },
-    { { "L4", NULL }, { "L4", 4, 16, -1 } },
-    { { "A10", NULL }, { "A10/A10G", 4, 16, -1 } },
-    { { "A30", NULL }, { "A30", 4, 16, -1 } },
-    { { "A40", NULL }, { "A40", 4, 16, -1 } },
-    { { "T4", NULL }, { "T4", 3, 16, -1 } },
-    { { "MI300", NULL }, { "MI300", 5, 16, -1 } },
-    { { "MI250", NULL }, { "MI250", 4, 16, -1 } },
-    { { "MI210", NULL }, { "MI210", 4, 16, -1 } },
-    { { "MI100", NULL }, { "MI100", 4, 16, -1 } },
-    { { "MI50", NULL }, { "MI50", 4, 16, -1 } },
+    { { "B300", NULL }, { "B300", 5, 16, 18, 50, 0 } },
+    { { "B200", NULL }, { "B200", 5, 16, 18, 50, 0 } },
+    { { "H200", NULL }, { "H200", 5, 16, 18, 25, 0 } },
+    { { "H20", NULL }, { "H20", 5, 16, 18, 25, 0 } },
+    { { "H100", "NVL", NULL }, { "H100 NVL", 5, 16, -1, 25, 0 } },
+    { { "H100", "PCIe", NULL }, { "H100 PCIe", 5, 16, -1, 25, 0 } },
+    { { "H100", NULL }, { "H100 SXM", 5, 16, 18, 25, 0 } },
+    { { "H800", NULL }, { "H800", 5, 16, 8, 25, 0 } },
+    { { "A100", "PCIe", NULL }, { "A100 PCIe", 4, 16, -1, 25, 0 } },
+    { { "A100", "SXM", NULL }, { "A100 SXM", 4, 16, 12, 25, 0 } },
+    { { "A100", NULL }, { "A100", 4, 16, -1, 25, 0 } },
+    { { "A800", NULL }, { "A800", 4, 16, -1, 25, 0 } },
+    { { "V100", "SXM", NULL }, { "V100 SXM", 3, 16, 6, 25, 0 } },
+    { { "V100", NULL }, { "V100", 3, 16, -1, 25, 0 } },
+    { { "P100", "SXM", NULL }, { "P100 SXM", 3, 16, 4, 20, 0 } },
+    { { "P100", NULL }, { "P100", 3, 16, -1, 20, 0 } },
+    { { "L40S", NULL }, { "L40S", 4, 16, -1, 0, 0 } },
+    { { "L40", NULL }, { "L40", 4, 16, -1, 0, 0 } },
+    { { "L20", NULL }, { "L20", 4, 16, -1, 0, 0 } },
+    { { "L4", NULL }, { "L4", 4, 16, -1, 0, 0 } },
+    { { "A10", NULL }, { "A10/A10G", 4, 16, -1, 0, 0 } },
+    { { "A30", NULL }, { "A30", 4, 16, -1, 0, 0 } },
+    { { "A40", NULL }, { "A40", 4, 16, -1, 0, 0 } },
+    { { "T4", NULL }, { "T4", 3, 16, -1, 0, 0 } },
+    /* workstation and GeForce parts that people measure peer copies on */
+    { { "RTX", "6000", "Ada" }, { "RTX 6000 Ada", 4, 16, -1, 0, 0 } },
+    { { "A6000", NULL }, { "RTX A6000", 4, 16, -1, 0, 0 } },
+    { { "RTX", "5090", NULL }, { "GeForce RTX 5090", 5, 16, -1, 0, 0 } },
+    { { "RTX", "4090", NULL }, { "GeForce RTX 4090", 4, 16, -1, 0, 0 } },
+    { { "RTX", "3090", NULL }, { "GeForce RTX 3090", 4, 16, -1, 0, 0 } },
+    { { "RTX", "2080", NULL }, { "GeForce RTX 2080", 3, 16, -1, 0, 0 } },
+    { { "GTX", "1080", NULL }, { "GeForce GTX 1080", 3, 16, -1, 0, 0 } },
+    { { "MI300", NULL }, { "MI300", 5, 16, -1, 0, 0 } },
+    { { "MI250", NULL }, { "MI250", 4, 16, -1, 0, 0 } },
+    { { "MI210", NULL }, { "MI210", 4, 16, -1, 0, 0 } },
+    { { "MI100", NULL }, { "MI100", 4, 16, -1, 0, 0 } },
+    { { "MI50", NULL }, { "MI50", 4, 16, -1, 0, 0 } },
 };
 
 static int is_digit(char c)
@@ -99,8 +107,10 @@ const struct topo_gpu_ref *topo_ref_gpu_for(const struct topo_gpu *g)
         unsigned device;
         const char *model;
     } ids[] = { { 0x2335, "H200" }, { 0x2901, "B200" }, { 0x2941, "GB200" } };
-    static const struct topo_gpu_ref blackwell = { "Blackwell (sm 100)", 0, 0, 18 };
-    static const struct topo_gpu_ref blackwell_ultra = { "Blackwell Ultra (sm 103)", 0, 0, 18 };
+    static const struct topo_gpu_ref blackwell = { "Blackwell (sm 100)", 0, 0, 18, 50, 0 };
+    static const struct topo_gpu_ref blackwell_ultra = {
+        "Blackwell Ultra (sm 103)", 0, 0, 18, 50, 0
+    };
     const struct topo_gpu_ref *ref;
 
     if (!g)

@@ -7,10 +7,13 @@
  * leaves out (railyard-map(5), "Reference values", which gives the sources). */
 
 struct topo_gpu_ref {
-    const char *name; /* what the entry describes, e.g. "H100 SXM" */
-    int pcie_gen;     /* host link generation, 0 when the host link is not PCIe (NVLink-C2C) */
-    int pcie_width;   /* host link width, 0 likewise */
-    int nvlink_links; /* NVLinks per GPU, -1 when the model has none or it varies */
+    const char *name;   /* what the entry describes, e.g. "H100 SXM" */
+    int pcie_gen;       /* host link generation, 0 when the host link is not PCIe (NVLink-C2C) */
+    int pcie_width;     /* host link width, 0 likewise */
+    int nvlink_links;   /* NVLinks per GPU, -1 when the model has none or it varies */
+    double nvlink_gbps; /* GB/s one NVLink carries each way (20 NVLink 1, 25 NVLink 2-4, 50
+                         * NVLink 5; the bridges of PCIe cards likewise), 0 none or unknown */
+    double c2c_gbps;    /* GB/s NVLink-C2C carries each way when that is the host link, else 0 */
 };
 
 /* The reference for a GPU model string as NVML, hwloc or the PCI ID database spell it

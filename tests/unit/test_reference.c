@@ -45,7 +45,17 @@ int main(void)
     check_name("NVIDIA L20", "L20");
     check_name("NVIDIA L4", "L4");
     check_name("NVIDIA A100-SXM4-80GB", "A100 SXM");
-    check_name("NVIDIA GeForce RTX 4090", "none");
+    check_name("NVIDIA GeForce RTX 4090", "GeForce RTX 4090");
+    check_name("NVIDIA GeForce RTX 3060", "none");
+    check_name("NVIDIA RTX A6000", "RTX A6000");
+    check_name("GeForce GTX 1080 Ti", "GeForce GTX 1080");
+    check_name("Tesla P100-PCIE-16GB", "P100");
+    ok(topo_ref_gpu("NVIDIA GB300")->c2c_gbps == 450 &&
+           topo_ref_gpu("NVIDIA B300")->nvlink_gbps == 50 &&
+           topo_ref_gpu("NVIDIA H100 80GB HBM3")->nvlink_gbps == 25 &&
+           topo_ref_gpu("Tesla P100-SXM2-16GB")->nvlink_gbps == 20 &&
+           topo_ref_gpu("NVIDIA H100 80GB HBM3")->c2c_gbps == 0,
+       "NVLink rate per link each way (50 NVLink 5, 25 NVLink 2-4, 20 NVLink 1) and C2C 450");
     {
         /* the values of every generation, not only the names */
         static const struct {
