@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
@@ -97,4 +98,16 @@ int ry_write_atomic(const char *path, int (*fill)(FILE *fp, void *arg, ry_error_
     if (rc < 0)
         unlink(tmp);
     return rc;
+}
+
+char *ry_trim(char *s)
+{
+    char *e;
+
+    while (isspace((unsigned char)*s))
+        s++;
+    e = s + strlen(s);
+    while (e > s && isspace((unsigned char)e[-1]))
+        *--e = '\0';
+    return s;
 }

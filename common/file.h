@@ -12,6 +12,9 @@ int ry_read_file(const char *path, char **buf, size_t *len, ry_error_t *err);
 
 /* mkdir -p (mode 0755): 0, or -1 with errno. */
 int ry_mkdirs(const char *path);
+
+/* Strip blanks from both ends of s in place; returns where the text starts. */
+char *ry_trim(char *s);
 /* rm -r, not following symbolic links; errors are ignored. */
 void ry_rm_tree(const char *dir);
 

@@ -7,21 +7,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/file.h"
 #include "common/xmalloc.h"
 #include "readers/pastes.h"
 #include "topo/iba.h"
-
-static char *trim(char *s)
-{
-    char *e;
-
-    while (isspace((unsigned char)*s))
-        s++;
-    e = s + strlen(s);
-    while (e > s && isspace((unsigned char)e[-1]))
-        *--e = '\0';
-    return s;
-}
 
 /* close f; a file without a line is an error too */
 static int finish(FILE *f, int rc, int lines, const char *path, const char *why_empty,
@@ -88,7 +77,7 @@ static void set_phys(struct topo_port *p, const char *v)
     if (isdigit((unsigned char)v[0])) {
         num = atoi(v);
         if ((name = strchr(v, ':')))
-            name = trim((char *)name + 1);
+            name = ry_trim((char *)name + 1);
         else
             name = v;
     } else
@@ -113,7 +102,7 @@ int topo_ibstat_read(struct topo_node *node, const char *path, ry_error_t *err)
     if (!(f = fopen(path, "r")))
         return ry_errorf(err, "cannot open %s: %s", path, strerror(errno));
     while (rc == 0 && fgets(line, sizeof(line), f)) {
-        char name[128], *s = trim(line), *colon, *v;
+        char name[128], *s = ry_trim(line), *colon, *v;
         int num;
         lineno++;
         if (!*s)
@@ -147,7 +136,7 @@ int topo_ibstat_read(struct topo_node *node, const char *path, ry_error_t *err)
             break;
         }
         *colon = '\0';
-        v = trim(colon + 1);
+        v = ry_trim(colon + 1);
         if (!strcmp(s, "CA type"))
             free(nic->hca_type), nic->hca_type = xstrdup(v);
         else if (!strcmp(s, "Firmware version"))
@@ -170,7 +159,7 @@ int topo_ibstat_read(struct topo_node *node, const char *path, ry_error_t *err)
                 port->width = w;
                 free(port->speed);
                 port->speed = speed;
-            } else if ((g = strtod(v, &end)) >= 0 && end != v && *trim(end) == '\0')
+            } else if ((g = strtod(v, &end)) >= 0 && end != v && *ry_trim(end) == '\0')
                 port->rate_gbps = g; /* ibstat: "Rate: 400" */
             else {
                 errno = EINVAL;
@@ -201,7 +190,7 @@ int topo_nvlink_status_read(struct topo_node *node, const char *path, ry_error_t
     if (!(f = fopen(path, "r")))
         return ry_errorf(err, "cannot open %s: %s", path, strerror(errno));
     while (rc == 0 && fgets(line, sizeof(line), f)) {
-        char *s = trim(line), model[160];
+        char *s = ry_trim(line), model[160];
         unsigned idx, link;
         lineno++;
         if (!*s)
@@ -227,7 +216,7 @@ int topo_nvlink_status_read(struct topo_node *node, const char *path, ry_error_t
                 }
             }
             if (!g->model)
-                g->model = xstrdup(trim(model));
+                g->model = xstrdup(ry_trim(model));
             if (!g->vendor)
                 g->vendor = xstrdup("NVIDIA");
             g->nvlink_links = g->nvlink_active = 0;
