@@ -18,6 +18,7 @@
 #include "common/sysfs.h"
 #include "common/xmalloc.h"
 #include "readers/discover.h"
+#include "readers/gpubw.h"
 #include "readers/hwloc.h"
 #include "readers/nccl.h"
 #include "readers/nvml.h"
@@ -116,6 +117,12 @@ static int bundle_extract(const char *bundle, char *tmp, size_t tmplen, char *to
     return 0;
 }
 
+int topo_inputs_given(const struct topo_inputs *in)
+{
+    return in->sysfs_root || in->hwloc_xml || in->nccl_topo || in->bundle || in->ibstat ||
+           in->nvlink_status || in->nvbandwidth || in->p2p_bandwidth || in->bandwidth_test;
+}
+
 struct topo_node *topo_discover(const struct topo_inputs *inputs, ry_error_t *err)
 {
     struct topo_inputs in = *inputs;
@@ -137,9 +144,8 @@ struct topo_node *topo_discover(const struct topo_inputs *inputs, ry_error_t *er
         if (ry_sysfs_read(top, host, sizeof(host), NULL, "hostname") == 0 && host[0])
             node->hostname = xstrdup(host);
     }
-    captured = in.sysfs_root || in.hwloc_xml || in.nccl_topo || in.bundle || in.ibstat ||
-               in.nvlink_status ||
-               (getenv("RAILYARD_SYSFS_ROOT") && *getenv("RAILYARD_SYSFS_ROOT"));
+    captured =
+        topo_inputs_given(&in) || (getenv("RAILYARD_SYSFS_ROOT") && *getenv("RAILYARD_SYSFS_ROOT"));
 
     if (in.nccl_topo) {
         if (topo_nccl_discover(node, in.nccl_topo, err) < 0)
@@ -158,6 +164,13 @@ struct topo_node *topo_discover(const struct topo_inputs *inputs, ry_error_t *er
     if (in.ibstat && topo_ibstat_read(node, in.ibstat, err) < 0)
         goto fail;
     if (in.nvlink_status && topo_nvlink_status_read(node, in.nvlink_status, err) < 0)
+        goto fail;
+    /* after the topology: the captures' GPUs are matched with those it lists */
+    if (in.nvbandwidth && topo_nvbandwidth_read(node, in.nvbandwidth, err) < 0)
+        goto fail;
+    if (in.p2p_bandwidth && topo_p2p_bandwidth_read(node, in.p2p_bandwidth, err) < 0)
+        goto fail;
+    if (in.bandwidth_test && topo_bandwidth_test_read(node, in.bandwidth_test, err) < 0)
         goto fail;
     if (!node->hostname && !captured && gethostname(host, sizeof(host)) == 0) {
         host[sizeof(host) - 1] = '\0';

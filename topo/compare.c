@@ -7,6 +7,7 @@
 
 #include "common/xmalloc.h"
 #include "topo/compare.h"
+#include "topo/gpubw.h"
 #include "topo/pci.h"
 #include "topo/reference.h"
 
@@ -47,6 +48,13 @@ const char *const topo_check_ids[] = {
     "gdr.path",
     "gdr.acs",
     "gdr.dmabuf",
+    "gpu.pcie.bw",
+    "gpu.pcie.latency",
+    "gpu.p2p.bw",
+    "gpu.p2p.latency",
+    "gpu.p2p.access",
+    "gpu.mem.bw",
+    "gpu.copy.verify",
     NULL,
 };
 
@@ -897,6 +905,8 @@ int topo_compare(const struct topo_node *node, const char *host, const struct to
         check_nics(&c);
     check_pcie_path(&c);
     check_affinity(&c);
+    if (node->nbw)
+        topo_bw_judge(node, c.host, type ? &type->thresholds : NULL, out);
     /* the map's severity overrides, through the one mechanism railyard-fabric uses too */
     topo_findings_override(out, map, type);
     return 0;

@@ -10,6 +10,7 @@
 #include "common/sysfs.h"
 #include "common/xmalloc.h"
 #include "topo/model.h"
+#include "topo/gpubw.h"
 #include "topo/pci.h"
 
 struct topo_node *topo_node_create(void)
@@ -81,6 +82,9 @@ void topo_node_destroy(struct topo_node *node)
     for (size_t i = 0; i < node->nmissing_nics; i++)
         free(node->missing_nics[i]);
     free(node->missing_nics);
+    for (size_t i = 0; i < node->nbw; i++)
+        topo_bw_capture_free(node->bw[i]);
+    free(node->bw);
     free(node->gpu_driver_note);
     free(node->rdma_note);
     free(node);

@@ -172,6 +172,9 @@ struct topo_node {
     int gpus_listed, nics_listed;
     char **missing_nics;
     size_t nmissing_nics;
+    /* GPU data-path measurements read from captured output (topo/gpubw.h), in input order */
+    struct topo_bw_capture **bw;
+    size_t nbw;
 
     /* bookkeeping */
     size_t gpus_alloc, nics_alloc, netdevs_alloc, numa_alloc, switches_alloc, nvlinks_alloc,

@@ -315,8 +315,7 @@ static int run(int argc, char **argv)
     }
     if (c.gdr) {
         const struct topo_inputs *in = &common.inputs;
-        int live = !in->sysfs_root && !in->hwloc_xml && !in->nccl_topo && !in->bundle &&
-                   !in->ibstat && !in->nvlink_status;
+        int live = !topo_inputs_given(in);
         const char *proc = getenv("RAILYARD_PROC_ROOT");
         /* a capture: its own sysfs tree (module list, PCI config), /proc only when given, and
          * no probe of this machine's GPUs */

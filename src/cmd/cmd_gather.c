@@ -37,8 +37,7 @@ static int run(int argc, char **argv)
         cmd_error("gather: unexpected argument '%s'", argv[idx]);
         return RY_EXIT_ERROR;
     }
-    if (common.inputs.sysfs_root || common.inputs.hwloc_xml || common.inputs.nccl_topo ||
-        common.inputs.bundle || common.inputs.ibstat || common.inputs.nvlink_status) {
+    if (topo_inputs_given(&common.inputs)) {
         cmd_error("gather: captures the live machine; it takes no input options");
         return RY_EXIT_ERROR;
     }

@@ -22,7 +22,10 @@ static const char input_help[] =
     "  --nccl-topo <file>   read the topology from an NCCL topology XML file\n"
     "  --bundle <file>      read a bundle written by 'railyard gather'\n"
     "  --ibstat <file>      read RDMA ports from saved ibstat or ibstatus output\n"
-    "  --nvlink-status <file>  read NVLink states from saved 'nvidia-smi nvlink --status'\n";
+    "  --nvlink-status <file>  read NVLink states from saved 'nvidia-smi nvlink --status'\n"
+    "  --nvbandwidth <file>    read GPU copy bandwidth from saved nvbandwidth output\n"
+    "  --p2p-bandwidth <file>  ... from saved p2pBandwidthLatencyTest output\n"
+    "  --bandwidth-test <file> ... from saved bandwidthTest output\n";
 static const char output_help[] = "Output:\n"
                                   "  -j, --json           print JSON instead of text\n"
                                   "  -v, --verbose        say more on stderr (repeatable)\n"
@@ -69,7 +72,17 @@ int cmd_parse(const struct cmd_entry *cmd, int argc, char **argv, struct cmd_com
               const struct option *extra, const char *extra_short,
               int (*on_extra)(int opt, const char *arg, void *ctx), void *ctx)
 {
-    enum { OPT_SYSFS = 256, OPT_HWLOC, OPT_NCCL, OPT_BUNDLE, OPT_IBSTAT, OPT_NVLINK };
+    enum {
+        OPT_SYSFS = 256,
+        OPT_HWLOC,
+        OPT_NCCL,
+        OPT_BUNDLE,
+        OPT_IBSTAT,
+        OPT_NVLINK,
+        OPT_NVBW,
+        OPT_P2PBW,
+        OPT_BWTEST
+    };
     static const struct option base[] = {
         { "sysfs-root", required_argument, NULL, OPT_SYSFS },
         { "hwloc-xml", required_argument, NULL, OPT_HWLOC },
@@ -77,6 +90,9 @@ int cmd_parse(const struct cmd_entry *cmd, int argc, char **argv, struct cmd_com
         { "bundle", required_argument, NULL, OPT_BUNDLE },
         { "ibstat", required_argument, NULL, OPT_IBSTAT },
         { "nvlink-status", required_argument, NULL, OPT_NVLINK },
+        { "nvbandwidth", required_argument, NULL, OPT_NVBW },
+        { "p2p-bandwidth", required_argument, NULL, OPT_P2PBW },
+        { "bandwidth-test", required_argument, NULL, OPT_BWTEST },
         { "json", no_argument, NULL, 'j' },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
@@ -108,6 +124,9 @@ int cmd_parse(const struct cmd_entry *cmd, int argc, char **argv, struct cmd_com
         case OPT_BUNDLE: common->inputs.bundle = optarg; break;
         case OPT_IBSTAT: common->inputs.ibstat = optarg; break;
         case OPT_NVLINK: common->inputs.nvlink_status = optarg; break;
+        case OPT_NVBW: common->inputs.nvbandwidth = optarg; break;
+        case OPT_P2PBW: common->inputs.p2p_bandwidth = optarg; break;
+        case OPT_BWTEST: common->inputs.bandwidth_test = optarg; break;
         case 'j': common->json = 1; break;
         case 'v': common->verbose++; break;
         case 'h': cmd_help(cmd, stdout); return -2;

@@ -16,7 +16,7 @@ for cmd in inventory gather check map fabric report history top; do
     page=railyard-$cmd
     [ $cmd = fabric ] && page=railyard-ibfabric # railyard-fabric(1) is the MPI job
     [ $cmd = history ] && page=railyard-report
-    for opt in $("$RAILYARD" $cmd --help | grep -E '^ +-' | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+    for opt in $("$RAILYARD" $cmd --help | grep -E '^ +-' | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
         cat "$MANDIR/railyard.1" "$MANDIR/$page.1" | sed 's/\\-/-/g' | grep -q -- "$opt"
         ok $? "railyard $cmd $opt is documented"
     done
@@ -29,7 +29,7 @@ done
 # every check id the code knows is documented in railyard-check(1)
 FABRIC=$(dirname "$RAILYARD")/railyard-fabric
 if [ -x "$FABRIC" ]; then
-    for opt in $(ASAN_OPTIONS=detect_leaks=0 "$FABRIC" --help 2>/dev/null | grep -E '^ +-' | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+    for opt in $(ASAN_OPTIONS=detect_leaks=0 "$FABRIC" --help 2>/dev/null | grep -E '^ +-' | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
         sed 's/\\-/-/g' "$MANDIR/railyard-fabric.1" | grep -q -- "$opt"
         ok $? "railyard-fabric $opt is documented"
     done

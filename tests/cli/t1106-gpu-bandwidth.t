@@ -1,0 +1,89 @@
+#!/bin/sh
+# railyard check on captured GPU bandwidth (nvbandwidth, p2pBandwidthLatencyTest, bandwidthTest):
+# healthy boxes pass, degraded ones fail naming the GPU or pair, a broken run or a box without a
+# bound says so, bad input exits 2 with file:line; with the node's topology a slow GPU's finding
+# names the link that caps it.
+. "$RAILYARD_SRCDIR/tests/lib.sh"
+need_shared gpu-bandwidth/dell-xe9780_b300-sxm6-x7_p2pbandwidthlatencytest.txt
+G=$SHARED_FIXTURES/gpu-bandwidth
+F=$RAILYARD_FIXTURES
+chk() { "$RAILYARD" check --no-archive "$@" >"$TMP/out" 2>"$TMP/err"; }
+fails() { grep '^FAIL' "$TMP/out" | awk '{print $2, $3}' | tr '\n' ';'; }
+
+# every healthy capture passes
+for f in nvbandwidth:tinygrad-okm-issue29_rtx5090-x8-xeon8458p_nvbandwidth-h2d-d2h-ce-extract.txt \
+         nvbandwidth:nvbandwidth-issue15_rtx4090-x8-pcie_nvbandwidth-h2d-d2h-ce-extract.txt \
+         nvbandwidth:nvbandwidth-issue50_rtx-a6000-x6-pcie-gen4_nvbandwidth-d2d-read-ce.txt \
+         nvbandwidth:oci-oke_bm.gpu.gb200.4-2node_nvbandwidth-multinode-d2d-read-ce.txt \
+         p2p-bandwidth:ml-engineering_h100-8gpu-nvlink4_p2pbandwidthlatencytest-unidir-p2p-enabled-extract.txt \
+         p2p-bandwidth:tinygrad_tinybox-green-6x-rtx4090-p2p-patched_p2pbandwidthlatencytest-bidir-extract.txt \
+         bandwidth-test:autodl_rtx2080ti-x2-pcie-gen3_bandwidthtest.txt \
+         bandwidth-test:superbench_tesla-v100-pcie-32gb_bandwidthtest-h2d-shmoo-csv.txt; do
+    chk "--${f%%:*}" "$G/${f#*:}"
+    is "$?:$(fails)" "0:" "healthy ${f#*:}: exit 0, no failure"
+done
+
+# degraded ones fail with the pair or GPU named
+chk --p2p-bandwidth "$G/dell-xe9780_b300-sxm6-x7_p2pbandwidthlatencytest.txt"
+is $? 1 "B300 p2p with slow pairs: exit 1"
+is "$(grep '^FAIL  gpu.p2p.bw' "$TMP/out" | awk '{print $3}' | tr '\n' ' ')" \
+   "node/gpu0-gpu1 node/gpu0-gpu3 node/gpu1-gpu2 node/gpu2-gpu3 node/gpu3-gpu4 " \
+   "B300 p2p: the five slow bidirectional pairs are named"
+grep -q 'observed 494.3 GB/s (gpu0->gpu3, p2pBandwidthLatencyTest Bidirectional P2P=Enabled Bandwidth, .* line 93)' "$TMP/out"
+ok $? "B300 p2p: the figure, the matrix and the line"
+chk --p2p-bandwidth "$G/nccl-issue814_rtx4090-x6-pcie-phb-sys_p2pbandwidthlatencytest-unidir-extract.txt"
+is "$?:$(grep -c '^FAIL  gpu.p2p.bw' "$TMP/out")" "1:15" "RTX 4090 x6: peer copies slower than through host: 15 pairs fail"
+chk --nvbandwidth "$G/nvbandwidth-issue34_a100-sxm4-80gb-x8_nvbandwidth-d2d-read-ce-pattern-check-fail.txt"
+is "$?:$(fails)" "1:gpu.copy.verify node;" "A100 x8: the failed pattern check fails gpu.copy.verify"
+grep -q 'not judged: .*the run ended before its report (line 20' "$TMP/out"
+ok $? "A100 x8: the assertion that ended the run is said"
+chk --p2p-bandwidth "$G/autodl_rtx2080ti-x2-pcie-gen3-p2p-ns_p2pbandwidthlatencytest.txt"
+is "$?:$(grep -c '^WARN  gpu.p2p.access       node/gpu0-gpu1' "$TMP/out")" "0:1" \
+   "2080 Ti without peer access over PCIe: a warning, exit 0"
+
+# nothing to judge is not a pass
+chk --nvbandwidth "$G/ml-engineering_dgx-station-gb300_nvbandwidth-c2c-h2d-d2h-extract.txt"
+is $? 2 "one GPU, no model named, no topology: cannot judge, exit 2"
+grep -q -- '-> cannot-judge' "$TMP/out"; ok $? "... the verdict says so"
+"$RAILYARD" check --no-archive --reason --nvbandwidth "$G/ml-engineering_dgx-station-gb300_nvbandwidth-c2c-h2d-d2h-extract.txt" >"$TMP/out"
+is "$?:$(cat "$TMP/out")" "2:railyard: cannot judge (1 part without a map entry or reference)" \
+   "--reason: cannot judge, exit 2"
+
+# with the node's topology: matched by PCI address, the capping link named
+chk --nccl-topo "$F/nccl/hgx-h100-slow-uplink.xml" --nvbandwidth "$F/gpu-bandwidth/hgx-h100-slow-uplink_nvbandwidth.txt"
+is "$?:$(fails)" "1:gpu.pcie.bw node/gpu4;" "HGX H100 with gpu4's uplink at Gen2: gpu4 fails, nothing else"
+grep -q 'hint: its host path is capped by the link of 0000:97:00.0 above gpu4, Gen2 x16 (8.0 GB/s' "$TMP/out"
+ok $? "... the hint names the switch uplink and its link"
+grep -q '^ok    gpu.p2p.bw' "$TMP/out" || "$RAILYARD" check --no-archive -v --nccl-topo "$F/nccl/hgx-h100-slow-uplink.xml" \
+    --nvbandwidth "$F/gpu-bandwidth/hgx-h100-slow-uplink_nvbandwidth.txt" | grep -q '^ok    gpu.p2p.bw *node .*56 figures judged'
+ok $? "... and the 56 NVLink pairs are judged against NV18 and pass"
+if have_feature jansson; then
+    "$RAILYARD" check --no-archive --json --nccl-topo "$F/nccl/hgx-h100-slow-uplink.xml" \
+        --nvbandwidth "$F/gpu-bandwidth/hgx-h100-slow-uplink_nvbandwidth.txt" >"$TMP/json"
+    jq -e '.verdict == "fail" and ([.findings[] | select(.severity == "fail") | .check + " " + .subject] == ["gpu.pcie.bw node/gpu4"])' "$TMP/json" >/dev/null
+    ok $? "--json: the same verdict and finding"
+else
+    skip "built without jansson"
+fi
+
+# bad input: exit 2 with file:line, nothing judged
+printf 'nvbandwidth Version: v0.8\nRunning host_to_device_memcpy_ce.\nmemcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n           0         1\n 0     55.1\n' >"$TMP/cut.txt"
+chk --nvbandwidth "$TMP/cut.txt"
+is "$?:$(grep -c "$TMP/cut.txt:5: row 0 has 1 values" "$TMP/err")" "2:1" "a cut matrix: exit 2 naming file:line"
+chk --nccl-topo "$F/nccl/hgx-h100-slow-uplink.xml" --nvbandwidth "$G/nvbandwidth-issue15_rtx4090-x8-pcie_nvbandwidth-h2d-d2h-ce-extract.txt"
+is "$?:$(grep -c '^FAIL  gpu.pcie.bw' "$TMP/out"):$(cat "$TMP/err")" "1:7:" \
+   "eight GPUs without addresses on a node of eight: matched by number, judged by the node's links (7 Gen5 paths fail; gpu4's path is the 8 GB/s uplink)"
+chk --nccl-topo "$F/nccl/hgx-h100-slow-uplink.xml" --nvbandwidth "$G/tinygrad-okm-issue29_rtx5090-x8-xeon8458p_nvbandwidth-h2d-d2h-ce-extract.txt"
+is $? 0 "... (another such capture)"
+chk --nccl-topo "$F/nccl/hgx-h100-slow-uplink.xml" --p2p-bandwidth "$G/dell-xe9780_b300-sxm6-x7_p2pbandwidthlatencytest.txt"
+is "$?:$(grep -c "p2pbandwidthlatencytest.txt:2: gpu0 (0000:1a:00.0) is not among the node's GPUs" "$TMP/err")" "2:1" \
+   "a capture of another machine's GPUs: exit 2 naming file:line and the address"
+chk --nccl-topo "$F/nccl/hgx-h100-slow-uplink.xml" --p2p-bandwidth "$G/ml-engineering_gb200-nvl4-node_p2pbandwidthlatencytest-unidir-p2p-enabled-extract.txt"
+is "$?:$(grep -c "extract.txt:3: the capture measures 4 GPUs, the node has 8" "$TMP/err")" "2:1" \
+   "a capture of 4 GPUs on a node of 8: exit 2 naming file:line"
+chk --p2p-bandwidth "$G/dell-xe9780_b300-sxm6-x7_nvbandwidth-all.txt"
+is "$?:$(grep -c "nvbandwidth-all.txt:1: a line that is not p2pBandwidthLatencyTest output" "$TMP/err")" "2:1" \
+   "nvbandwidth output given as p2pBandwidthLatencyTest's: exit 2 naming file:line"
+chk --bandwidth-test "$TMP/none.txt"
+is "$?:$(grep -c "$TMP/none.txt: No such file" "$TMP/err")" "2:1" "a missing file: exit 2 naming it"
+done_testing

@@ -1,0 +1,634 @@
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/xmalloc.h"
+#include "readers/gpubw.h"
+#include "tests/tap/tap.h"
+#include "topo/compare.h"
+#include "topo/gpubw.h"
+#include "topo/map.h"
+#include "topo/model.h"
+
+/* GPU data-path captures: the three readers on every file of the shared fixtures, bad input,
+ * and the judging rules on recorded values, each at its edge. */
+
+static char fixdir[4096];
+
+typedef int (*reader_fn)(struct topo_node *, const char *, ry_error_t *);
+
+/* the failures ("check subject" joined by ';', in the order judged) and the verdict */
+struct judged {
+    char fails[4096], warns[1024];
+    size_t nfail, nwarn, nok, nunjudged;
+};
+
+static void judge(struct topo_node *node, const struct map_thresholds *th, struct judged *j)
+{
+    struct topo_findings f = { 0 };
+
+    memset(j, 0, sizeof(*j));
+    topo_bw_judge(node, "node", th, &f);
+    topo_findings_sort(&f);
+    for (size_t i = 0; i < f.n; i++) {
+        char *dst = f.v[i].sev == TOPO_SEV_FAIL   ? j->fails
+                    : f.v[i].sev == TOPO_SEV_WARN ? j->warns
+                                                  : NULL;
+        size_t len = f.v[i].sev == TOPO_SEV_FAIL ? sizeof(j->fails) : sizeof(j->warns);
+        if (dst)
+            snprintf(dst + strlen(dst), len - strlen(dst), "%s%s %s", *dst ? ";" : "", f.v[i].check,
+                     f.v[i].subject);
+    }
+    j->nfail = f.nfail;
+    j->nwarn = f.nwarn;
+    j->nok = f.nok;
+    j->nunjudged = f.nunjudged;
+    topo_findings_free(&f);
+}
+
+static const struct topo_bw *find(const struct topo_bw_capture *c, enum topo_bw_kind k, int a,
+                                  int b)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (c->v[i].kind == k && c->v[i].a == a && c->v[i].b == b)
+            return &c->v[i];
+    return NULL;
+}
+
+static double value(const struct topo_bw_capture *c, enum topo_bw_kind k, int a, int b)
+{
+    const struct topo_bw *v = find(c, k, a, b);
+    return v ? v->value : -1;
+}
+
+static int near(double got, double want)
+{
+    return fabs(got - want) < 1e-6 * (fabs(want) + 1);
+}
+
+/* read a fixture; NULL (and a skip) when the shared fixtures are absent */
+static struct topo_node *load(reader_fn rd, const char *name, int nskip)
+{
+    char path[8192];
+    ry_error_t err = { "" };
+    struct topo_node *node = topo_node_create();
+
+    snprintf(path, sizeof(path), "%s/%s", fixdir, name);
+    if (access(path, R_OK) != 0) {
+        for (int i = 0; i < nskip; i++)
+            ok(1, "# SKIP shared fixture %s not found", name);
+        topo_node_destroy(node);
+        return NULL;
+    }
+    if (rd(node, path, &err) < 0 || node->nbw != 1) {
+        ok(0, "%s: read (%s)", name, err.text);
+        for (int i = 1; i < nskip; i++)
+            ok(0, "%s: not read", name);
+        topo_node_destroy(node);
+        return NULL;
+    }
+    ok(1, "%s: read", name);
+    return node;
+}
+
+static void fixtures(void)
+{
+    struct topo_node *n;
+    struct topo_bw_capture *c;
+    struct judged j;
+
+    /* nvbandwidth */
+    if ((n = load(topo_nvbandwidth_read, "dell-xe9780_b300-sxm6-x7_nvbandwidth-all.txt", 7))) {
+        c = n->bw[0];
+        is_str(c->tool, "nvbandwidth v0.10.0", "B300 nvbandwidth: the version");
+        ok(c->ngpus == 7 && near(value(c, TOPO_BW_H2D, 0, -1), 55.59) &&
+               near(value(c, TOPO_BW_D2H, 6, -1), 57.30),
+           "B300 nvbandwidth: 7 GPUs, H2D gpu0 55.59, D2H gpu6 57.30 GB/s");
+        ok(near(value(c, TOPO_BW_P2P, 0, 1), 765.45) && near(value(c, TOPO_BW_P2P, 1, 0), 765.80),
+           "B300 nvbandwidth: read CE gpu0->gpu1 765.45, gpu1->gpu0 765.80");
+        ok(near(value(c, TOPO_BW_P2P_LATENCY, 6, 4), 1.61612) &&
+               near(value(c, TOPO_BW_HOST_LATENCY, 2, -1), 1.15615),
+           "B300 nvbandwidth: latency in ns read as microseconds");
+        ok(c->corrupt && strstr(c->corrupt, "line 427") && c->broke && strstr(c->broke, "line 429"),
+           "B300 nvbandwidth: the pattern check at line 427 and the assertion at 429");
+        judge(n, NULL, &j);
+        is_str(j.fails, "gpu.copy.verify node",
+               "B300 nvbandwidth: the corrupted copy fails, "
+               "nothing else (every figure within its siblings)");
+        ok(j.nok > 0 && j.nunjudged == 2,
+           "B300 nvbandwidth: the broken run and the missing "
+           "link bound are said (%zu not judged)",
+           j.nunjudged);
+        topo_node_destroy(n);
+    }
+    if ((n = load(topo_nvbandwidth_read,
+                  "ml-engineering_dgx-station-gb300_nvbandwidth-c2c-h2d-d2h-extract.txt", 3))) {
+        c = n->bw[0];
+        ok(c->ngpus == 1 && near(value(c, TOPO_BW_H2D, 0, -1), 359.05) &&
+               near(value(c, TOPO_BW_HOST_BIDIR, 0, -1), 175.38),
+           "GB300 station: H2D 359.05, one direction of the bidirectional 175.38");
+        judge(n, NULL, &j);
+        ok(j.nfail + j.nwarn + j.nok == 0 && j.nunjudged == 1,
+           "GB300 station with no model named: nothing judged, said so (cannot judge)");
+        topo_node_destroy(n);
+    }
+    if ((n = load(topo_nvbandwidth_read,
+                  "nvbandwidth-issue13_rtx2080ti-x2-no-p2p_nvbandwidth-d2d-write-ce-waived.txt",
+                  3))) {
+        c = n->bw[0];
+        ok(c->ngpus == 2 && c->nwaived == 1 &&
+               strstr(c->waived[0], "device_to_device_memcpy_write_ce"),
+           "2080 Ti: the waived test is recorded");
+        judge(n, NULL, &j);
+        ok(!j.nfail && !strcmp(j.warns, "gpu.p2p.access node"), "2080 Ti: a warning for the "
+                                                                "missing peer access, no failure");
+        topo_node_destroy(n);
+    }
+    if ((n = load(topo_nvbandwidth_read,
+                  "nvbandwidth-issue15_rtx4090-x8-pcie_nvbandwidth-h2d-d2h-ce-extract.txt", 3))) {
+        c = n->bw[0];
+        ok(c->ngpus == 8 && near(value(c, TOPO_BW_H2D, 2, -1), 23.90) &&
+               near(value(c, TOPO_BW_D2H, 4, -1), 27.10),
+           "RTX 4090 x8 (v0.2 format): H2D gpu2 23.90, D2H gpu4 27.10");
+        judge(n, NULL, &j);
+        ok(!j.nfail && !j.nwarn && j.nok == 1 && j.nunjudged == 0,
+           "RTX 4090 x8: every host link within Gen4 x16's floor (by reference)");
+        topo_node_destroy(n);
+    }
+    if ((n = load(
+             topo_nvbandwidth_read,
+             "nvbandwidth-issue19_l40s-x8_nvbandwidth-one-to-all-read-sm-pattern-check-abort.txt",
+             2))) {
+        judge(n, NULL, &j);
+        ok(!strcmp(j.fails, "gpu.copy.verify node") && n->bw[0]->broke,
+           "L40S: the failed pattern check fails, the abort is said");
+        topo_node_destroy(n);
+    }
+    if ((n = load(
+             topo_nvbandwidth_read,
+             "nvbandwidth-issue34_a100-sxm4-80gb-x8_nvbandwidth-d2d-read-ce-pattern-check-fail.txt",
+             3))) {
+        c = n->bw[0];
+        ok(c->ngpus == 8 && c->busid[4] && !strcmp(c->busid[4], "0000:9b:00.0") && c->model[0] &&
+               !strcmp(c->model[0], "NVIDIA A100-SXM4-80GB"),
+           "A100 x8: models and PCI addresses from the device lines");
+        judge(n, NULL, &j);
+        is_str(j.fails, "gpu.copy.verify node", "A100 x8: the failed pattern check fails");
+        topo_node_destroy(n);
+    }
+    if ((n = load(topo_nvbandwidth_read,
+                  "nvbandwidth-issue42_a100-sxm4-40gb_nvbandwidth-h2d-sm.txt", 3))) {
+        c = n->bw[0];
+        ok(find(c, TOPO_BW_H2D, 0, -1) && find(c, TOPO_BW_H2D, 0, -1)->sm &&
+               near(value(c, TOPO_BW_H2D, 0, -1), 25.13),
+           "A100 40GB: H2D by SM copy 25.13");
+        judge(n, NULL, &j);
+        ok(!j.nfail && j.nok == 1, "A100 40GB: within Gen4 x16's floor");
+        topo_node_destroy(n);
+    }
+    if ((n = load(topo_nvbandwidth_read,
+                  "nvbandwidth-issue48_h20-3e-x8_nvbandwidth-device-local-copy.txt", 2))) {
+        c = n->bw[0];
+        ok(near(value(c, TOPO_BW_LOCAL, 5, -1), 1116.88) && c->ngpus == 8,
+           "H20-3e: device-local copy of gpu5 1116.88");
+        topo_node_destroy(n);
+    }
+    if ((n = load(topo_nvbandwidth_read,
+                  "nvbandwidth-issue50_rtx-a6000-x6-pcie-gen4_nvbandwidth-d2d-read-ce.txt", 3))) {
+        c = n->bw[0];
+        ok(near(value(c, TOPO_BW_P2P, 0, 3), 21.95) && c->ngroups == 1 &&
+               !strcmp(c->groups[0], "device_to_device_memcpy_read_ce"),
+           "A6000: a matrix without its 'Running' line is named by its SUM line");
+        judge(n, NULL, &j);
+        ok(!j.nfail && !j.nwarn, "A6000: 26.3 within, 21.8 across the switches: healthy");
+        topo_node_destroy(n);
+    }
+    if ((n = load(topo_nvbandwidth_read,
+                  "oci-oke_bm.gpu.gb200.4-2node_nvbandwidth-multinode-d2d-read-ce.txt", 3))) {
+        c = n->bw[0];
+        ok(c->ngpus == 8 && near(value(c, TOPO_BW_P2P, 7, 6), 798.02) && c->busid[7] &&
+               !strcmp(c->busid[7], "0019:01:00.0"),
+           "GB200 multinode: 8 processes, gpu7->gpu6 798.02");
+        judge(n, NULL, &j);
+        ok(!j.nfail && !j.nwarn, "GB200 multinode: healthy");
+        topo_node_destroy(n);
+    }
+    if ((n = load(topo_nvbandwidth_read,
+                  "tinygrad-okm-issue29_rtx5090-x8-xeon8458p_nvbandwidth-h2d-d2h-ce-extract.txt",
+                  3))) {
+        c = n->bw[0];
+        ok(near(value(c, TOPO_BW_HOST_BIDIR, 3, -1), 50.90), "RTX 5090: bidirectional gpu3 50.90");
+        judge(n, NULL, &j);
+        ok(!j.nfail && j.nok == 1, "RTX 5090 x8: within Gen5 x16's floor");
+        topo_node_destroy(n);
+    }
+
+    /* p2pBandwidthLatencyTest */
+    if ((n = load(topo_p2p_bandwidth_read,
+                  "autodl_rtx2080ti-x2-pcie-gen3-p2p-ns_p2pbandwidthlatencytest.txt", 5))) {
+        c = n->bw[0];
+        ok(topo_bw_peer(c, 0, 1) == 0 && topo_bw_peer(c, 1, 0) == 0 && c->busid[1] &&
+               !strcmp(c->busid[1], "0000:b5:00.0"),
+           "2080 Ti p2p: no peer access either way, addresses from the device lines");
+        ok(near(value(c, TOPO_BW_P2P_HOST, 0, 1), 5.71) &&
+               near(value(c, TOPO_BW_P2P_LATENCY, 1, 0), 13.63),
+           "2080 Ti p2p: through host 5.71 GB/s, enabled latency 1->0 13.63 us (the CPU block "
+           "is not a GPU)");
+        {
+            size_t lat = 0;
+            for (size_t i = 0; i < c->n; i++)
+                lat +=
+                    c->v[i].kind == TOPO_BW_P2P_LATENCY || c->v[i].kind == TOPO_BW_P2P_HOST_LATENCY;
+            is_int((long long)lat, 4, "2080 Ti p2p: four GPU latencies, the CPU blocks left out");
+        }
+        judge(n, NULL, &j);
+        ok(!j.nfail && !strcmp(j.warns, "gpu.p2p.access node/gpu0-gpu1"),
+           "2080 Ti p2p: no peer access is a warning on a PCIe pair, nothing fails");
+        topo_node_destroy(n);
+    }
+    if ((n = load(topo_p2p_bandwidth_read, "dell-xe9780_b300-sxm6-x7_p2pbandwidthlatencytest.txt",
+                  4))) {
+        size_t lat = 0;
+        c = n->bw[0];
+        ok(near(value(c, TOPO_BW_P2P_BIDIR, 0, 3), 494.31) &&
+               near(value(c, TOPO_BW_LOCAL, 4, -1), 6005.28),
+           "B300 p2p: bidirectional 0<->3 494.31, local copy of gpu4 6005.28");
+        judge(n, NULL, &j);
+        ok(strstr(j.fails, "gpu.p2p.bw node/gpu0-gpu1;gpu.p2p.bw node/gpu0-gpu3;gpu.p2p.bw "
+                           "node/gpu1-gpu2;gpu.p2p.bw node/gpu2-gpu3;gpu.p2p.bw node/gpu3-gpu4") &&
+               !strstr(j.fails, "gpu.p2p.bw node/gpu4") && !strstr(j.fails, "gpu.p2p.bw node/gpu5"),
+           "B300 p2p: the five slow bidirectional pairs, and no other, fail gpu.p2p.bw");
+        for (char *p = j.fails; (p = strstr(p, "gpu.p2p.latency")); p++)
+            lat++;
+        ok(lat == 18 && !strstr(j.fails, "latency node/gpu4-gpu5") &&
+               !strstr(j.fails, "latency node/gpu5-gpu6"),
+           "B300 p2p: the 18 pairs that stage through gpu0-3 in milliseconds fail, 4-6 do not "
+           "(%zu)",
+           lat);
+        topo_node_destroy(n);
+    }
+    static const char *const healthy_p2p[] = {
+        "ml-engineering_a100-8gpu-nvlink_p2pbandwidthlatencytest-unidir-p2p-enabled-extract.txt",
+        "ml-engineering_gb200-nvl4-node_p2pbandwidthlatencytest-unidir-p2p-enabled-extract.txt",
+        "ml-engineering_h100-8gpu-nvlink4_p2pbandwidthlatencytest-unidir-p2p-enabled-extract.txt",
+        "tinygrad_tinybox-green-6x-rtx4090-p2p-patched_p2pbandwidthlatencytest-bidir-extract.txt",
+    };
+    for (size_t i = 0; i < 4; i++)
+        if ((n = load(topo_p2p_bandwidth_read, healthy_p2p[i], 2))) {
+            judge(n, NULL, &j);
+            ok(!j.nfail && !j.nwarn && j.nok > 0, "%.30s...: healthy, judged against its pairs",
+               healthy_p2p[i]);
+            topo_node_destroy(n);
+        }
+    if ((n = load(topo_p2p_bandwidth_read,
+                  "nccl-issue257_gtx1080ti-x4-2socket-iommu-off_p2pbandwidthlatencytest-"
+                  "connectivity-extract.txt",
+                  2))) {
+        judge(n, NULL, &j);
+        is_str(j.warns,
+               "gpu.p2p.access node/gpu0-gpu2;gpu.p2p.access node/gpu0-gpu3;gpu.p2p.access "
+               "node/gpu1-gpu2;gpu.p2p.access node/gpu1-gpu3",
+               "GTX 1080 Ti, two sockets: peer access within each socket only, warned per pair");
+        topo_node_destroy(n);
+    }
+    if ((n = load(
+             topo_p2p_bandwidth_read,
+             "nccl-issue814_rtx4090-x6-pcie-phb-sys_p2pbandwidthlatencytest-unidir-extract.txt",
+             3))) {
+        c = n->bw[0];
+        ok(near(value(c, TOPO_BW_P2P, 3, 2), 10.23) &&
+               near(value(c, TOPO_BW_P2P_HOST, 3, 2), 22.25),
+           "RTX 4090 x6: writes 3->2 10.23 against 22.25 through host");
+        judge(n, NULL, &j);
+        ok(j.nfail == 15 && !strstr(j.fails, "gpu.p2p.latency"),
+           "RTX 4090 x6: all 15 pairs fail: peer copies slower than through host (%zu)", j.nfail);
+        topo_node_destroy(n);
+    }
+
+    /* bandwidthTest */
+    if ((n = load(topo_bandwidth_test_read, "autodl_rtx2080ti-x2-pcie-gen3_bandwidthtest.txt",
+                  3))) {
+        c = n->bw[0];
+        ok(near(value(c, TOPO_BW_H2D, 0, -1), 12.2) && near(value(c, TOPO_BW_D2H, 0, -1), 13.2) &&
+               near(value(c, TOPO_BW_LOCAL, 0, -1), 518.9),
+           "bandwidthTest (GB/s): 12.2, 13.2, 518.9");
+        judge(n, NULL, &j);
+        ok(!j.nfail && j.nok == 1, "2080 Ti: within Gen3 x16's floor");
+        topo_node_destroy(n);
+    }
+    if ((n = load(topo_bandwidth_test_read,
+                  "gearshifft-pr82_p100-pcie-16gb-numa-local_bandwidthtest.txt", 2))) {
+        ok(near(value(n->bw[0], TOPO_BW_H2D, 0, -1), 12.1507), "bandwidthTest (MB/s): 12150.7 "
+                                                               "MB/s is 12.1507 GB/s");
+        topo_node_destroy(n);
+    }
+    if ((n = load(topo_bandwidth_test_read,
+                  "superbench_tesla-v100-pcie-32gb_bandwidthtest-h2d-shmoo-csv.txt", 3))) {
+        c = n->bw[0];
+        ok(near(value(c, TOPO_BW_H2D, 0, -1), 12.4) && c->n == 1,
+           "bandwidthTest shmoo CSV: the figure at the largest size (68 MB: 12.4)");
+        judge(n, NULL, &j);
+        ok(!j.nfail && j.nok == 1, "V100 PCIe: within Gen3 x16's floor");
+        topo_node_destroy(n);
+    }
+}
+
+static int write_file(char *path, const char *text)
+{
+    FILE *f;
+    int fd;
+
+    strcpy(path, "/tmp/ry-gpubw-XXXXXX");
+    if ((fd = mkstemp(path)) < 0 || !(f = fdopen(fd, "w")))
+        return -1;
+    fputs(text, f);
+    return fclose(f);
+}
+
+/* a bad file: an error naming path:line with want in it, and nothing added */
+static void bad(reader_fn rd, const char *text, const char *line, const char *want,
+                const char *what)
+{
+    char path[64], where[128];
+    ry_error_t err = { "" };
+    struct topo_node *node = topo_node_create();
+    int rc;
+
+    if (write_file(path, text) < 0) {
+        ok(0, "%s: cannot write a file", what);
+        return;
+    }
+    rc = rd(node, path, &err);
+    snprintf(where, sizeof(where), "%s%s", path, line);
+    ok(rc < 0 && node->nbw == 0 && strstr(err.text, where) && strstr(err.text, want), "%s (%s)",
+       what, err.text);
+    unlink(path);
+    topo_node_destroy(node);
+}
+
+static void bad_input(void)
+{
+    static const char h2d_head[] =
+        "nvbandwidth Version: v0.8\n\nRunning host_to_device_memcpy_ce.\n"
+        "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n"
+        "           0         1         2\n";
+    char text[1024], path[64];
+    ry_error_t err = { "" };
+    struct topo_node *node;
+    struct judged j;
+
+    snprintf(text, sizeof(text), "%s 0     55.1     55.2\n\nSUM host_to_device_memcpy_ce 1\n",
+             h2d_head);
+    bad(topo_nvbandwidth_read, text, ":6:", "has 2 values", "nvbandwidth: a row cut short");
+    snprintf(text, sizeof(text), "%s 0     55.1     N/A     55.2\n", h2d_head);
+    bad(topo_nvbandwidth_read, text, ":6:", "N/A where the test measures a value",
+        "nvbandwidth: N/A where a host link is measured");
+    snprintf(text, sizeof(text), "%s", h2d_head);
+    bad(topo_nvbandwidth_read, text, ":5:", "before the matrix's first row",
+        "nvbandwidth: the file ends after the column header");
+    bad(topo_nvbandwidth_read,
+        "nvbandwidth Version: v0.8\nRunning host_to_device_memcpy_ce.\n"
+        "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n 0     55.1\n",
+        ":4:", "column header", "nvbandwidth: a matrix without its column header");
+    bad(topo_nvbandwidth_read, "nvbandwidth Version: v0.8\nRunning x.\nsomething else\n",
+        ":3:", "not nvbandwidth output", "nvbandwidth: a line of another format");
+    bad(topo_nvbandwidth_read, "{\"nvbandwidth\": {}}\n", ":1:", "JSON",
+        "nvbandwidth: its JSON output is refused by name");
+    bad(topo_nvbandwidth_read, "", "", "no nvbandwidth figure", "nvbandwidth: an empty file");
+    bad(topo_p2p_bandwidth_read,
+        "Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)\n   D\\D     0      1\n"
+        "     0 1581.48 274.55\n     1 274.70\n",
+        ":4:", "has 1 values", "p2p: a row cut short");
+    bad(topo_p2p_bandwidth_read,
+        "Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)\n   D\\D     0      1\n"
+        "     0 1581.48 N/A\n     1 274.70 1581.00\n",
+        ":3:", "N/A", "p2p: N/A off the diagonal");
+    bad(topo_p2p_bandwidth_read, "Bidirectional P2P=Enabled Bandwidth Matrix (GB/s)\n",
+        ":1:", "ends inside the matrix", "p2p: a title and nothing after");
+    bad(topo_p2p_bandwidth_read, "[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]\nhello\n",
+        ":2:", "not p2pBandwidthLatencyTest output", "p2p: a line of another format");
+    bad(topo_bandwidth_test_read, "[CUDA Bandwidth Test] - Starting...\n   32000000   12.2\n",
+        ":2:", "before its 'Host to Device'", "bandwidthTest: a figure before its heading");
+    bad(topo_bandwidth_test_read, " Host to Device Bandwidth, 2 Device(s)\n", ":1:", "summed over",
+        "bandwidthTest: figures summed over devices are refused");
+    bad(topo_bandwidth_test_read, "[CUDA Bandwidth Test] - Starting...\nResult = PASS\n", "",
+        "no bandwidthTest figure", "bandwidthTest: no figure");
+
+    /* a capture that disagrees with the node's GPUs */
+    node = topo_node_create();
+    for (int i = 0; i < 8; i++)
+        topo_node_add_gpu(node)->index = i;
+    node->gpus_listed = 1;
+    snprintf(text, sizeof(text), "%s 0     55.1     55.2     55.3\n", h2d_head);
+    if (write_file(path, text) == 0) {
+        ok(topo_nvbandwidth_read(node, path, &err) < 0 && strstr(err.text, ":6:") &&
+               strstr(err.text, "the capture measures 3 GPUs, the node has 8"),
+           "a capture of 3 GPUs on a node of 8: refused with file:line (%s)", err.text);
+        unlink(path);
+    } else
+        ok(0, "cannot write a file");
+    topo_node_destroy(node);
+
+    /* one not among the node's GPUs by address */
+    node = topo_node_create();
+    snprintf(topo_node_add_gpu(node)->loc.busid, TOPO_BUSID_LEN, "0000:18:00.0");
+    node->gpus_listed = 1;
+    if (write_file(path, "nvbandwidth Version: v0.8\nDevice 0: NVIDIA H100 80GB HBM3 "
+                         "(00000000:19:00)\n\nRunning host_to_device_memcpy_ce.\n"
+                         "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n"
+                         "           0\n 0     55.1\n") == 0) {
+        ok(topo_nvbandwidth_read(node, path, &err) < 0 && strstr(err.text, ":2:") &&
+               strstr(err.text, "gpu0 (0000:19:00.0) is not among the node's GPUs"),
+           "a capture's GPU at an address the node does not have: refused (%s)", err.text);
+        /* the same GPU at the node's address is matched */
+        write_file(path, "nvbandwidth Version: v0.8\nDevice 0: NVIDIA H100 80GB HBM3 "
+                         "(00000000:18:00)\n\nRunning host_to_device_memcpy_ce.\n"
+                         "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n"
+                         "           0\n 0     40.1\n");
+        ok(topo_nvbandwidth_read(node, path, &err) == 0 && node->nbw == 1 &&
+               node->bw[0]->node_gpu[0] == 0,
+           "the capture's GPU at the node's address is the node's gpu0");
+        judge(node, NULL, &j);
+        is_str(j.fails, "gpu.pcie.bw node/gpu0", "40.1 GB/s H2D on an H100 (Gen5 x16) fails");
+        unlink(path);
+    } else
+        ok(0, "cannot write a file");
+    topo_node_destroy(node);
+}
+
+/* ---- the rules at their edges, on recorded values ---- */
+
+static struct topo_node *synthetic(const char *model, int ngpus)
+{
+    struct topo_node *node = topo_node_create();
+    struct topo_bw_capture *c = topo_bw_capture_new("/recorded", "test");
+
+    for (int i = 0; i < ngpus; i++) {
+        topo_bw_capture_gpu(c, i);
+        c->model[i] = model ? xstrdup(model) : NULL;
+    }
+    node->bw = xcalloc(1, sizeof(*node->bw));
+    node->bw[0] = c;
+    node->nbw = 1;
+    return node;
+}
+
+static void put(struct topo_node *node, enum topo_bw_kind k, int a, int b, double v,
+                const char *group)
+{
+    struct topo_bw x = { .kind = k, .a = a, .b = b, .value = v, .line = 1 };
+
+    x.group = topo_bw_capture_group(node->bw[0], group);
+    topo_bw_capture_add(node->bw[0], &x);
+}
+
+static void rules(void)
+{
+    struct topo_node *n;
+    struct judged j;
+    struct map_thresholds th = { -1, -1, -1, 50 };
+
+    /* (a) the host link's bound: A100 is Gen4 x16 (31.5 GB/s), floor 0.70: 22.05 */
+    n = synthetic("NVIDIA A100-SXM4-40GB", 1);
+    put(n, TOPO_BW_H2D, 0, -1, 22.1, "h2d");
+    judge(n, NULL, &j);
+    ok(!j.nfail && j.nok == 1, "A100 H2D 22.1 GB/s: above 0.70 x 31.5 (passes)");
+    n->bw[0]->v[0].value = 22.0;
+    judge(n, NULL, &j);
+    is_str(j.fails, "gpu.pcie.bw node/gpu0", "A100 H2D 22.0 GB/s: below 0.70 x 31.5 (fails)");
+    n->bw[0]->v[0].kind = TOPO_BW_D2H;
+    judge(n, NULL, &j);
+    is_str(j.fails, "gpu.pcie.bw node/gpu0", "... and the same for D2H");
+    /* (b) the map's floor takes its place */
+    judge(n, &th, &j);
+    is_str(j.fails, "gpu.pcie.bw node/gpu0", "the map's h2d_gbps 50: 22.0 fails");
+    n->bw[0]->v[0].value = 50.5;
+    judge(n, &th, &j);
+    ok(!j.nfail && j.nok == 1, "the map's h2d_gbps 50: 50.5 passes");
+    topo_node_destroy(n);
+
+    /* NVLink-C2C: 450 GB/s each way */
+    n = synthetic("NVIDIA GB300", 1);
+    put(n, TOPO_BW_H2D, 0, -1, 316, "h2d");
+    judge(n, NULL, &j);
+    ok(!j.nfail && j.nok == 1, "GB300 H2D 316 GB/s: above 0.70 x 450 (C2C)");
+    n->bw[0]->v[0].value = 314;
+    judge(n, NULL, &j);
+    is_str(j.fails, "gpu.pcie.bw node/gpu0", "GB300 H2D 314 GB/s: below 0.70 x 450 (C2C)");
+    topo_node_destroy(n);
+
+    /* (c) siblings: no model, so only the node's own GPUs judge; 0.75 x median 26 = 19.5 */
+    n = synthetic(NULL, 8);
+    for (int i = 0; i < 8; i++)
+        put(n, TOPO_BW_H2D, i, -1, i == 5 ? 19.6 : 26, "h2d");
+    judge(n, NULL, &j);
+    ok(!j.nfail && j.nok == 1 && j.nunjudged == 1,
+       "8 GPUs at 26 GB/s and one at 19.6: within its siblings; the missing bound is said");
+    n->bw[0]->v[5].value = 19.4;
+    judge(n, NULL, &j);
+    is_str(j.fails, "gpu.pcie.bw node/gpu5", "... one at 19.4: below 0.75 x the median, named");
+    topo_node_destroy(n);
+
+    /* two GPUs are too few to have a median that judges */
+    n = synthetic(NULL, 2);
+    put(n, TOPO_BW_H2D, 0, -1, 26, "h2d");
+    put(n, TOPO_BW_H2D, 1, -1, 5, "h2d");
+    judge(n, NULL, &j);
+    ok(j.nfail + j.nok + j.nwarn == 0 && j.nunjudged == 1, "two GPUs and no bound: not judged");
+    topo_node_destroy(n);
+
+    /* NVLink pairs from the node's topology: A100 NV12 x 25 = 300, floor 0.70: 210 */
+    n = synthetic(NULL, 2);
+    for (int i = 0; i < 2; i++) {
+        struct topo_gpu *g = topo_node_add_gpu(n);
+        g->index = i;
+        g->model = xstrdup("NVIDIA A100-SXM4-80GB");
+        snprintf(g->loc.busid, TOPO_BUSID_LEN, "0000:%02x:00.0", 0x10 + i);
+        n->bw[0]->node_gpu[i] = i;
+    }
+    n->gpus_listed = 1;
+    topo_node_add_nvlink(n, "0000:10:00.0", "0000:11:00.0", 12);
+    put(n, TOPO_BW_P2P, 0, 1, 211, "p2p");
+    judge(n, NULL, &j);
+    ok(!j.nfail && j.nok >= 1, "A100 NV12 pair at 211 GB/s: above 0.70 x 300");
+    n->bw[0]->v[0].value = 209;
+    judge(n, NULL, &j);
+    is_str(j.fails, "gpu.p2p.bw node/gpu0-gpu1", "A100 NV12 pair at 209 GB/s: below 0.70 x 300");
+    /* no peer access on a pair that shares NVLinks fails */
+    n->bw[0]->peer[0 * 2 + 1] = 0;
+    n->bw[0]->peer[1 * 2 + 0] = 1;
+    judge(n, NULL, &j);
+    ok(strstr(j.fails, "gpu.p2p.access node/gpu0-gpu1") != NULL,
+       "no peer access on a pair with NVLinks fails gpu.p2p.access");
+    topo_node_destroy(n);
+
+    /* PCIe pairs by reference: RTX 4090 Gen4 x16, floor 0.50: 15.75 */
+    n = synthetic("NVIDIA GeForce RTX 4090", 2);
+    put(n, TOPO_BW_P2P, 0, 1, 15.8, "p2p");
+    judge(n, NULL, &j);
+    ok(!j.nfail && j.nok == 1, "RTX 4090 pair at 15.8 GB/s: above 0.50 x 31.5");
+    n->bw[0]->v[0].value = 15.7;
+    judge(n, NULL, &j);
+    is_str(j.fails, "gpu.p2p.bw node/gpu0-gpu1", "RTX 4090 pair at 15.7 GB/s: below 0.50 x 31.5");
+    topo_node_destroy(n);
+
+    /* an NVLink part from the capture alone: the pair's links are unknown, not assumed */
+    n = synthetic("NVIDIA H100 80GB HBM3", 2);
+    put(n, TOPO_BW_P2P, 0, 1, 150, "p2p");
+    judge(n, NULL, &j);
+    ok(j.nfail + j.nok == 0 && j.nunjudged == 1,
+       "H100 pair from a capture alone: no bound assumed (a 4-GPU board has NV6 pairs)");
+    topo_node_destroy(n);
+
+    /* peer copies against copies through host memory: 0.80 x 20 = 16 */
+    n = synthetic(NULL, 2);
+    put(n, TOPO_BW_P2P_HOST, 0, 1, 20, "disabled");
+    put(n, TOPO_BW_P2P, 0, 1, 16.1, "enabled");
+    judge(n, NULL, &j);
+    ok(!j.nfail, "peer copies at 16.1 against 20 through host: passes");
+    n->bw[0]->v[1].value = 15.9;
+    judge(n, NULL, &j);
+    is_str(j.fails, "gpu.p2p.bw node/gpu0-gpu1", "peer copies at 15.9 against 20: fails");
+    topo_node_destroy(n);
+
+    /* latency: the ceiling, and the siblings (3 x median, at least median + 5 us) */
+    n = synthetic(NULL, 2);
+    put(n, TOPO_BW_P2P_HOST_LATENCY, 0, 1, 999, "lat");
+    judge(n, NULL, &j);
+    ok(!j.nfail && j.nok == 1, "one pair at 999 us: under the 1000 us ceiling");
+    n->bw[0]->v[0].value = 1001;
+    judge(n, NULL, &j);
+    is_str(j.fails, "gpu.p2p.latency node/gpu0-gpu1", "one pair at 1001 us: over the ceiling");
+    topo_node_destroy(n);
+    n = synthetic(NULL, 4);
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++)
+            if (a != b)
+                put(n, TOPO_BW_P2P_LATENCY, a, b, a == 2 && b == 3 ? 8.9 : 3, "lat");
+    judge(n, NULL, &j);
+    ok(!j.nfail, "12 pairs at 3 us and one at 8.9: under max(3 x 3, 3 + 5)");
+    for (size_t i = 0; i < n->bw[0]->n; i++)
+        if (n->bw[0]->v[i].a == 2 && n->bw[0]->v[i].b == 3)
+            n->bw[0]->v[i].value = 9.1;
+    judge(n, NULL, &j);
+    is_str(j.fails, "gpu.p2p.latency node/gpu2-gpu3", "... and one at 9.1: over 3 x the median");
+    topo_node_destroy(n);
+}
+
+int main(void)
+{
+    const char *shared = getenv("RAILYARD_SHARED_FIXTURES"), *src = getenv("RAILYARD_SRCDIR");
+
+    if (shared)
+        snprintf(fixdir, sizeof(fixdir), "%s/gpu-bandwidth", shared);
+    else
+        snprintf(fixdir, sizeof(fixdir), "%s/../shared/fixtures/gpu-bandwidth", src ? src : ".");
+    fixtures();
+    bad_input();
+    rules();
+    return done_testing();
+}
