@@ -240,3 +240,13 @@ int fabric_cuda_dmabuf(const struct fabric_cuda_buf *b, int *fd, ry_error_t *err
     *fd = out;
     return 0;
 }
+
+void *fabric_cuda_sym(const char *name)
+{
+    return api.ok ? dlsym(api.dl, name) : NULL;
+}
+
+int fabric_cuda_error(ry_error_t *err, const char *call, int result)
+{
+    return cerr(err, call, (CUresult)result);
+}

@@ -44,4 +44,10 @@ int fabric_cuda_memset(const struct fabric_cuda_buf *b, int value, ry_error_t *e
  * or -1 with the driver's reason. */
 int fabric_cuda_dmabuf(const struct fabric_cuda_buf *b, int *fd, ry_error_t *err);
 
+/* After fabric_cuda_load: a driver entry point by its exported name ("cuMemcpyHtoDAsync_v2"),
+ * or NULL (for the GPU probes, which use more of the driver than this file wraps). */
+void *fabric_cuda_sym(const char *name);
+/* "cuInit: CUDA_ERROR_NO_DEVICE (100)" for a driver result */
+int fabric_cuda_error(ry_error_t *err, const char *call, int result);
+
 #endif

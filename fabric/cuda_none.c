@@ -64,3 +64,16 @@ int fabric_cuda_dmabuf(const struct fabric_cuda_buf *b, int *fd, ry_error_t *err
     *fd = -1;
     return ry_errorf(err, WHY);
 }
+
+void *fabric_cuda_sym(const char *name)
+{
+    (void)name;
+    return NULL;
+}
+
+int fabric_cuda_error(ry_error_t *err, const char *call, int result)
+{
+    (void)call;
+    (void)result;
+    return ry_errorf(err, WHY);
+}

@@ -411,7 +411,7 @@ int topo_nvbandwidth_read(struct topo_node *node, const char *path, ry_error_t *
             running_line = r.line;
             continue;
         }
-        if (sscanf(s, "Waiving %127[^.].", tool) == 1) {
+        if (sscanf(s, "Waiving %95[^.].", tool) == 1) {
             topo_bw_capture_waive(c, "%s (line %d)", tool, r.line);
             started = 1;
             continue;

@@ -54,6 +54,9 @@ const char *const topo_check_ids[] = {
     "gpu.p2p.latency",
     "gpu.p2p.access",
     "gpu.mem.bw",
+    "gpu.l2.latency",
+    "gpu.mem.latency",
+    "gpu.launch.latency",
     "gpu.copy.verify",
     NULL,
 };

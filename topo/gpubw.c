@@ -128,13 +128,12 @@ struct judge {
     struct verdict *v;
     size_t n, alloc;
     /* per check: figures judged (by any rule) */
-    const char *checks[8];
-    int judged[8];
+    int judged[16];
 };
 
 static const char *const bw_checks[] = {
-    "gpu.pcie.bw",    "gpu.pcie.latency", "gpu.p2p.bw", "gpu.p2p.latency",
-    "gpu.p2p.access", "gpu.mem.bw",       NULL
+    "gpu.pcie.bw", "gpu.pcie.latency", "gpu.p2p.bw",      "gpu.p2p.latency",    "gpu.p2p.access",
+    "gpu.mem.bw",  "gpu.l2.latency",   "gpu.mem.latency", "gpu.launch.latency", NULL,
 };
 
 static void count_judged(struct judge *j, const char *check)
@@ -200,13 +199,17 @@ static const char *kind_check(enum topo_bw_kind k)
     case TOPO_BW_P2P_LATENCY:
     case TOPO_BW_P2P_HOST_LATENCY: return "gpu.p2p.latency";
     case TOPO_BW_LOCAL: return "gpu.mem.bw";
+    case TOPO_BW_L2_LATENCY: return "gpu.l2.latency";
+    case TOPO_BW_MEM_LATENCY: return "gpu.mem.latency";
+    case TOPO_BW_LAUNCH_LATENCY: return "gpu.launch.latency";
     }
     return "gpu.p2p.bw";
 }
 
-static int is_latency(enum topo_bw_kind k)
+int topo_bw_is_latency(enum topo_bw_kind k)
 {
-    return k == TOPO_BW_P2P_LATENCY || k == TOPO_BW_P2P_HOST_LATENCY || k == TOPO_BW_HOST_LATENCY;
+    return k == TOPO_BW_P2P_LATENCY || k == TOPO_BW_P2P_HOST_LATENCY || k == TOPO_BW_HOST_LATENCY ||
+           k == TOPO_BW_L2_LATENCY || k == TOPO_BW_MEM_LATENCY || k == TOPO_BW_LAUNCH_LATENCY;
 }
 
 static int is_pair(const struct topo_bw *v)
@@ -230,9 +233,9 @@ static void describe(const struct topo_bw_capture *c, const struct topo_bw *v, c
         snprintf(who, sizeof(who), "gpu%d->gpu%d", lab(c, v->a), lab(c, v->b));
     else
         snprintf(who, sizeof(who), "gpu%d", lab(c, v->a));
-    snprintf(buf, len, "%.*f %s (%s, %s %s, %s line %d)", is_latency(v->kind) ? 2 : 1, v->value,
-             is_latency(v->kind) ? "us" : "GB/s", who, c->tool, c->groups[v->group],
-             base_name(c->path), v->line);
+    snprintf(buf, len, "%.*f %s (%s, %s %s, %s line %d)", topo_bw_is_latency(v->kind) ? 2 : 1,
+             v->value, topo_bw_is_latency(v->kind) ? "us" : "GB/s", who, c->tool,
+             c->groups[v->group], base_name(c->path), v->line);
 }
 
 static const struct topo_gpu *node_gpu(const struct judge *j, const struct topo_bw_capture *c,
@@ -466,7 +469,7 @@ static void judge_value(struct judge *j, const struct topo_bw_capture *c, const 
         }
     }
     /* no healthy path between GPUs, or a GPU and its host, takes a millisecond */
-    if (is_latency(v->kind)) {
+    if (topo_bw_is_latency(v->kind)) {
         any = 1;
         if (v->value > TOPO_BW_LATENCY_CEILING_US) {
             snprintf(exp, sizeof(exp), "<= %.0f us (no healthy path takes that long)",
@@ -483,7 +486,7 @@ static void judge_value(struct judge *j, const struct topo_bw_capture *c, const 
     if (sibling_member(c, v) && (m = group_median(c, v->group, v->kind, &count)) > 0 &&
         count >= 3) {
         any = 1;
-        if (is_latency(v->kind)) {
+        if (topo_bw_is_latency(v->kind)) {
             t = m * TOPO_BW_SIBLING_LAT;
             if (t < m + 5)
                 t = m + 5;

@@ -22,6 +22,9 @@ enum topo_bw_kind {
     TOPO_BW_P2P_LATENCY,      /* a to b with peer access, microseconds */
     TOPO_BW_P2P_HOST_LATENCY, /* a to b through host memory, microseconds */
     TOPO_BW_HOST_LATENCY,     /* host and GPU a, microseconds */
+    TOPO_BW_L2_LATENCY,       /* a load that hits GPU a's L2 cache, microseconds */
+    TOPO_BW_MEM_LATENCY,      /* a load from GPU a's memory (past L2), microseconds */
+    TOPO_BW_LAUNCH_LATENCY,   /* an empty kernel launched and waited for on GPU a */
 };
 
 struct topo_bw {
@@ -64,6 +67,8 @@ int topo_bw_capture_group(struct topo_bw_capture *c, const char *name);
 void topo_bw_capture_add(struct topo_bw_capture *c, const struct topo_bw *v);
 void topo_bw_capture_waive(struct topo_bw_capture *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* 1 for the kinds measured in microseconds */
+int topo_bw_is_latency(enum topo_bw_kind k);
 /* peer access of a to b: 1, 0, or -1 when the file does not say */
 int topo_bw_peer(const struct topo_bw_capture *c, int a, int b);
 

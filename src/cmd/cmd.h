@@ -33,6 +33,7 @@ struct cmd_entry {
 extern const struct cmd_entry cmd_inventory;
 extern const struct cmd_entry cmd_gather;
 extern const struct cmd_entry cmd_check;
+extern const struct cmd_entry cmd_probe;
 extern const struct cmd_entry cmd_map;
 extern const struct cmd_entry cmd_fabric;
 extern const struct cmd_entry cmd_report;

@@ -7,6 +7,7 @@
 
 #include "common/xmalloc.h"
 #include "probes/gdr.h"
+#include "probes/gpu.h"
 #include "reports/archive.h"
 #include "reports/findings.h"
 #include "reports/out.h"
@@ -227,7 +228,7 @@ static int run(int argc, char **argv)
     struct out *o = NULL;
     ry_error_t err = { "" };
     const char *host, *archive;
-    char msg[700];
+    char msg[700], probe_note[700] = "";
     int idx, rc = RY_EXIT_ERROR, unjudged;
     FILE *devnull = NULL;
 
@@ -284,7 +285,23 @@ static int run(int argc, char **argv)
             goto out;
         }
     }
+    if (!strcmp(c.tier, "quick")) {
+        /* the GPU probes, sized for a prolog; a probe that cannot run is not judged, never a
+         * fault (the live machine only: a capture has no GPU to run on) */
+        struct gpu_probe_opts go = { .copy_bytes = (size_t)64 << 20, .samples = 5 };
+        ry_error_t perr = { "" };
+        if (node->ngpus == 0)
+            ; /* nothing to probe, nothing left unjudged */
+        else if (topo_inputs_given(&common.inputs))
+            snprintf(probe_note, sizeof(probe_note),
+                     "tier quick: the GPU probes run on the live machine, not on a capture");
+        else if (gpu_probe_run(node, &go, NULL, 0, &perr) < 0)
+            snprintf(probe_note, sizeof(probe_note), "tier quick: GPU probes not run: %s",
+                     perr.text);
+    }
     topo_compare(node, host, map, type, &f);
+    if (probe_note[0])
+        topo_findings_unjudged(&f, "%s", probe_note);
     if (c.fabric) {
         struct ibf_expect e = { map, NULL, host, NULL, NULL, 0 };
         uint64_t *guids = xcalloc(node->nnics + 1, sizeof(*guids));
@@ -388,9 +405,6 @@ static int run(int argc, char **argv)
             out_text(o, "  gdr      %s\n", gr.not_judged);
         out_obj_close(o);
     }
-    if (!strcmp(c.tier, "quick"))
-        out_text(o, "  tier quick: this build has no local active probes yet; the checks are "
-                    "those of tier inventory\n");
     report_findings(o, &f, common.verbose);
     out_str(o, "verdict", " -> %s\n", f.nfail ? "fail" : unjudged ? "cannot-judge" : "pass");
     if (unjudged) {

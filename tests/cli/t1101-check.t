@@ -211,5 +211,9 @@ grep -q "node 'login1' is in no host list" "$TMP/err"; ok $? "...and says so"
 "$RAILYARD" check --tier full >/dev/null 2>&1; is $? 2 "an unknown tier is a usage error"
 "$RAILYARD" check --tier quick --ibstat "$I/gpud_ibstat_h100_roce_12hca_all_active.txt" >"$TMP/q" 2>&1
 is $? 0 "tier quick runs"
-grep -q "no local active probes" "$TMP/q"; ok $? "tier quick says it has no active probe yet"
+! grep -q "not judged: tier quick" "$TMP/q"; ok $? "tier quick on a capture without GPUs: nothing to probe, nothing said"
+"$RAILYARD" check --no-archive --tier quick --nccl-topo "$RAILYARD_FIXTURES/nccl/hgx-h100-slow-uplink.xml" >"$TMP/q" 2>&1
+is $? 0 "tier quick on a capture with GPUs: the verdict of its other checks"
+grep -q "not judged: tier quick: the GPU probes run on the live machine, not on a capture" "$TMP/q"
+ok $? "...and the probes not run, said with the reason"
 done_testing

@@ -1,0 +1,594 @@
+#include "config.h"
+
+#include <sched.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda.h>
+
+#include "common/sysfs.h"
+#include "common/xmalloc.h"
+#include "fabric/cuda.h"
+#include "probes/gpu.h"
+#include "topo/gpubw.h"
+
+/* Driver entry points by their exported names: the prototypes are cuda.h's, the versions the
+ * ones CUDA 13's header maps the plain names to (_v2), so an older or newer driver gives the
+ * same ABI or nothing. */
+static struct {
+    __typeof__(cuDeviceGetCount) *count;
+    __typeof__(cuDeviceGet) *get;
+    __typeof__(cuDeviceGetPCIBusId) *busid;
+    __typeof__(cuDeviceGetName) *name;
+    __typeof__(cuDevicePrimaryCtxRetain) *ctx_retain;
+    __typeof__(cuDevicePrimaryCtxRelease_v2) *ctx_release;
+    __typeof__(cuCtxSetCurrent) *ctx_set;
+    __typeof__(cuCtxSynchronize) *ctx_sync;
+    __typeof__(cuMemAlloc_v2) *alloc;
+    __typeof__(cuMemFree_v2) *free;
+    __typeof__(cuMemHostAlloc) *host_alloc;
+    __typeof__(cuMemFreeHost) *host_free;
+    __typeof__(cuMemcpyHtoD_v2) *htod;
+    __typeof__(cuMemsetD8_v2) *memset8;
+    __typeof__(cuStreamCreate) *stream_create;
+    __typeof__(cuStreamDestroy_v2) *stream_destroy;
+    __typeof__(cuEventCreate) *event_create;
+    __typeof__(cuEventDestroy_v2) *event_destroy;
+    __typeof__(cuEventRecord) *event_record;
+    __typeof__(cuEventSynchronize) *event_sync;
+    __typeof__(cuEventElapsedTime_v2) *elapsed;
+    __typeof__(cuMemcpyHtoDAsync_v2) *htod_async;
+    __typeof__(cuMemcpyDtoHAsync_v2) *dtoh_async;
+    __typeof__(cuMemcpyDtoDAsync_v2) *dtod_async;
+    __typeof__(cuMemcpyPeerAsync) *peer_async;
+    __typeof__(cuMemcpyDtoH_v2) *dtoh;
+    __typeof__(cuDeviceCanAccessPeer) *can_peer;
+    __typeof__(cuCtxEnablePeerAccess) *enable_peer;
+    __typeof__(cuModuleLoadData) *module_load;
+    __typeof__(cuModuleGetFunction) *function;
+    __typeof__(cuLaunchKernel) *launch;
+} cu;
+
+static int resolve(ry_error_t *err)
+{
+#define SYM(field, name)                                                                           \
+    do {                                                                                           \
+        if (!(*(void **)(&cu.field) = fabric_cuda_sym(name)))                                      \
+            return ry_errorf(err, "the NVIDIA driver has no %s", name);                            \
+    } while (0)
+    SYM(count, "cuDeviceGetCount");
+    SYM(get, "cuDeviceGet");
+    SYM(busid, "cuDeviceGetPCIBusId");
+    SYM(name, "cuDeviceGetName");
+    SYM(ctx_retain, "cuDevicePrimaryCtxRetain");
+    SYM(ctx_release, "cuDevicePrimaryCtxRelease_v2");
+    SYM(ctx_set, "cuCtxSetCurrent");
+    SYM(ctx_sync, "cuCtxSynchronize");
+    SYM(alloc, "cuMemAlloc_v2");
+    SYM(free, "cuMemFree_v2");
+    SYM(host_alloc, "cuMemHostAlloc");
+    SYM(host_free, "cuMemFreeHost");
+    SYM(htod, "cuMemcpyHtoD_v2");
+    SYM(memset8, "cuMemsetD8_v2");
+    SYM(stream_create, "cuStreamCreate");
+    SYM(stream_destroy, "cuStreamDestroy_v2");
+    SYM(event_create, "cuEventCreate");
+    SYM(event_destroy, "cuEventDestroy_v2");
+    SYM(event_record, "cuEventRecord");
+    SYM(event_sync, "cuEventSynchronize");
+    SYM(htod_async, "cuMemcpyHtoDAsync_v2");
+    SYM(dtoh_async, "cuMemcpyDtoHAsync_v2");
+    SYM(dtod_async, "cuMemcpyDtoDAsync_v2");
+    SYM(peer_async, "cuMemcpyPeerAsync");
+    SYM(dtoh, "cuMemcpyDtoH_v2");
+    SYM(can_peer, "cuDeviceCanAccessPeer");
+    SYM(enable_peer, "cuCtxEnablePeerAccess");
+    SYM(module_load, "cuModuleLoadData");
+    SYM(function, "cuModuleGetFunction");
+    SYM(launch, "cuLaunchKernel");
+#undef SYM
+    /* drivers before CUDA 12.8 export only the first version, of the same prototype */
+    if (!(*(void **)(&cu.elapsed) = fabric_cuda_sym("cuEventElapsedTime_v2")) &&
+        !(*(void **)(&cu.elapsed) = fabric_cuda_sym("cuEventElapsedTime")))
+        return ry_errorf(err, "the NVIDIA driver has no cuEventElapsedTime");
+    return 0;
+}
+
+#define CK(call, what)                                                                             \
+    do {                                                                                           \
+        CUresult rc_ = (call);                                                                     \
+        if (rc_ != CUDA_SUCCESS)                                                                   \
+            return fabric_cuda_error(err, what, (int)rc_);                                         \
+    } while (0)
+
+struct gpu {
+    int ordinal;
+    CUdevice dev;
+    CUcontext ctx;
+    CUstream s[2];
+    CUevent ev[4];
+    CUdeviceptr a, b; /* copy buffers */
+    void *host;       /* pinned, on the GPU's NUMA node where known */
+    CUmodule mod;
+    CUfunction copy, chase, empty;
+    char busid[16], name[96];
+    int capture; /* its number in the capture: the CUDA ordinal */
+};
+
+struct run {
+    struct gpu *g;
+    int n;
+    size_t bytes; /* what a timed copy moves */
+    size_t span;  /* each buffer: at least 256 MiB, past any GPU's L2, for the memory chase */
+    int samples;
+    struct topo_bw_capture *c;
+    char *notes;
+    size_t notes_len;
+};
+
+static void note(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct run *r, const char *fmt, ...)
+{
+    va_list ap;
+    size_t used;
+
+    if (!r->notes)
+        return;
+    used = strlen(r->notes);
+    va_start(ap, fmt);
+    vsnprintf(r->notes + used, r->notes_len - used, fmt, ap);
+    va_end(ap);
+}
+
+static int use(struct gpu *g, ry_error_t *err)
+{
+    CK(cu.ctx_set(g->ctx), "cuCtxSetCurrent");
+    return 0;
+}
+
+/* Pin the calling thread to the CPUs of NUMA node numa (before host memory is first touched,
+ * so that it lands there), or leave it as it is. */
+static void bind_numa(int numa)
+{
+    char list[4096], *p = list;
+    cpu_set_t set;
+
+    if (numa < 0 || ry_sysfs_read(NULL, list, sizeof(list), NULL,
+                                  "devices/system/node/node%d/cpulist", numa) < 0)
+        return;
+    CPU_ZERO(&set);
+    while (*p) {
+        char *end;
+        long a = strtol(p, &end, 10), b = a;
+        if (end == p)
+            break;
+        if (*end == '-')
+            b = strtol(end + 1, &end, 10);
+        for (long c = a; c <= b && c < CPU_SETSIZE; c++)
+            CPU_SET((int)c, &set);
+        p = *end == ',' ? end + 1 : end;
+    }
+    if (CPU_COUNT(&set))
+        sched_setaffinity(0, sizeof(set), &set);
+}
+
+static int open_gpu(struct topo_node *node, struct gpu *g, size_t bytes, size_t span,
+                    ry_error_t *err)
+{
+    struct topo_gpu *tg;
+    int numa = -1;
+
+    CK(cu.get(&g->dev, g->ordinal), "cuDeviceGet");
+    CK(cu.busid(g->busid, sizeof(g->busid), g->dev), "cuDeviceGetPCIBusId");
+    for (char *p = g->busid; *p; p++)
+        *p = (char)((*p >= 'A' && *p <= 'F') ? *p - 'A' + 'a' : *p);
+    cu.name(g->name, sizeof(g->name), g->dev);
+    if ((tg = topo_node_gpu_by_busid(node, g->busid)))
+        numa = tg->loc.numa;
+    CK(cu.ctx_retain(&g->ctx, g->dev), "cuDevicePrimaryCtxRetain");
+    if (use(g, err) < 0)
+        return -1;
+    for (int i = 0; i < 2; i++)
+        CK(cu.stream_create(&g->s[i], CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    for (int i = 0; i < 4; i++)
+        CK(cu.event_create(&g->ev[i], CU_EVENT_DEFAULT), "cuEventCreate");
+    CK(cu.alloc(&g->a, span), "cuMemAlloc");
+    CK(cu.alloc(&g->b, span), "cuMemAlloc");
+    CK(cu.memset8(g->a, 0x5a, span), "cuMemsetD8");
+    bind_numa(numa);
+    CK(cu.host_alloc(&g->host, bytes, CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc");
+    memset(g->host, 0xa5, bytes); /* first touch, on the bound node */
+    CK(cu.module_load(&g->mod, probe_kernels_ptx), "cuModuleLoadData(probes/kernels.ptx)");
+    CK(cu.function(&g->copy, g->mod, "ry_copy"), "cuModuleGetFunction(ry_copy)");
+    CK(cu.function(&g->chase, g->mod, "ry_chase"), "cuModuleGetFunction(ry_chase)");
+    CK(cu.function(&g->empty, g->mod, "ry_empty"), "cuModuleGetFunction(ry_empty)");
+    return 0;
+}
+
+static void close_gpu(struct gpu *g)
+{
+    if (!g->ctx)
+        return;
+    cu.ctx_set(g->ctx);
+    cu.ctx_sync();
+    if (g->host)
+        cu.host_free(g->host);
+    if (g->a)
+        cu.free(g->a);
+    if (g->b)
+        cu.free(g->b);
+    for (int i = 0; i < 2; i++)
+        if (g->s[i])
+            cu.stream_destroy(g->s[i]);
+    for (int i = 0; i < 4; i++)
+        if (g->ev[i])
+            cu.event_destroy(g->ev[i]);
+    cu.ctx_release(g->dev);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(*v), cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+enum op { OP_H2D, OP_D2H, OP_D2D, OP_PEER, OP_SM_COPY };
+
+/* Enqueue one copy on stream s of GPU g (for OP_PEER and OP_SM_COPY, from peer p's buffer). */
+static int enqueue(struct run *r, struct gpu *g, CUstream s, enum op op, struct gpu *p,
+                   ry_error_t *err)
+{
+    switch (op) {
+    case OP_H2D: CK(cu.htod_async(g->a, g->host, r->bytes, s), "cuMemcpyHtoDAsync"); break;
+    case OP_D2H: CK(cu.dtoh_async(g->host, g->b, r->bytes, s), "cuMemcpyDtoHAsync"); break;
+    case OP_D2D: CK(cu.dtod_async(g->b, g->a, r->bytes, s), "cuMemcpyDtoDAsync"); break;
+    case OP_PEER: /* a write: g's buffer into p's */
+        CK(cu.peer_async(p->b, p->ctx, g->a, g->ctx, r->bytes, s), "cuMemcpyPeerAsync");
+        break;
+    case OP_SM_COPY: { /* g's SMs read p's buffer (p == g: a local copy) */
+        CUdeviceptr src = p->a, dst = g->b;
+        unsigned long long n16 = r->bytes / 16;
+        void *args[] = { &src, &dst, &n16 };
+        CK(cu.launch(g->copy, 264, 1, 1, 512, 1, 1, 0, s, args, NULL), "cuLaunchKernel(ry_copy)");
+        break;
+    }
+    }
+    return 0;
+}
+
+/* GB/s of op on GPU g (and, with both, of the reverse op on p at the same time: bw2 gets it),
+ * median of r->samples timed runs after one untimed */
+static int measure(struct run *r, struct gpu *g, enum op op, struct gpu *p, enum op op2,
+                   struct gpu *p2, int both, double *bw, double *bw2, ry_error_t *err)
+{
+    double *v = xcalloc((size_t)r->samples, sizeof(*v)),
+           *w = xcalloc((size_t)r->samples, sizeof(*w));
+    int rc = -1;
+
+    for (int k = -1; k < r->samples; k++) {
+        float ms = 0, ms2 = 0;
+        if (use(g, err) < 0 || cu.event_record(g->ev[0], g->s[0]) != CUDA_SUCCESS ||
+            enqueue(r, g, g->s[0], op, p, err) < 0 ||
+            cu.event_record(g->ev[1], g->s[0]) != CUDA_SUCCESS)
+            goto out;
+        if (both) {
+            if (use(p2, err) < 0 || cu.event_record(p2->ev[2], p2->s[1]) != CUDA_SUCCESS ||
+                enqueue(r, p2, p2->s[1], op2, g, err) < 0 ||
+                cu.event_record(p2->ev[3], p2->s[1]) != CUDA_SUCCESS)
+                goto out;
+        }
+        if (cu.event_sync(g->ev[1]) != CUDA_SUCCESS ||
+            (both && cu.event_sync(p2->ev[3]) != CUDA_SUCCESS)) {
+            ry_errorf(err, "a timed copy failed");
+            goto out;
+        }
+        cu.elapsed(&ms, g->ev[0], g->ev[1]);
+        if (both)
+            cu.elapsed(&ms2, p2->ev[2], p2->ev[3]);
+        if (k >= 0) {
+            v[k] = ms > 0 ? r->bytes / (ms * 1e-3) / 1e9 : 0;
+            w[k] = ms2 > 0 ? r->bytes / (ms2 * 1e-3) / 1e9 : 0;
+        }
+    }
+    *bw = median(v, r->samples);
+    if (bw2)
+        *bw2 = median(w, r->samples);
+    rc = 0;
+out:
+    if (rc < 0 && !err->text[0])
+        ry_errorf(err, "a timed copy on GPU %d could not be started", g->ordinal);
+    free(v);
+    free(w);
+    return rc;
+}
+
+static void put(struct run *r, enum topo_bw_kind k, int a, int b, double value, int sm,
+                const char *group)
+{
+    struct topo_bw x = { .kind = k, .a = a, .b = b, .value = value, .sm = sm };
+
+    x.group = topo_bw_capture_group(r->c, group);
+    topo_bw_capture_add(r->c, &x);
+}
+
+static int probe_pcie(struct run *r, ry_error_t *err)
+{
+    double a, b;
+
+    for (int i = 0; i < r->n; i++) {
+        struct gpu *g = &r->g[i];
+        if (measure(r, g, OP_H2D, g, OP_H2D, g, 0, &a, NULL, err) < 0)
+            return -1;
+        put(r, TOPO_BW_H2D, i, -1, a, 0, "host_to_device_ce");
+        if (measure(r, g, OP_D2H, g, OP_D2H, g, 0, &a, NULL, err) < 0)
+            return -1;
+        put(r, TOPO_BW_D2H, i, -1, a, 0, "device_to_host_ce");
+        /* both ways at once: H2D on one stream, D2H on the other */
+        if (measure(r, g, OP_H2D, g, OP_D2H, g, 1, &a, &b, err) < 0)
+            return -1;
+        put(r, TOPO_BW_HOST_BIDIR, i, -1, a, 0, "host_to_device_bidirectional_ce");
+        put(r, TOPO_BW_HOST_BIDIR, i, -1, b, 0, "device_to_host_bidirectional_ce");
+    }
+    /* every GPU at once: one H2D per GPU, started together, each timed by its own events */
+    double *all = xcalloc((size_t)r->n * (size_t)r->samples, sizeof(*all));
+    for (int k = -1; k < r->samples && r->n > 1; k++) {
+        for (int i = 0; i < r->n; i++) {
+            struct gpu *g = &r->g[i];
+            if (use(g, err) < 0 || cu.event_record(g->ev[0], g->s[0]) != CUDA_SUCCESS ||
+                enqueue(r, g, g->s[0], OP_H2D, g, err) < 0 ||
+                cu.event_record(g->ev[1], g->s[0]) != CUDA_SUCCESS) {
+                free(all);
+                return err->text[0] ? -1 : ry_errorf(err, "cuEventRecord failed");
+            }
+        }
+        for (int i = 0; i < r->n; i++) {
+            float ms = 0;
+            if (cu.event_sync(r->g[i].ev[1]) != CUDA_SUCCESS) {
+                free(all);
+                return ry_errorf(err, "an H2D copy of every GPU at once failed");
+            }
+            cu.elapsed(&ms, r->g[i].ev[0], r->g[i].ev[1]);
+            if (k >= 0)
+                all[i * r->samples + k] = ms > 0 ? r->bytes / (ms * 1e-3) / 1e9 : 0;
+        }
+    }
+    for (int i = 0; i < r->n && r->n > 1; i++)
+        put(r, TOPO_BW_HOST_ALL, i, -1, median(&all[i * r->samples], r->samples), 0,
+            "host_to_all_ce");
+    free(all);
+    return 0;
+}
+
+static int probe_p2p(struct run *r, ry_error_t *err)
+{
+    double ab, ba;
+
+    for (int i = 0; i < r->n; i++)
+        for (int j = 0; j < r->n; j++) {
+            int can = 0;
+            if (i == j)
+                continue;
+            CK(cu.can_peer(&can, r->g[i].dev, r->g[j].dev), "cuDeviceCanAccessPeer");
+            r->c->peer[i * r->c->ngpus + j] = can != 0;
+            if (can) {
+                CUresult rc;
+                if (use(&r->g[i], err) < 0)
+                    return -1;
+                rc = cu.enable_peer(r->g[j].ctx, 0);
+                if (rc != CUDA_SUCCESS && rc != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
+                    return fabric_cuda_error(err, "cuCtxEnablePeerAccess", (int)rc);
+            }
+        }
+    for (int i = 0; i < r->n; i++)
+        for (int j = 0; j < r->n; j++) {
+            int peer;
+            if (i == j)
+                continue;
+            peer = r->c->peer[i * r->c->ngpus + j] && r->c->peer[j * r->c->ngpus + i];
+            /* without peer access the driver stages the copy through host memory */
+            if (measure(r, &r->g[i], OP_PEER, &r->g[j], OP_PEER, &r->g[j], 0, &ab, NULL, err) < 0)
+                return -1;
+            put(r, peer ? TOPO_BW_P2P : TOPO_BW_P2P_HOST, i, j, ab, 0,
+                peer ? "device_to_device_write_ce" : "device_to_device_through_host_ce");
+            if (j > i) {
+                if (measure(r, &r->g[i], OP_PEER, &r->g[j], OP_PEER, &r->g[j], 1, &ab, &ba, err) <
+                    0)
+                    return -1;
+                put(r, peer ? TOPO_BW_P2P_BIDIR : TOPO_BW_P2P_HOST_BIDIR, i, j, ab + ba, 0,
+                    "device_to_device_bidirectional_ce");
+            }
+            if (peer) { /* i's SMs read j's memory */
+                if (measure(r, &r->g[i], OP_SM_COPY, &r->g[j], OP_SM_COPY, &r->g[j], 0, &ab, NULL,
+                            err) < 0)
+                    return -1;
+                put(r, TOPO_BW_P2P, j, i, ab, 1, "device_to_device_read_sm");
+            }
+        }
+    return 0;
+}
+
+/* Write into g's buffer a chain of indexes through nodes of stride bytes in random order over
+ * span bytes (a single cycle); returns the chain's length. */
+static int64_t build_chain(struct gpu *g, size_t span, size_t stride, ry_error_t *err)
+{
+    size_t n = span / stride, words = span / 8, per = stride / 8;
+    uint64_t *chain = xcalloc(words, sizeof(*chain));
+    size_t *order = xcalloc(n, sizeof(*order));
+    unsigned long long seed = 0x9e3779b97f4a7c15ull;
+
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    for (size_t i = n - 1; i > 1; i--) { /* Sattolo: one cycle through every node */
+        size_t k;
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        k = (size_t)(seed >> 33) % i;
+        size_t t = order[i];
+        order[i] = order[k];
+        order[k] = t;
+    }
+    for (size_t i = 0; i < n; i++)
+        chain[order[i] * per] = order[(i + 1) % n] * per;
+    if (cu.htod(g->b, chain, span) != CUDA_SUCCESS) {
+        free(chain);
+        free(order);
+        return ry_errorf(err, "cannot write the pointer chain");
+    }
+    free(chain);
+    free(order);
+    return (int64_t)n;
+}
+
+/* microseconds per load of a chase on GPU g through p's buffer b (built by build_chain) */
+static int chase(struct gpu *g, struct gpu *p, unsigned long long steps, double *us,
+                 ry_error_t *err)
+{
+    CUdeviceptr base = p->b, out = g->a;
+    unsigned long long res[2] = { 0, 0 };
+    void *args[] = { &base, &steps, &out };
+
+    if (use(g, err) < 0)
+        return -1;
+    for (int k = 0; k < 2; k++) { /* the first run warms the TLB */
+        CK(cu.launch(g->chase, 1, 1, 1, 1, 1, 1, 0, g->s[0], args, NULL),
+           "cuLaunchKernel(ry_chase)");
+        CK(cu.ctx_sync(), "cuCtxSynchronize");
+    }
+    CK(cu.dtoh(res, out, sizeof(res)), "cuMemcpyDtoH");
+    *us = res[1] / 1e3 / (double)steps;
+    return 0;
+}
+
+static int probe_mem(struct run *r, int p2p, ry_error_t *err)
+{
+    double bw, us;
+
+    for (int i = 0; i < r->n; i++) {
+        struct gpu *g = &r->g[i];
+        if (measure(r, g, OP_D2D, g, OP_D2D, g, 0, &bw, NULL, err) < 0)
+            return -1;
+        put(r, TOPO_BW_LOCAL, i, -1, bw, 0, "device_local_copy_ce");
+        if (measure(r, g, OP_SM_COPY, g, OP_SM_COPY, g, 0, &bw, NULL, err) < 0)
+            return -1;
+        put(r, TOPO_BW_LOCAL, i, -1, bw, 1, "device_local_copy_sm");
+        /* L2: 1 MiB of 64-byte nodes; memory: the whole buffer in 4 KiB nodes */
+        if (use(g, err) < 0 || build_chain(g, 1 << 20, 64, err) < 0 ||
+            chase(g, g, 20000, &us, err) < 0)
+            return -1;
+        put(r, TOPO_BW_L2_LATENCY, i, -1, us, 1, "l2_latency_sm");
+        if (p2p)
+            for (int j = 0; j < r->n; j++)
+                if (j != i && r->c->peer[j * r->c->ngpus + i] > 0) {
+                    if (chase(&r->g[j], g, 20000, &us, err) < 0)
+                        return -1;
+                    put(r, TOPO_BW_P2P_LATENCY, j, i, us, 1, "device_to_device_latency_sm");
+                }
+        if (use(g, err) < 0 || build_chain(g, r->span, 4096, err) < 0 ||
+            chase(g, g, 20000, &us, err) < 0)
+            return -1;
+        put(r, TOPO_BW_MEM_LATENCY, i, -1, us, 1, "memory_latency_sm");
+        /* an empty kernel, launched and waited for */
+        {
+            double v[200];
+            for (int k = 0; k < 200; k++) {
+                float ms = 0;
+                CK(cu.event_record(g->ev[0], g->s[0]), "cuEventRecord");
+                CK(cu.launch(g->empty, 1, 1, 1, 1, 1, 1, 0, g->s[0], NULL, NULL),
+                   "cuLaunchKernel(ry_empty)");
+                CK(cu.event_record(g->ev[1], g->s[0]), "cuEventRecord");
+                CK(cu.event_sync(g->ev[1]), "cuEventSynchronize");
+                cu.elapsed(&ms, g->ev[0], g->ev[1]);
+                v[k] = ms * 1e3;
+            }
+            put(r, TOPO_BW_LAUNCH_LATENCY, i, -1, median(v, 200), 1, "kernel_launch_latency");
+        }
+    }
+    return 0;
+}
+
+int gpu_probe_run(struct topo_node *node, const struct gpu_probe_opts *o, char *notes,
+                  size_t notes_len, ry_error_t *err)
+{
+    struct run r = { 0 };
+    cpu_set_t cpus;
+    unsigned only = o->only ? o->only : GPU_PROBE_ALL;
+    int n = 0, rc = -1;
+
+    if (notes && notes_len)
+        notes[0] = '\0';
+    r.notes = notes;
+    r.notes_len = notes_len;
+    r.bytes = o->copy_bytes ? o->copy_bytes : (size_t)256 << 20;
+    r.samples = o->samples > 0 ? o->samples : 10;
+    r.span = r.bytes > ((size_t)256 << 20) ? r.bytes : (size_t)256 << 20;
+    sched_getaffinity(0, sizeof(cpus), &cpus); /* given back at the end */
+    if (fabric_cuda_load(err) < 0 || resolve(err) < 0)
+        return -1;
+    if (cu.count(&n) != CUDA_SUCCESS || n <= 0)
+        return ry_errorf(err, "the NVIDIA driver sees no GPU");
+    r.n = n;
+    r.g = xcalloc((size_t)n, sizeof(*r.g));
+    r.c = topo_bw_capture_new("(this node)", "railyard probe");
+    for (int i = 0; i < n; i++) {
+        r.g[i].ordinal = i;
+        if (open_gpu(node, &r.g[i], r.bytes, r.span, err) < 0)
+            goto out;
+        topo_bw_capture_gpu(r.c, i);
+        r.c->model[i] = xstrdup(r.g[i].name);
+        r.c->busid[i] = xstrdup(r.g[i].busid);
+    }
+    if ((only & GPU_PROBE_PCIE) && probe_pcie(&r, err) < 0)
+        goto out;
+    if ((only & GPU_PROBE_P2P) && n > 1 && probe_p2p(&r, err) < 0)
+        goto out;
+    if ((only & GPU_PROBE_P2P) && n < 2)
+        note(&r, "p2p: one GPU, no pair to measure\n");
+    if ((only & GPU_PROBE_MEM) && probe_mem(&r, (only & GPU_PROBE_P2P) && n > 1, err) < 0)
+        goto out;
+    /* match the node's GPUs by address; a GPU the node model lacks is judged on its own */
+    for (int i = 0; i < n; i++) {
+        struct topo_gpu *tg = topo_node_gpu_by_busid(node, r.g[i].busid);
+        r.c->node_gpu[i] = tg ? (int)(tg - node->gpus) : -1;
+        if (!tg && node->ngpus)
+            note(&r, "gpu%d (%s): not in the node's topology, judged on its own\n", i,
+                 r.g[i].busid);
+    }
+    node->bw = xrealloc(node->bw, (node->nbw + 1) * sizeof(*node->bw));
+    node->bw[node->nbw++] = r.c;
+    r.c = NULL;
+    rc = n;
+out:
+    for (int i = 0; i < n; i++)
+        close_gpu(&r.g[i]);
+    free(r.g);
+    topo_bw_capture_free(r.c);
+    sched_setaffinity(0, sizeof(cpus), &cpus);
+    return rc;
+}
+
+int gpu_probe_parse_only(const char *s, unsigned *bits, ry_error_t *err)
+{
+    char buf[128], *save = NULL;
+
+    *bits = 0;
+    snprintf(buf, sizeof(buf), "%s", s);
+    for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        if (!strcmp(w, "pcie"))
+            *bits |= GPU_PROBE_PCIE;
+        else if (!strcmp(w, "p2p"))
+            *bits |= GPU_PROBE_P2P;
+        else if (!strcmp(w, "mem"))
+            *bits |= GPU_PROBE_MEM;
+        else
+            return ry_errorf(err, "unknown probe '%s' (pcie, p2p, mem)", w);
+    }
+    return *bits ? 0 : ry_errorf(err, "no probe named (pcie, p2p, mem)");
+}

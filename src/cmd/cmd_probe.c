@@ -1,0 +1,226 @@
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "probes/gpu.h"
+#include "reports/findings.h"
+#include "reports/out.h"
+#include "src/cmd/cmd.h"
+#include "topo/compare.h"
+#include "topo/gpubw.h"
+#include "topo/map.h"
+
+/* Version of `railyard probe --json` (railyard-probe(1), JSON OUTPUT). */
+#define PROBE_SCHEMA_VERSION 1
+
+struct probe_opts {
+    const char *map, *node, *type, *only;
+    int quick, print_ptx;
+};
+
+static int on_opt(int opt, const char *arg, void *ctx)
+{
+    struct probe_opts *p = ctx;
+
+    switch (opt) {
+    case 'm': p->map = arg; return 0;
+    case 'n': p->node = arg; return 0;
+    case 'T': p->type = arg; return 0;
+    case 'O': p->only = arg; return 0;
+    case 'Q': p->quick = 1; return 0;
+    case 'X': p->print_ptx = 1; return 0;
+    }
+    return -1;
+}
+
+/* One group of the capture: a row per GPU, or a GPU x GPU matrix (row: the source). */
+static void print_group(struct out *o, const struct topo_bw_capture *c, int g)
+{
+    int pair = 0, n = c->ngpus, lat = 0;
+    double *m = calloc((size_t)n * (size_t)(n + 1), sizeof(*m));
+
+    if (!m)
+        return;
+    for (int i = 0; i < n * (n + 1); i++)
+        m[i] = -1;
+    for (size_t i = 0; i < c->n; i++) {
+        const struct topo_bw *v = &c->v[i];
+        if (v->group != g)
+            continue;
+        lat = topo_bw_is_latency(v->kind);
+        if (v->b >= 0 && v->a != v->b) {
+            pair = 1;
+            m[v->a * n + v->b] = v->value;
+        } else
+            m[n * n + v->a] = v->value;
+    }
+    out_obj_open(o, NULL);
+    out_str(o, "name", "\n%s", c->groups[g]);
+    out_str(o, "unit", " (%s)\n", lat ? "us" : "GB/s");
+    out_arr_open(o, "values");
+    out_text(o, "%6s", pair ? "src\\dst" : "");
+    for (int b = 0; b < n; b++)
+        out_text(o, " %9d", b);
+    out_text(o, "\n");
+    for (int a = 0; a < (pair ? n : 1); a++) {
+        if (pair)
+            out_text(o, "%6d", a);
+        else
+            out_text(o, "%6s", "");
+        for (int b = 0; b < n; b++) {
+            double x = pair ? m[a * n + b] : m[n * n + b];
+            if (x < 0) {
+                out_text(o, " %9s", pair && a == b ? "-" : "n/a");
+                continue;
+            }
+            out_text(o, " %9.*f", lat ? 2 : 1, x);
+            out_obj_open(o, NULL);
+            out_int(o, "gpu", NULL, pair ? a : b);
+            if (pair)
+                out_int(o, "peer", NULL, b);
+            out_double(o, "value", NULL, 3, x, 1);
+            out_obj_close(o);
+        }
+        out_text(o, "\n");
+    }
+    out_arr_close(o);
+    out_obj_close(o);
+    free(m);
+}
+
+static int run(int argc, char **argv)
+{
+    static const struct option extra[] = {
+        { "map", required_argument, NULL, 'm' },
+        { "node", required_argument, NULL, 'n' },
+        { "node-type", required_argument, NULL, 'T' },
+        { "only", required_argument, NULL, 'O' },
+        { "quick", no_argument, NULL, 'Q' },
+        { "print-ptx", no_argument, NULL, 'X' },
+        { NULL, 0, NULL, 0 },
+    };
+    struct probe_opts p = { 0 };
+    struct gpu_probe_opts go = { 0 };
+    struct topo_findings f = { 0 };
+    struct topo_node *node = NULL;
+    struct topo_map *map = NULL;
+    const struct map_node_type *type = NULL;
+    struct cmd_common common;
+    struct out *o = NULL;
+    ry_error_t err = { "" };
+    char notes[1024] = "", why[600];
+    const char *host;
+    int idx, rc = RY_EXIT_ERROR, ngpus;
+
+    if ((idx = cmd_parse(&cmd_probe, argc, argv, &common, extra, "m:n:", on_opt, &p)) < 0)
+        return idx == -2 ? RY_EXIT_OK : RY_EXIT_ERROR;
+    if (idx < argc) {
+        cmd_error("probe: unexpected argument '%s'", argv[idx]);
+        return RY_EXIT_ERROR;
+    }
+    if (p.print_ptx) {
+        if (!probe_kernels_ptx[0]) {
+            cmd_error("probe: this railyard was built without CUDA: no kernels");
+            return RY_EXIT_ERROR;
+        }
+        fputs(probe_kernels_ptx, stdout);
+        return RY_EXIT_OK;
+    }
+    if (p.only && gpu_probe_parse_only(p.only, &go.only, &err) < 0) {
+        cmd_error("probe: --only: %s", err.text);
+        return RY_EXIT_ERROR;
+    }
+    if (p.quick) {
+        go.copy_bytes = (size_t)64 << 20;
+        go.samples = 5;
+    }
+    if (!(o = out_create(stdout, common.json ? OUT_JSON : OUT_TEXT, &err))) {
+        cmd_error("probe: %s", err.text);
+        return RY_EXIT_ERROR;
+    }
+    if (p.map && !(map = topo_map_load(p.map, &err))) {
+        snprintf(why, sizeof(why), "%s", err.text);
+        goto cannot;
+    }
+    {
+        struct topo_inputs none = { 0 };
+        if (!(node = topo_discover(&none, &err))) {
+            snprintf(why, sizeof(why), "%s", err.text);
+            goto cannot;
+        }
+    }
+    host = p.node ? p.node : node->hostname ? node->hostname : "node";
+    if (map) {
+        type = p.type ? topo_map_type_by_name(map, p.type) : topo_map_type_for_host(map, host);
+        if (!type && map->ntypes == 1 && map->nnodes == 0)
+            type = &map->types[0];
+        if (!type) {
+            snprintf(why, sizeof(why), "%s: no node type for '%s' (use --node or --node-type)",
+                     p.map, host);
+            goto cannot;
+        }
+    }
+    if ((ngpus = gpu_probe_run(node, &go, notes, sizeof(notes), &err)) < 0) {
+        snprintf(why, sizeof(why), "GPU probes: %s", err.text);
+        goto cannot;
+    }
+    topo_bw_judge(node, host, type ? &type->thresholds : NULL, &f);
+    topo_findings_override(&f, map, type);
+    topo_findings_sort(&f);
+    out_int(o, "schema_version", NULL, PROBE_SCHEMA_VERSION);
+    out_str(o, "tool", NULL, "railyard");
+    out_str(o, "version", NULL, PACKAGE_VERSION);
+    out_str(o, "node", "railyard probe: %s", host);
+    out_int(o, "gpus", ", %s GPU(s)", ngpus);
+    out_str(o, "tier", ", %s\n", p.quick ? "quick" : "full");
+    out_arr_open(o, "measurements");
+    for (size_t g = 0; g < node->bw[node->nbw - 1]->ngroups; g++)
+        print_group(o, node->bw[node->nbw - 1], (int)g);
+    out_arr_close(o);
+    out_text(o, "\n");
+    out_str(o, "notes", NULL, notes[0] ? notes : NULL);
+    if (notes[0])
+        out_text(o, "%s", notes);
+    report_findings(o, &f, common.verbose);
+    out_str(o, "verdict", " -> %s\n", f.nfail ? "fail" : "pass");
+    if (out_finish(o, &err) < 0) {
+        cmd_error("probe: %s", err.text);
+        goto out;
+    }
+    rc = f.nfail ? RY_EXIT_FAULT : RY_EXIT_OK;
+    goto out;
+cannot:
+    /* the tool could not measure: never a fault of the node */
+    cmd_error("probe: cannot judge: %s", why);
+    if (out_is_json(o)) {
+        out_int(o, "schema_version", NULL, PROBE_SCHEMA_VERSION);
+        out_str(o, "node", NULL, p.node);
+        out_str(o, "verdict", NULL, "cannot-judge");
+        out_str(o, "cannot_judge", NULL, why);
+        out_finish(o, &err);
+    }
+    rc = RY_EXIT_ERROR;
+out:
+    topo_findings_free(&f);
+    topo_node_destroy(node);
+    topo_map_destroy(map);
+    out_destroy(o);
+    return rc;
+}
+
+const struct cmd_entry cmd_probe = {
+    .name = "probe",
+    .run = run,
+    .usage = "probe [--only pcie,p2p,mem] [--quick] [--map <file>] [--node <name>] [--json]",
+    .summary = "measure this node's GPU data paths (PCIe, peer, memory) and judge them",
+    .no_node_inputs = 1,
+    .options = "  --only <list>        pcie, p2p and/or mem (default all)\n"
+               "  --quick              64 MiB copies, 5 samples (check --tier quick's size)\n"
+               "  -m, --map <file>     judge against the map's thresholds too\n"
+               "  -n, --node <name>    the node's name in the map (default its host name)\n"
+               "  --node-type <type>   use this node type of the map\n"
+               "  --print-ptx          print the embedded kernels (PTX) and exit\n",
+};

@@ -1,0 +1,58 @@
+#!/bin/sh
+# railyard probe: the embedded PTX kernels assemble with ptxas for every target from sm_75 that
+# ptxas knows (CUDA is installed here, no GPU is); without a driver or GPU the probe cannot
+# judge (exit 2, the reason, JSON verdict cannot-judge) and check --tier quick is never failed
+# by it. The probes themselves run on a GPU machine only (tests/gpu/run-probes.sh).
+. "$RAILYARD_SRCDIR/tests/lib.sh"
+have_feature cuda || skip_all "built without CUDA: no probe kernels"
+"$RAILYARD" probe --print-ptx >"$TMP/k.ptx"
+is "$?:$(grep -c '^\.visible \.entry ry_' "$TMP/k.ptx")" "0:3" "--print-ptx: the three kernels embedded"
+cmp -s "$TMP/k.ptx" "$RAILYARD_SRCDIR/probes/kernels.ptx"; ok $? "...exactly probes/kernels.ptx"
+grep -q '^\.version 6\.4$' "$TMP/k.ptx" && grep -q '^\.target sm_75$' "$TMP/k.ptx"
+ok $? "...in PTX ISA 6.4 for sm_75 (drivers from CUDA 10.1 on)"
+
+PTXAS=${PTXAS:-}
+for p in "$PTXAS" "${CUDA_HOME:-/usr/local/cuda}/bin/ptxas" "$(command -v ptxas)"; do
+    [ -n "$p" ] && [ -x "$p" ] && { PTXAS=$p; break; }
+done
+if [ -x "$PTXAS" ]; then
+    known=0
+    for sm in 75 80 86 87 88 89 90 100 101 103 110 120 121; do
+        if "$PTXAS" -arch=sm_$sm "$TMP/k.ptx" -o "$TMP/k.cubin" 2>"$TMP/ptxas.err"; then
+            known=$((known + 1))
+            ok 0 "ptxas -arch=sm_$sm assembles the kernels"
+        elif grep -q "is not defined for option 'gpu-name'" "$TMP/ptxas.err"; then
+            skip "ptxas $("$PTXAS" --version | tail -1 | awk '{print $NF}') does not know sm_$sm"
+        else
+            ok 1 "ptxas -arch=sm_$sm assembles the kernels"
+            sed 's/^/# /' "$TMP/ptxas.err"
+        fi
+    done
+    [ "$known" -ge 4 ]; ok $? "ptxas knew $known targets from sm_75 up"
+    # a kernel broken on purpose is refused: the test can fail
+    sed 's/ld\.global\.cg\.u64 %rd4/ld.global.cg.u64 %rd99/' "$TMP/k.ptx" >"$TMP/bad.ptx"
+    ! "$PTXAS" -arch=sm_90 "$TMP/bad.ptx" -o "$TMP/bad.cubin" 2>/dev/null
+    ok $? "ptxas refuses a kernel with an undeclared register (the check bites)"
+else
+    skip "ptxas not found (set PTXAS or CUDA_HOME)"
+fi
+
+if [ -e /dev/nvidiactl ] || ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+    skip "an NVIDIA driver is present: the no-driver checks do not apply (tests/gpu/run-probes.sh)"
+else
+    "$RAILYARD" probe >"$TMP/out" 2>"$TMP/err"
+    is $? 2 "no NVIDIA driver: probe exits 2 (cannot judge, never a fault)"
+    grep -q "probe: cannot judge: GPU probes: no NVIDIA driver on this node" "$TMP/err"; ok $? "...and says why"
+    if have_feature jansson; then
+        "$RAILYARD" probe --json >"$TMP/j" 2>/dev/null
+        jq -e '.verdict == "cannot-judge" and (.cannot_judge | test("no NVIDIA driver"))' "$TMP/j" >/dev/null
+        ok $? "--json: verdict cannot-judge with the reason"
+    else
+        skip "built without jansson"
+    fi
+fi
+"$RAILYARD" probe --only pcie,disk >/dev/null 2>"$TMP/err"
+is "$?:$(cat "$TMP/err")" "2:railyard: probe: --only: unknown probe 'disk' (pcie, p2p, mem)" "--only names an unknown probe"
+"$RAILYARD" probe --nccl-topo x.xml >/dev/null 2>&1
+is $? 2 "probe measures this machine: input options are refused"
+done_testing
