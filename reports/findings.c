@@ -1,6 +1,9 @@
 #include "config.h"
 
+#include <stdlib.h>
+
 #include "reports/findings.h"
+#include "topo/gpubw.h"
 
 static void print_finding(struct out *o, const struct topo_finding *f, int verbose)
 {
@@ -35,4 +38,92 @@ void report_findings(struct out *o, const struct topo_findings *f, int verbose)
     out_u64(o, "warn", ", %s warnings", f->nwarn);
     out_u64(o, "ok", ", %s passed", f->nok);
     out_obj_close(o);
+}
+
+/* One group of the capture: a row per GPU, or a GPU x GPU matrix (row: the source). */
+static void print_group(struct out *o, const struct topo_bw_capture *c, int g, int text)
+{
+    int pair = 0, n = c->ngpus, lat = 0;
+    double *m = calloc((size_t)n * (size_t)(n + 1), sizeof(*m));
+
+    if (!m)
+        return;
+    for (int i = 0; i < n * (n + 1); i++)
+        m[i] = -1;
+    for (size_t i = 0; i < c->n; i++) {
+        const struct topo_bw *v = &c->v[i];
+        if (v->group != g)
+            continue;
+        lat = topo_bw_is_latency(v->kind);
+        if (v->b >= 0 && v->a != v->b) {
+            pair = 1;
+            m[v->a * n + v->b] = v->value;
+        } else
+            m[n * n + v->a] = v->value;
+    }
+    out_obj_open(o, NULL);
+    out_str(o, "name", text ? "\n%s" : NULL, c->groups[g]);
+    out_str(o, "unit", text ? " (%s)\n" : NULL, lat ? "us" : "GB/s");
+    if (!text)
+        out_mute_text(o, 1);
+    out_arr_open(o, "values");
+    out_text(o, "%6s", pair ? "src\\dst" : "");
+    for (int b = 0; b < n; b++)
+        out_text(o, " %9d", b);
+    out_text(o, "\n");
+    for (int a = 0; a < (pair ? n : 1); a++) {
+        if (pair)
+            out_text(o, "%6d", a);
+        else
+            out_text(o, "%6s", "");
+        for (int b = 0; b < n; b++) {
+            double x = pair ? m[a * n + b] : m[n * n + b];
+            if (pair && a == b) /* the diagonal: a copy within the GPU, when measured */
+                x = m[n * n + a];
+            if (x < 0) {
+                out_text(o, " %9s", pair && a == b ? "-" : "n/a");
+                continue;
+            }
+            out_text(o, " %9.*f", lat ? 2 : 1, x);
+            out_obj_open(o, NULL);
+            out_int(o, "gpu", NULL, pair ? a : b);
+            if (pair)
+                out_int(o, "peer", NULL, b);
+            out_double(o, "value", NULL, 3, x, 1);
+            out_obj_close(o);
+        }
+        out_text(o, "\n");
+    }
+    out_arr_close(o);
+    if (!text)
+        out_mute_text(o, 0);
+    out_obj_close(o);
+    free(m);
+}
+
+void report_bw_measurements(struct out *o, const struct topo_bw_capture *c, int text)
+{
+    out_arr_open(o, "measurements");
+    for (size_t g = 0; g < c->ngroups; g++)
+        print_group(o, c, (int)g, text);
+    out_arr_close(o);
+    if (text)
+        out_text(o, "\n");
+}
+
+void report_bw_captures(struct out *o, const struct topo_node *node, int text)
+{
+    if (!node->nbw)
+        return;
+    out_arr_open(o, "gpu_bandwidth");
+    for (size_t i = 0; i < node->nbw; i++) {
+        const struct topo_bw_capture *c = node->bw[i];
+        out_obj_open(o, NULL);
+        out_str(o, "tool", text ? "  measured %s" : NULL, c->tool);
+        out_str(o, "source", text ? " (%s)" : NULL, c->path);
+        out_int(o, "gpus", text ? ", %s GPU(s)\n" : NULL, c->ngpus);
+        report_bw_measurements(o, c, text);
+        out_obj_close(o);
+    }
+    out_arr_close(o);
 }

@@ -10,4 +10,13 @@
  * railyard check and railyard-fabric. */
 void report_findings(struct out *o, const struct topo_findings *f, int verbose);
 
+/* A GPU bandwidth capture's figures as "measurements": per test, a row per GPU or a GPU x GPU
+ * matrix (row: the source) in text when text is set, and in JSON an array of name, unit and
+ * values (gpu, peer, value). */
+struct topo_bw_capture;
+void report_bw_measurements(struct out *o, const struct topo_bw_capture *c, int text);
+/* Every capture of node as "gpu_bandwidth" (tool, source, gpus, measurements); nothing when
+ * it has none. */
+void report_bw_captures(struct out *o, const struct topo_node *node, int text);
+
 #endif

@@ -405,6 +405,8 @@ static int run(int argc, char **argv)
             out_text(o, "  gdr      %s\n", gr.not_judged);
         out_obj_close(o);
     }
+    /* the figures judged: in JSON (and the archive) always, in text with -v */
+    report_bw_captures(o, node, common.verbose > 0);
     report_findings(o, &f, common.verbose);
     out_str(o, "verdict", " -> %s\n", f.nfail ? "fail" : unjudged ? "cannot-judge" : "pass");
     if (unjudged) {

@@ -36,61 +36,6 @@ static int on_opt(int opt, const char *arg, void *ctx)
     return -1;
 }
 
-/* One group of the capture: a row per GPU, or a GPU x GPU matrix (row: the source). */
-static void print_group(struct out *o, const struct topo_bw_capture *c, int g)
-{
-    int pair = 0, n = c->ngpus, lat = 0;
-    double *m = calloc((size_t)n * (size_t)(n + 1), sizeof(*m));
-
-    if (!m)
-        return;
-    for (int i = 0; i < n * (n + 1); i++)
-        m[i] = -1;
-    for (size_t i = 0; i < c->n; i++) {
-        const struct topo_bw *v = &c->v[i];
-        if (v->group != g)
-            continue;
-        lat = topo_bw_is_latency(v->kind);
-        if (v->b >= 0 && v->a != v->b) {
-            pair = 1;
-            m[v->a * n + v->b] = v->value;
-        } else
-            m[n * n + v->a] = v->value;
-    }
-    out_obj_open(o, NULL);
-    out_str(o, "name", "\n%s", c->groups[g]);
-    out_str(o, "unit", " (%s)\n", lat ? "us" : "GB/s");
-    out_arr_open(o, "values");
-    out_text(o, "%6s", pair ? "src\\dst" : "");
-    for (int b = 0; b < n; b++)
-        out_text(o, " %9d", b);
-    out_text(o, "\n");
-    for (int a = 0; a < (pair ? n : 1); a++) {
-        if (pair)
-            out_text(o, "%6d", a);
-        else
-            out_text(o, "%6s", "");
-        for (int b = 0; b < n; b++) {
-            double x = pair ? m[a * n + b] : m[n * n + b];
-            if (x < 0) {
-                out_text(o, " %9s", pair && a == b ? "-" : "n/a");
-                continue;
-            }
-            out_text(o, " %9.*f", lat ? 2 : 1, x);
-            out_obj_open(o, NULL);
-            out_int(o, "gpu", NULL, pair ? a : b);
-            if (pair)
-                out_int(o, "peer", NULL, b);
-            out_double(o, "value", NULL, 3, x, 1);
-            out_obj_close(o);
-        }
-        out_text(o, "\n");
-    }
-    out_arr_close(o);
-    out_obj_close(o);
-    free(m);
-}
-
 static int run(int argc, char **argv)
 {
     static const struct option extra[] = {
@@ -176,11 +121,7 @@ static int run(int argc, char **argv)
     out_str(o, "node", "railyard probe: %s", host);
     out_int(o, "gpus", ", %s GPU(s)", ngpus);
     out_str(o, "tier", ", %s\n", p.quick ? "quick" : "full");
-    out_arr_open(o, "measurements");
-    for (size_t g = 0; g < node->bw[node->nbw - 1]->ngroups; g++)
-        print_group(o, node->bw[node->nbw - 1], (int)g);
-    out_arr_close(o);
-    out_text(o, "\n");
+    report_bw_measurements(o, node->bw[node->nbw - 1], 1);
     out_str(o, "notes", NULL, notes[0] ? notes : NULL);
     if (notes[0])
         out_text(o, "%s", notes);

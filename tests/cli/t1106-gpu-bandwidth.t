@@ -62,6 +62,23 @@ if have_feature jansson; then
         --nvbandwidth "$F/gpu-bandwidth/hgx-h100-slow-uplink_nvbandwidth.txt" >"$TMP/json"
     jq -e '.verdict == "fail" and ([.findings[] | select(.severity == "fail") | .check + " " + .subject] == ["gpu.pcie.bw node/gpu4"])' "$TMP/json" >/dev/null
     ok $? "--json: the same verdict and finding"
+    jq -e '.gpu_bandwidth[0] | .tool == "nvbandwidth v0.8" and .gpus == 8 and
+           ([.measurements[].name] == ["host_to_device_memcpy_ce", "device_to_host_memcpy_ce", "device_to_device_memcpy_read_ce"]) and
+           ([.measurements[0].values[] | select(.gpu == 4) | .value] == [6.92]) and
+           (.measurements[2].values | length) == 56' "$TMP/json" >/dev/null
+    ok $? "--json: the figures judged, per test, as the capture gave them"
+    if python3 -c 'import jsonschema' 2>/dev/null; then
+        "$RAILYARD" check --archive "$TMP/arch" --node gpu042 --nccl-topo "$F/nccl/hgx-h100-slow-uplink.xml" \
+            --nvbandwidth "$F/gpu-bandwidth/hgx-h100-slow-uplink_nvbandwidth.txt" >/dev/null 2>&1
+        rep=$(ls "$TMP"/arch/*/*/report.json 2>/dev/null | head -1)
+        schema() { python3 -c 'import json,sys,jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' "$1" "$RAILYARD_SRCDIR/reports/report.schema.json" 2>&1 | tail -1; }
+        [ -n "$rep" ] && [ "$(jq '.gpu_bandwidth | length' "$rep")" = 1 ] && [ -z "$(schema "$rep")" ]
+        ok $? "the archived report.json keeps the figures and is valid against the schema"
+        jq '.gpu_bandwidth[0].measurements[0].unit = "furlongs"' "$rep" >"$TMP/bad.json"
+        [ -n "$(schema "$TMP/bad.json")" ]; ok $? "...and the schema rejects a figure of another unit"
+    else
+        skip "python3-jsonschema is not installed"; skip "python3-jsonschema is not installed"
+    fi
 else
     skip "built without jansson"
 fi
