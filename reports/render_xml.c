@@ -488,6 +488,130 @@ static void html_heatmaps(struct w *w, const struct ry_report *rep)
     json_decref(index);
 }
 
+/* The GPU figures a check judged (gpu_bandwidth): a GPU x GPU heat-map per pair test, bars per
+ * GPU otherwise; colour is the figure against the test's median on the node (for latency, the
+ * median against the figure), the scale of railyard check's sibling rule. */
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void html_gpu(struct w *w, json_t *root)
+{
+    json_t *caps = json_object_get(root, "gpu_bandwidth"), *cap, *m, *v;
+    size_t i, k, j;
+    const int cell = 22, left = 60, top = 40, barw = 300;
+
+    if (!json_array_size(caps))
+        return;
+    leaf(w, "h2", "GPU data paths");
+    el(w, "p");
+    attr(w, "class", "legend");
+    text(w, "Colour is each figure against the node's median for the same test:");
+    legend(w, "#2e7d32", ">= 90%");
+    legend(w, "#9ccc65", ">= 70%");
+    legend(w, "#fbc02d", ">= 50%");
+    legend(w, "#c62828", "< 50%");
+    end(w);
+    json_array_foreach(caps, i, cap)
+    {
+        int n = (int)num(cap, "gpus", 0);
+        el(w, "h3");
+        textf(w, "%s: %s", str(cap, "tool") ? str(cap, "tool") : "?",
+              str(cap, "source") ? str(cap, "source") : "?");
+        end(w);
+        if (n < 1 || n > 1024)
+            continue;
+        json_array_foreach(json_object_get(cap, "measurements"), k, m)
+        {
+            json_t *vals = json_object_get(m, "values");
+            size_t nv = json_array_size(vals), used = 0;
+            int pair = 0, lat = str(m, "unit") && !strcmp(str(m, "unit"), "us");
+            double *x = xcalloc(nv + 1, sizeof(*x)), med, hi = 0;
+            json_array_foreach(vals, j, v)
+            {
+                pair |= json_object_get(v, "peer") != NULL;
+                x[used++] = num(v, "value", 0);
+                if (x[used - 1] > hi)
+                    hi = x[used - 1];
+            }
+            if (!used) {
+                free(x);
+                continue;
+            }
+            qsort(x, used, sizeof(*x), cmp_dbl);
+            med = used % 2 ? x[used / 2] : (x[used / 2 - 1] + x[used / 2]) / 2;
+            free(x);
+            el(w, "h4");
+            textf(w, "%s (%s, median %.4g)", str(m, "name") ? str(m, "name") : "?",
+                  lat ? "us" : "GB/s", med);
+            end(w);
+            el(w, "svg");
+            attr(w, "xmlns", "http://www.w3.org/2000/svg");
+            attr(w, "class", pair ? "gpu-heatmap" : "gpu-bars");
+            attrf(w, "width", "%d", pair ? left + n * cell + 10 : left + barw + 80);
+            attrf(w, "height", "%d", pair ? top + n * cell + 10 : n * cell + 10);
+            for (int g = 0; g < n && pair; g++) {
+                el(w, "text");
+                attrf(w, "x", "%d", left - 4);
+                attrf(w, "y", "%d", top + g * cell + cell * 2 / 3);
+                attr(w, "text-anchor", "end");
+                textf(w, "gpu%d", g);
+                end(w);
+                el(w, "text");
+                attrf(w, "x", "%d", left + g * cell + 2);
+                attrf(w, "y", "%d", top - 6);
+                textf(w, "%d", g);
+                end(w);
+            }
+            json_array_foreach(vals, j, v)
+            {
+                int a = (int)num(v, "gpu", -1), b = (int)num(v, "peer", -1);
+                double val = num(v, "value", 0), f = lat       ? (val > 0 ? med / val : 0)
+                                                     : med > 0 ? val / med
+                                                               : 0;
+                if (a < 0 || a >= n || (pair && (b < 0 || b >= n)))
+                    continue;
+                el(w, "rect");
+                if (pair) {
+                    attrf(w, "x", "%d", left + b * cell);
+                    attrf(w, "y", "%d", top + a * cell);
+                    attrf(w, "width", "%d", cell - 2);
+                    attrf(w, "height", "%d", cell - 2);
+                } else {
+                    attrf(w, "x", "%d", left);
+                    attrf(w, "y", "%d", a * cell + 4);
+                    attrf(w, "width", "%d", hi > 0 ? (int)(barw * val / hi) + 1 : 1);
+                    attrf(w, "height", "%d", cell - 4);
+                }
+                attr(w, "fill", frac_colour(f));
+                el(w, "title");
+                if (pair)
+                    textf(w, "gpu%d -> gpu%d: %.4g %s", a, b, val, lat ? "us" : "GB/s");
+                else
+                    textf(w, "gpu%d: %.4g %s", a, val, lat ? "us" : "GB/s");
+                end(w);
+                end(w);
+                if (!pair) {
+                    el(w, "text");
+                    attrf(w, "x", "%d", left - 4);
+                    attrf(w, "y", "%d", a * cell + cell * 2 / 3);
+                    attr(w, "text-anchor", "end");
+                    textf(w, "gpu%d", a);
+                    end(w);
+                    el(w, "text");
+                    attrf(w, "x", "%d", left + (hi > 0 ? (int)(barw * val / hi) : 0) + 6);
+                    attrf(w, "y", "%d", a * cell + cell * 2 / 3);
+                    textf(w, "%.4g", val);
+                    end(w);
+                }
+            }
+            end(w);
+        }
+    }
+}
+
 /* nodes x rails: each port coloured by the worst finding naming it; rail.cabling drawn as
  * crossing lines */
 static int cmp_version(const void *a, const void *b)
@@ -844,6 +968,7 @@ int ry_render_html(const struct ry_report *r, const char *inventory, const char 
     end(&w);
     html_findings(&w, root);
     html_heatmaps(&w, r);
+    html_gpu(&w, root);
     html_rails(&w, root, fab);
     html_inventory(&w, inv);
     end(&w);

@@ -79,6 +79,17 @@ if have_feature jansson; then
     else
         skip "python3-jsonschema is not installed"; skip "python3-jsonschema is not installed"
     fi
+    if have_feature libxml2; then
+        "$RAILYARD" check --archive "$TMP/arch2" --node gpu042 --nccl-topo "$F/nccl/hgx-h100-slow-uplink.xml" \
+            --nvbandwidth "$F/gpu-bandwidth/hgx-h100-slow-uplink_nvbandwidth.txt" >/dev/null 2>&1
+        "$RAILYARD" report show latest --archive "$TMP/arch2" --format html >"$TMP/r.html" 2>"$TMP/err"
+        is "$(grep -c 'class="gpu-heatmap"' "$TMP/r.html"):$(grep -c 'class="gpu-bars"' "$TMP/r.html")" "1:2" \
+           "HTML: a GPU x GPU heat-map for the pair test, bars for the two host tests"
+        is "$(tr -d '\n' <"$TMP/r.html" | grep -o 'fill="#c62828"> *<title>gpu[0-9]*:' | grep -o 'gpu[0-9]*' | tr '\n' ' ')" \
+           "gpu4 gpu4 " "HTML: gpu4's host bars red (under half the node's median), no other"
+    else
+        skip "built without libxml2: no HTML"; skip "built without libxml2: no HTML"
+    fi
 else
     skip "built without jansson"
 fi
