@@ -575,22 +575,3 @@ out:
     sched_setaffinity(0, sizeof(cpus), &cpus);
     return rc;
 }
-
-int gpu_probe_parse_only(const char *s, unsigned *bits, ry_error_t *err)
-{
-    char buf[128], *save = NULL;
-
-    *bits = 0;
-    snprintf(buf, sizeof(buf), "%s", s);
-    for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
-        if (!strcmp(w, "pcie"))
-            *bits |= GPU_PROBE_PCIE;
-        else if (!strcmp(w, "p2p"))
-            *bits |= GPU_PROBE_P2P;
-        else if (!strcmp(w, "mem"))
-            *bits |= GPU_PROBE_MEM;
-        else
-            return ry_errorf(err, "unknown probe '%s' (pcie, p2p, mem)", w);
-    }
-    return *bits ? 0 : ry_errorf(err, "no probe named (pcie, p2p, mem)");
-}

@@ -26,9 +26,6 @@ struct gpu_probe_opts {
     int samples;       /* timed copies per figure (0: 10; quick: 5) */
 };
 
-/* Parse "pcie,p2p,mem" into GPU_PROBE_* bits: 0, or -1 naming the unknown word in err. */
-int gpu_probe_parse_only(const char *s, unsigned *bits, ry_error_t *err);
-
 /* Run the probes on every GPU the driver sees. The figures become one capture ("railyard
  * probe") in node->bw, its GPUs matched with the node's by PCI address, judged as captured
  * output is (topo_bw_judge). Returns the number of GPUs measured, or -1 with err when nothing

@@ -36,6 +36,26 @@ static int on_opt(int opt, const char *arg, void *ctx)
     return -1;
 }
 
+/* "pcie,p2p,mem" as GPU_PROBE_* bits: 0, or -1 naming the unknown word in err */
+static int parse_only(const char *s, unsigned *bits, ry_error_t *err)
+{
+    char buf[128], *save = NULL;
+
+    *bits = 0;
+    snprintf(buf, sizeof(buf), "%s", s);
+    for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        if (!strcmp(w, "pcie"))
+            *bits |= GPU_PROBE_PCIE;
+        else if (!strcmp(w, "p2p"))
+            *bits |= GPU_PROBE_P2P;
+        else if (!strcmp(w, "mem"))
+            *bits |= GPU_PROBE_MEM;
+        else
+            return ry_errorf(err, "unknown probe '%s' (pcie, p2p, mem)", w);
+    }
+    return *bits ? 0 : ry_errorf(err, "no probe named (pcie, p2p, mem)");
+}
+
 static int run(int argc, char **argv)
 {
     static const struct option extra[] = {
@@ -74,7 +94,7 @@ static int run(int argc, char **argv)
         fputs(probe_kernels_ptx, stdout);
         return RY_EXIT_OK;
     }
-    if (p.only && gpu_probe_parse_only(p.only, &go.only, &err) < 0) {
+    if (p.only && parse_only(p.only, &go.only, &err) < 0) {
         cmd_error("probe: --only: %s", err.text);
         return RY_EXIT_ERROR;
     }
