@@ -115,7 +115,7 @@ struct gpu {
     void *host;       /* pinned, on the GPU's NUMA node where known */
     CUmodule mod;
     CUfunction copy, chase, empty;
-    char busid[16], name[96];
+    char busid[TOPO_BUSID_LEN], name[96];
     int capture; /* its number in the capture: the CUDA ordinal */
 };
 
@@ -180,12 +180,13 @@ static int open_gpu(struct topo_node *node, struct gpu *g, size_t bytes, size_t 
                     ry_error_t *err)
 {
     struct topo_gpu *tg;
+    char raw[32];
     int numa = -1;
 
     CK(cu.get(&g->dev, g->ordinal), "cuDeviceGet");
-    CK(cu.busid(g->busid, sizeof(g->busid), g->dev), "cuDeviceGetPCIBusId");
-    for (char *p = g->busid; *p; p++)
-        *p = (char)((*p >= 'A' && *p <= 'F') ? *p - 'A' + 'a' : *p);
+    CK(cu.busid(raw, sizeof(raw), g->dev), "cuDeviceGetPCIBusId");
+    if (topo_busid_normalize(raw, g->busid) < 0) /* "00000000:1B:00.0" */
+        return ry_errorf(err, "GPU %d: the driver gives no PCI address ('%s')", g->ordinal, raw);
     cu.name(g->name, sizeof(g->name), g->dev);
     if ((tg = topo_node_gpu_by_busid(node, g->busid)))
         numa = tg->loc.numa;

@@ -124,18 +124,6 @@ static void set_model(struct topo_bw_capture *c, int i, const char *model, const
         c->gpus_line = line;
 }
 
-/* "00000000:34:00" or "0000:1a:00.0" as "0000:34:00.0"; "" when s is not an address */
-static void pci_address(const char *s, char *out, size_t len)
-{
-    unsigned dom, bus, dev, fn = 0;
-    char end;
-
-    out[0] = '\0';
-    if (sscanf(s, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &end) == 4 ||
-        sscanf(s, "%x:%x:%x%c", &dom, &bus, &dev, &end) == 3)
-        snprintf(out, len, "%04x:%02x:%02x.%x", dom & 0xffff, bus & 0xff, dev & 0x1f, fn & 7);
-}
-
 /* Attach a capture to the node: match its GPUs with those the node lists. */
 static int attach(struct topo_node *node, struct topo_bw_capture *c, struct reader *r)
 {
@@ -395,10 +383,13 @@ int topo_nvbandwidth_read(struct topo_node *node, const char *path, ry_error_t *
                 bus[0] = '\0';
                 if ((p = strrchr(name, '(')) && ends(name, ")")) {
                     char addr[64];
-                    snprintf(addr, sizeof(addr), "%.*s", (int)(strlen(p + 1) - 1), p + 1);
-                    pci_address(addr, bus, sizeof(bus));
-                    if (bus[0])
+                    /* nvbandwidth prints the address without its function: "00000000:34:00" */
+                    snprintf(addr, sizeof(addr), "%.*s%s", (int)(strlen(p + 1) - 1), p + 1,
+                             memchr(p, '.', strlen(p)) ? "" : ".0");
+                    if (topo_busid_normalize(addr, bus) == 0)
                         name[p - name] = '\0';
+                    else
+                        bus[0] = '\0';
                 }
                 set_model(c, idx, ry_trim(name), bus[0] ? bus : NULL, r.line);
                 started = 1;
