@@ -231,18 +231,6 @@ static void close_gpu(struct gpu *g)
     cu.ctx_release(g->dev);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(*v), cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 enum op { OP_H2D, OP_D2H, OP_D2D, OP_PEER, OP_SM_COPY };
 
 /* Enqueue one copy on stream s of GPU g (for OP_PEER and OP_SM_COPY, from peer p's buffer). */
@@ -301,9 +289,9 @@ static int measure(struct run *r, struct gpu *g, enum op op, struct gpu *p, enum
             w[k] = ms2 > 0 ? r->bytes / (ms2 * 1e-3) / 1e9 : 0;
         }
     }
-    *bw = median(v, r->samples);
+    *bw = topo_bw_median(v, (size_t)r->samples);
     if (bw2)
-        *bw2 = median(w, r->samples);
+        *bw2 = topo_bw_median(w, (size_t)r->samples);
     rc = 0;
 out:
     if (rc < 0 && !err->text[0])
@@ -364,7 +352,7 @@ static int probe_pcie(struct run *r, ry_error_t *err)
         }
     }
     for (int i = 0; i < r->n && r->n > 1; i++)
-        put(r, TOPO_BW_HOST_ALL, i, -1, median(&all[i * r->samples], r->samples), 0,
+        put(r, TOPO_BW_HOST_ALL, i, -1, topo_bw_median(&all[i * r->samples], (size_t)r->samples), 0,
             "host_to_all_ce");
     free(all);
     return 0;
@@ -511,7 +499,8 @@ static int probe_mem(struct run *r, int p2p, ry_error_t *err)
                 clock_gettime(CLOCK_MONOTONIC, &t1);
                 v[k] = (t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec - t0.tv_nsec) / 1e3;
             }
-            put(r, TOPO_BW_LAUNCH_LATENCY, i, -1, median(v, 200), 1, "kernel_launch_latency");
+            put(r, TOPO_BW_LAUNCH_LATENCY, i, -1, topo_bw_median(v, 200), 1,
+                "kernel_launch_latency");
         }
     }
     return 0;

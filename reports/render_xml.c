@@ -11,6 +11,7 @@
 
 #include "common/xmalloc.h"
 #include "reports/render.h"
+#include "topo/gpubw.h"
 #include "reports/render_json.h"
 
 /* JUnit XML and the HTML page, written through libxml2's xmlTextWriter: every string from a
@@ -491,12 +492,6 @@ static void html_heatmaps(struct w *w, const struct ry_report *rep)
 /* The GPU figures a check judged (gpu_bandwidth): a GPU x GPU heat-map per pair test, bars per
  * GPU otherwise; colour is the figure against the test's median on the node (for latency, the
  * median against the figure), the scale of railyard check's sibling rule. */
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void html_gpu(struct w *w, json_t *root)
 {
     json_t *caps = json_object_get(root, "gpu_bandwidth"), *cap, *m, *v;
@@ -540,8 +535,7 @@ static void html_gpu(struct w *w, json_t *root)
                 free(x);
                 continue;
             }
-            qsort(x, used, sizeof(*x), cmp_dbl);
-            med = used % 2 ? x[used / 2] : (x[used / 2 - 1] + x[used / 2]) / 2;
+            med = topo_bw_median(x, used);
             free(x);
             el(w, "h4");
             textf(w, "%s (%s, median %.4g)", str(m, "name") ? str(m, "name") : "?",

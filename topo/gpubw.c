@@ -339,6 +339,14 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+double topo_bw_median(double *v, size_t n)
+{
+    if (n == 0)
+        return -1;
+    qsort(v, n, sizeof(*v), cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* figures the sibling rule compares: pairs with peer access only, when access is said */
 static int sibling_member(const struct topo_bw_capture *c, const struct topo_bw *v)
 {
@@ -350,16 +358,13 @@ static int sibling_member(const struct topo_bw_capture *c, const struct topo_bw 
 static double group_median(const struct topo_bw_capture *c, int group, enum topo_bw_kind kind,
                            size_t *count)
 {
-    double *x = xcalloc(c->n + 1, sizeof(*x)), m = -1;
+    double *x = xcalloc(c->n + 1, sizeof(*x)), m;
     size_t n = 0;
 
     for (size_t i = 0; i < c->n; i++)
         if (c->v[i].group == group && c->v[i].kind == kind && sibling_member(c, &c->v[i]))
             x[n++] = c->v[i].value;
-    if (n > 0) {
-        qsort(x, n, sizeof(*x), cmp_double);
-        m = n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
-    }
+    m = topo_bw_median(x, n);
     free(x);
     *count = n;
     return m;

@@ -67,6 +67,8 @@ int topo_bw_capture_group(struct topo_bw_capture *c, const char *name);
 void topo_bw_capture_add(struct topo_bw_capture *c, const struct topo_bw *v);
 void topo_bw_capture_waive(struct topo_bw_capture *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* The median of v[0..n-1] (v is reordered); -1 when n is 0. */
+double topo_bw_median(double *v, size_t n);
 /* 1 for the kinds measured in microseconds */
 int topo_bw_is_latency(enum topo_bw_kind k);
 /* peer access of a to b: 1, 0, or -1 when the file does not say */
