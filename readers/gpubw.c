@@ -9,6 +9,7 @@
 #include "common/file.h"
 #include "common/xmalloc.h"
 #include "readers/gpubw.h"
+#include "readers/gpubw_json.h"
 #include "topo/gpubw.h"
 
 #define MAX_COLS 256 /* GPUs one matrix may have (an NVL72 rack's multinode run has 72) */
@@ -22,7 +23,21 @@ struct reader {
     size_t cap;
     int line;
     ry_error_t *err;
+    /* lines read from a text made of another format (nvbandwidth's JSON): the line of the
+     * original each stands for */
+    const int *map;
+    int nmap;
+    int fixed;                   /* a line to name instead of the current one (0: none) */
+    const char *broke, *corrupt; /* what the other format said of the run (NULL: nothing) */
 };
+
+/* the line to name in messages and figures */
+static int at(const struct reader *r)
+{
+    if (r->fixed)
+        return r->fixed;
+    return r->map && r->line >= 0 && r->line < r->nmap ? r->map[r->line] : r->line;
+}
 
 static char *next_line(struct reader *r)
 {
@@ -53,7 +68,7 @@ static int fail(struct reader *r, const char *fmt, const char *a, long b)
 
     snprintf(what, sizeof(what), fmt, a, b);
     errno = EINVAL;
-    return ry_errorf(r->err, "%s:%d: %s", r->path, r->line, what);
+    return ry_errorf(r->err, "%s:%d: %s", r->path, at(r), what);
 }
 
 /* A number or N/A; 1 a number, 0 N/A, -1 neither. */
@@ -131,7 +146,7 @@ static int attach(struct topo_node *node, struct topo_bw_capture *c, struct read
 
     for (int i = 0; i < c->ngpus; i++)
         have_busid |= c->busid[i] != NULL;
-    r->line = c->gpus_line ? c->gpus_line : r->line;
+    r->fixed = c->gpus_line ? c->gpus_line : at(r);
     if (node->ngpus > 0 && have_busid) {
         for (int i = 0; i < c->ngpus; i++) {
             struct topo_gpu *g = c->busid[i] ? topo_node_gpu_by_busid(node, c->busid[i]) : NULL;
@@ -228,7 +243,7 @@ static int matrix_row(struct reader *r, struct topo_bw_capture *c, struct matrix
     if (m->ax != AX_HOST_GPU && row >= m->ncols)
         return fail(r, "row %s of a matrix of %ld GPUs", tok[0], m->ncols);
     for (int k = 0; k < m->ncols; k++) {
-        struct topo_bw v = { .kind = m->kind, .sm = m->sm, .group = m->group, .line = r->line };
+        struct topo_bw v = { .kind = m->kind, .sm = m->sm, .group = m->group, .line = at(r) };
         double x = 0;
         int diag = m->ax != AX_HOST_GPU && row == k, got = cell(tok[k + 1], &x);
         if (got < 0)
@@ -266,7 +281,7 @@ static int matrix_row(struct reader *r, struct topo_bw_capture *c, struct matrix
         v.value = x * m->scale;
         topo_bw_capture_add(c, &v);
         if (!c->gpus_line)
-            c->gpus_line = r->line;
+            c->gpus_line = at(r);
     }
     return 1;
 }
@@ -307,17 +322,20 @@ static int nvb_title(const char *s)
     return ends(s, "(GB/s)") || ends(s, "(ns)");
 }
 
-int topo_nvbandwidth_read(struct topo_node *node, const char *path, ry_error_t *err)
+/* nvbandwidth's text from r (its stream open; closed here) into a capture of node */
+static int nvb_parse(struct topo_node *node, struct reader r)
 {
-    struct reader r = { .path = path, .err = err };
     struct topo_bw_capture *c = NULL;
     struct matrix m = { 0 };
     char test[128] = "", version[64] = "", label[32], tool[96], pending_title[160], *s, *line;
     int started = 0, note = 0, rc = -1, kind, nrow = 0, running_line = 0, pending = -1;
+    const char *path = r.path;
 
-    if (!(r.f = fopen(path, "r")))
-        return ry_errorf(err, "%s: %s", path, strerror(errno));
     c = topo_bw_capture_new(path, "nvbandwidth");
+    if (r.broke)
+        c->broke = xstrdup(r.broke);
+    if (r.corrupt)
+        c->corrupt = xstrdup(r.corrupt);
     while ((line = next_line(&r))) {
         s = ry_trim(line);
         if (m.on && !m.header) {
@@ -347,10 +365,10 @@ int topo_nvbandwidth_read(struct topo_node *node, const char *path, ry_error_t *
             note = 0;
             continue;
         }
-        if (s[0] == '{' && !started) {
+        if (s[0] == '{') {
             fail(&r,
-                 "this is nvbandwidth's JSON output (--json), which railyard does not read "
-                 "yet: give its text output%s",
+                 "nvbandwidth's JSON output (--json) after other lines: give the file as "
+                 "nvbandwidth wrote it%s",
                  "", 0);
             goto out;
         }
@@ -391,7 +409,7 @@ int topo_nvbandwidth_read(struct topo_node *node, const char *path, ry_error_t *
                     else
                         bus[0] = '\0';
                 }
-                set_model(c, idx, ry_trim(name), bus[0] ? bus : NULL, r.line);
+                set_model(c, idx, ry_trim(name), bus[0] ? bus : NULL, at(&r));
                 started = 1;
                 continue;
             }
@@ -399,11 +417,11 @@ int topo_nvbandwidth_read(struct topo_node *node, const char *path, ry_error_t *
         if (sscanf(s, "Running %127[^.].", test) == 1) {
             started = 1;
             pending = -1;
-            running_line = r.line;
+            running_line = at(&r);
             continue;
         }
         if (sscanf(s, "Waiving %95[^.].", tool) == 1) {
-            topo_bw_capture_waive(c, "%s (line %d)", tool, r.line);
+            topo_bw_capture_waive(c, "%s (line %d)", tool, at(&r));
             started = 1;
             continue;
         }
@@ -412,7 +430,7 @@ int topo_nvbandwidth_read(struct topo_node *node, const char *path, ry_error_t *
             snprintf(why, sizeof(why),
                      "line %d: the data %s copied differs from the pattern "
                      "written (\"%.80s\")",
-                     r.line, test[0] ? test : "a test", s);
+                     at(&r), test[0] ? test : "a test", s);
             free(c->corrupt);
             c->corrupt = xstrdup(why);
             continue;
@@ -421,7 +439,7 @@ int topo_nvbandwidth_read(struct topo_node *node, const char *path, ry_error_t *
             starts(s, "terminate called")) {
             char why[200];
             if (!c->broke) {
-                snprintf(why, sizeof(why), "line %d, in %s: %.80s", r.line,
+                snprintf(why, sizeof(why), "line %d, in %s: %.80s", at(&r),
                          test[0] ? test : "its start", s);
                 c->broke = xstrdup(why);
             }
@@ -450,7 +468,7 @@ int topo_nvbandwidth_read(struct topo_node *node, const char *path, ry_error_t *
             if (!test[0]) {
                 /* no test named yet: kept apart until a SUM line names it, else not judged */
                 char group[96];
-                snprintf(group, sizeof(group), "matrix at line %d", r.line);
+                snprintf(group, sizeof(group), "matrix at line %d", at(&r));
                 m.group = pending = topo_bw_capture_group(c, group);
                 snprintf(pending_title, sizeof(pending_title), "%s", s);
                 kind = ends(s, "(ns)")             ? TOPO_BW_P2P_LATENCY
@@ -500,6 +518,38 @@ int topo_nvbandwidth_read(struct topo_node *node, const char *path, ry_error_t *
                 "no nvbandwidth figure (no 'Running <test>.' line with a matrix)");
 out:
     return done(&r, c, rc);
+}
+
+int topo_nvbandwidth_read(struct topo_node *node, const char *path, ry_error_t *err)
+{
+    struct reader r = { .path = path, .err = err };
+    struct nvb_json j = { 0 };
+    int ch, rc;
+
+    if (!(r.f = fopen(path, "r")))
+        return ry_errorf(err, "%s: %s", path, strerror(errno));
+    while ((ch = getc(r.f)) != EOF && isspace(ch))
+        ;
+    if (ch != '{') { /* its text output */
+        rewind(r.f);
+        return nvb_parse(node, r);
+    }
+    fclose(r.f);
+    /* its JSON output (--json): read as the text it stands for, lines named as in the file */
+    if (topo_nvbandwidth_json(path, &j, err) < 0)
+        return -1;
+    if (!(r.f = fmemopen(j.text, j.len, "r"))) {
+        rc = ry_errorf(err, "%s: %s", path, strerror(errno));
+        goto out;
+    }
+    r.map = j.map;
+    r.nmap = j.nmap;
+    r.broke = j.broke;
+    r.corrupt = j.corrupt;
+    rc = nvb_parse(node, r);
+out:
+    topo_nvbandwidth_json_free(&j);
+    return rc;
 }
 
 /* ---- p2pBandwidthLatencyTest ---- */

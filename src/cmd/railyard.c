@@ -23,7 +23,8 @@ static const char input_help[] =
     "  --bundle <file>      read a bundle written by 'railyard gather'\n"
     "  --ibstat <file>      read RDMA ports from saved ibstat or ibstatus output\n"
     "  --nvlink-status <file>  read NVLink states from saved 'nvidia-smi nvlink --status'\n"
-    "  --nvbandwidth <file>    read GPU copy bandwidth from saved nvbandwidth output\n"
+    "  --nvbandwidth <file>    read GPU copy bandwidth from saved nvbandwidth output (text or\n"
+    "                          --json)\n"
     "  --p2p-bandwidth <file>  ... from saved p2pBandwidthLatencyTest output\n"
     "  --bandwidth-test <file> ... from saved bandwidthTest output\n";
 static const char output_help[] = "Output:\n"

@@ -396,8 +396,16 @@ static void bad_input(void)
         ":4:", "column header", "nvbandwidth: a matrix without its column header");
     bad(topo_nvbandwidth_read, "nvbandwidth Version: v0.8\nRunning x.\nsomething else\n",
         ":3:", "not nvbandwidth output", "nvbandwidth: a line of another format");
-    bad(topo_nvbandwidth_read, "{\"nvbandwidth\": {}}\n", ":1:", "JSON",
-        "nvbandwidth: its JSON output is refused by name");
+#ifdef HAVE_JANSSON
+    bad(topo_nvbandwidth_read, "{\"nvbandwidth\": {}}\n", ": ", "no nvbandwidth figure",
+        "nvbandwidth: JSON without a test case");
+#else
+    bad(topo_nvbandwidth_read, "{\"nvbandwidth\": {}}\n", ": ", "built without jansson",
+        "nvbandwidth: JSON in a build without jansson is refused, saying why");
+#endif
+    bad(topo_nvbandwidth_read, "nvbandwidth Version: v0.8\n\n{\"nvbandwidth\": {}}\n",
+        ":3:", "JSON output (--json) after other lines",
+        "nvbandwidth: JSON after text is refused by name");
     bad(topo_nvbandwidth_read, "", "", "no nvbandwidth figure", "nvbandwidth: an empty file");
     bad(topo_p2p_bandwidth_read,
         "Unidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)\n   D\\D     0      1\n"
