@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,7 +13,7 @@
 #include "reports/history.h"
 #include "reports/out.h"
 
-#define HISTORY_VERSION 1
+#define HISTORY_VERSION 2
 
 static const char *const schema =
     "CREATE TABLE IF NOT EXISTS runs(id TEXT PRIMARY KEY, tool TEXT, node TEXT, started TEXT,"
@@ -23,7 +24,15 @@ static const char *const schema =
     " bw_gbps REAL, lat_p50_us REAL, lat_p99_us REAL);"
     "CREATE INDEX IF NOT EXISTS findings_run ON findings(run);"
     "CREATE INDEX IF NOT EXISTS links_run ON links(run);"
-    "CREATE INDEX IF NOT EXISTS links_src ON links(src, rail);";
+    "CREATE INDEX IF NOT EXISTS links_src ON links(src, rail);"
+    /* version 2: GPU figures (report.json gpu_bandwidth), per test, GPU and peer */
+    "CREATE TABLE IF NOT EXISTS gpu_figures(run TEXT, name TEXT, unit TEXT, gpu INTEGER,"
+    " peer INTEGER, value REAL);"
+    "CREATE INDEX IF NOT EXISTS gpu_figures_run ON gpu_figures(run);"
+    "CREATE INDEX IF NOT EXISTS gpu_figures_gpu ON gpu_figures(gpu, peer);";
+
+/* the tables whose rows belong to a run */
+static const char *const run_tables[] = { "findings", "links", "gpu_figures" };
 
 static int dberr(sqlite3 *db, const char *path, ry_error_t *err)
 {
@@ -31,7 +40,8 @@ static int dberr(sqlite3 *db, const char *path, ry_error_t *err)
 }
 
 /* open (create when create) and check it is railyard's */
-static sqlite3 *open_db(const char *root, int create, char *path, size_t len, ry_error_t *err)
+static sqlite3 *open_db(const char *root, int create, char *path, size_t len, int *ver,
+                        ry_error_t *err)
 {
     sqlite3 *db = NULL;
     sqlite3_stmt *st;
@@ -80,7 +90,7 @@ static sqlite3 *open_db(const char *root, int create, char *path, size_t len, ry
             return NULL;
         }
         if (sqlite3_exec(db, schema, NULL, NULL, &msg) != SQLITE_OK ||
-            sqlite3_exec(db, "PRAGMA user_version = 1", NULL, NULL, &msg) != SQLITE_OK) {
+            sqlite3_exec(db, "PRAGMA user_version = 2", NULL, NULL, &msg) != SQLITE_OK) {
             ry_errorf(err, "%s: %s", path, msg ? msg : "cannot create the tables");
             sqlite3_free(msg);
             sqlite3_close(db);
@@ -88,12 +98,27 @@ static sqlite3 *open_db(const char *root, int create, char *path, size_t len, ry
         }
         version = HISTORY_VERSION;
     }
-    if (version != HISTORY_VERSION) {
+    if (version == 1 && create) {
+        /* a history of an earlier railyard: it gains the tables it lacks */
+        char *msg = NULL;
+        if (sqlite3_exec(db, schema, NULL, NULL, &msg) != SQLITE_OK ||
+            sqlite3_exec(db, "PRAGMA user_version = 2", NULL, NULL, &msg) != SQLITE_OK) {
+            ry_errorf(err, "%s: cannot bring history version 1 to 2: %s", path,
+                      msg ? msg : "unknown error");
+            sqlite3_free(msg);
+            sqlite3_close(db);
+            return NULL;
+        }
+        version = HISTORY_VERSION;
+    }
+    if (version != HISTORY_VERSION && !(version == 1 && !create)) {
         ry_errorf(err, "%s: history version %d, this railyard reads %d; left as it is", path,
                   version, HISTORY_VERSION);
         sqlite3_close(db);
         return NULL;
     }
+    if (ver)
+        *ver = version;
     return db;
 }
 
@@ -130,20 +155,20 @@ int ry_history_record(const char *root, const char *id, const char *dir, const s
     size_t i;
     int rc = -1;
 
-    if (!(db = open_db(root, 1, path, sizeof(path), err)))
+    if (!(db = open_db(root, 1, path, sizeof(path), NULL, err)))
         return -1;
     if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
         goto fail;
-    if (sqlite3_prepare_v2(db, "DELETE FROM findings WHERE run = ?1", -1, &st, NULL) != SQLITE_OK)
-        goto fail;
-    bind_text(st, 1, id);
-    sqlite3_step(st);
-    sqlite3_finalize(st);
-    if (sqlite3_prepare_v2(db, "DELETE FROM links WHERE run = ?1", -1, &st, NULL) != SQLITE_OK)
-        goto fail;
-    bind_text(st, 1, id);
-    sqlite3_step(st);
-    sqlite3_finalize(st);
+    /* a run recorded again (railyard-fabric records after every round) replaces its rows */
+    for (size_t t = 0; t < sizeof(run_tables) / sizeof(run_tables[0]); t++) {
+        char sql[96];
+        snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE run = ?1", run_tables[t]);
+        if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+            goto fail;
+        bind_text(st, 1, id);
+        sqlite3_step(st);
+        sqlite3_finalize(st);
+    }
     if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO runs VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
                            -1, &st, NULL) != SQLITE_OK)
         goto fail;
@@ -196,6 +221,30 @@ int ry_history_record(const char *root, const char *id, const char *dir, const s
             goto fail;
     }
     sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(db, "INSERT INTO gpu_figures VALUES(?1,?2,?3,?4,?5,?6)", -1, &st,
+                           NULL) != SQLITE_OK)
+        goto fail;
+    json_array_foreach(json_object_get(doc, "gpu_bandwidth"), i, x)
+    {
+        json_t *m, *v;
+        size_t k, l;
+        json_array_foreach(json_object_get(x, "measurements"), k, m)
+        {
+            json_array_foreach(json_object_get(m, "values"), l, v)
+            {
+                sqlite3_reset(st);
+                bind_text(st, 1, id);
+                bind_text(st, 2, jstr(m, "name"));
+                bind_text(st, 3, jstr(m, "unit"));
+                bind_num(st, 4, json_object_get(v, "gpu"));
+                bind_num(st, 5, json_object_get(v, "peer"));
+                bind_num(st, 6, json_object_get(v, "value"));
+                if (sqlite3_step(st) != SQLITE_DONE)
+                    goto fail;
+            }
+        }
+    }
+    sqlite3_finalize(st);
     st = NULL;
     if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
         goto fail;
@@ -217,7 +266,7 @@ int ry_history_forget_missing(const char *root, ry_error_t *err)
     sqlite3 *db;
     int n = 0;
 
-    if (!(db = open_db(root, 1, path, sizeof(path), err)))
+    if (!(db = open_db(root, 1, path, sizeof(path), NULL, err)))
         return -1;
     if (sqlite3_prepare_v2(db, "SELECT id, dir FROM runs", -1, &st, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(db, "DELETE FROM runs WHERE id = ?1; ", -1, &del, NULL) != SQLITE_OK) {
@@ -241,10 +290,92 @@ int ry_history_forget_missing(const char *root, ry_error_t *err)
     sqlite3_finalize(del);
     sqlite3_exec(db,
                  "DELETE FROM findings WHERE run NOT IN (SELECT id FROM runs);"
-                 "DELETE FROM links WHERE run NOT IN (SELECT id FROM runs); COMMIT",
+                 "DELETE FROM links WHERE run NOT IN (SELECT id FROM runs);"
+                 "DELETE FROM gpu_figures WHERE run NOT IN (SELECT id FROM runs); COMMIT",
                  NULL, NULL, NULL);
     sqlite3_close(db);
     return n;
+}
+
+static void json_num_or_null(json_t *o, const char *k, sqlite3_stmt *st, int col)
+{
+    if (sqlite3_column_type(st, col) == SQLITE_NULL)
+        json_object_set_new(o, k, json_null());
+    else if (sqlite3_column_type(st, col) == SQLITE_INTEGER)
+        json_object_set_new(o, k, json_integer(sqlite3_column_int(st, col)));
+    else
+        json_object_set_new(o, k, json_real(sqlite3_column_double(st, col)));
+}
+
+/* a GPU's (or a pair's, both directions) figures, run by run */
+static int gpu_trend(sqlite3 *db, const char *path, const struct ry_history_query *q, FILE *fp,
+                     ry_error_t *err)
+{
+    static const char sql[] =
+        "SELECT r.started, r.id, r.node, g.name, g.gpu, g.peer, g.value, g.unit"
+        " FROM gpu_figures g JOIN runs r ON r.id = g.run"
+        " WHERE ((?1 < 0 AND g.gpu = ?2 AND g.peer IS NULL)"
+        "  OR (?1 >= 0 AND ((g.gpu = ?2 AND g.peer = ?1) OR (g.gpu = ?1 AND g.peer = ?2))))"
+        " AND (?3 IS NULL OR r.node = ?3) AND (?4 IS NULL OR r.started >= ?4)"
+        " AND (?5 IS NULL OR g.name = ?5)"
+        " ORDER BY r.started DESC, r.id, g.name, g.gpu LIMIT ?6";
+    char a[512], b[512], who[64];
+    sqlite3_stmt *st;
+    int rows = 0;
+
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return dberr(db, path, err);
+    sqlite3_bind_int(st, 1, q->peer);
+    sqlite3_bind_int(st, 2, q->gpu);
+    bind_text(st, 3, q->node);
+    bind_text(st, 4, q->since);
+    bind_text(st, 5, q->test);
+    sqlite3_bind_int(st, 6, q->limit > 0 ? q->limit : 50);
+    if (q->json)
+        fputs("[", fp);
+    else
+        fprintf(fp, "%-20s %-44s %-16s %-34s %-11s %12s\n", "STARTED", "RUN", "NODE", "TEST", "GPU",
+                "FIGURE");
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *started = (const char *)sqlite3_column_text(st, 0),
+                   *id = (const char *)sqlite3_column_text(st, 1),
+                   *node = (const char *)sqlite3_column_text(st, 2),
+                   *name = (const char *)sqlite3_column_text(st, 3),
+                   *unit = (const char *)sqlite3_column_text(st, 7);
+        if (q->json) {
+            json_t *o = json_object();
+            char *s;
+            json_object_set_new(o, "started", started ? json_string(started) : json_null());
+            json_object_set_new(o, "run", id ? json_string(id) : json_null());
+            json_object_set_new(o, "node", node ? json_string(node) : json_null());
+            json_object_set_new(o, "test", name ? json_string(name) : json_null());
+            json_num_or_null(o, "gpu", st, 4);
+            json_num_or_null(o, "peer", st, 5);
+            json_num_or_null(o, "value", st, 6);
+            json_object_set_new(o, "unit", unit ? json_string(unit) : json_null());
+            s = json_dumps(o, JSON_PRESERVE_ORDER);
+            fprintf(fp, "%s\n  %s", rows ? "," : "", s ? s : "null");
+            free(s);
+            json_decref(o);
+        } else {
+            char fig[40];
+            if (sqlite3_column_type(st, 5) != SQLITE_NULL)
+                snprintf(who, sizeof(who), "gpu%d->gpu%d", sqlite3_column_int(st, 4),
+                         sqlite3_column_int(st, 5));
+            else
+                snprintf(who, sizeof(who), "gpu%d", sqlite3_column_int(st, 4));
+            snprintf(fig, sizeof(fig), "%.*f %s", unit && !strcmp(unit, "us") ? 2 : 1,
+                     sqlite3_column_double(st, 6), unit && !strcmp(unit, "us") ? "us" : "GB/s");
+            fprintf(fp, "%-20s %-44s %-16s %-34s %-11s %12s\n", started ? started : "n/a",
+                    id ? id : "n/a", out_inert(node, a, sizeof(a)), out_inert(name, b, sizeof(b)),
+                    who, fig);
+        }
+        rows++;
+    }
+    if (q->json)
+        fputs(rows ? "\n]\n" : "]\n", fp);
+    sqlite3_finalize(st);
+    return rows;
 }
 
 int ry_history_list(const char *root, const struct ry_history_query *q, FILE *fp, ry_error_t *err)
@@ -252,7 +383,7 @@ int ry_history_list(const char *root, const struct ry_history_query *q, FILE *fp
     char path[PATH_MAX], a[512], b[512];
     sqlite3_stmt *st;
     sqlite3 *db;
-    int rows = 0, trend = q->rail >= 0, first = 1;
+    int rows = 0, trend = q->rail >= 0, first = 1, version = 0;
     const char *sql =
         trend ? "SELECT r.started, r.id, l.src, l.dst, l.ok, l.bw_gbps, l.lat_p50_us FROM links l"
                 " JOIN runs r ON r.id = l.run WHERE l.rail = ?1"
@@ -265,8 +396,19 @@ int ry_history_list(const char *root, const struct ry_history_query *q, FILE *fp
                 " AND (?3 IS NULL OR started >= ?3) AND (?1 IS NULL OR 1) ORDER BY started DESC"
                 " LIMIT ?4";
 
-    if (!(db = open_db(root, 0, path, sizeof(path), err)))
+    if (!(db = open_db(root, 0, path, sizeof(path), &version, err)))
         return -1;
+    if (q->gpu >= 0) {
+        if (version < 2)
+            rows = ry_errorf(err,
+                             "%s: history version %d keeps no GPU figures (the next run "
+                             "recorded brings it to version 2)",
+                             path, version);
+        else
+            rows = gpu_trend(db, path, q, fp, err);
+        sqlite3_close(db);
+        return rows;
+    }
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
         dberr(db, path, err);
         sqlite3_close(db);

@@ -22,8 +22,11 @@ struct ry_history_query {
     const char *since; /* "2026-11-01" or an ISO time: runs started then or later */
     int limit;         /* newest first, at most this many rows (0: 50) */
     int json;
+    int gpu, peer;    /* gpu >= 0: that GPU's figures over time; peer >= 0 too: the pair's */
+    const char *test; /* with gpu: this test's figures only (its name as the report gives it) */
 };
-/* Print runs (or, with rail, link bandwidth over time). Returns the number of rows, -1. */
+/* Print runs (or, with rail, link bandwidth over time; with gpu, GPU figures over time).
+ * Returns the number of rows, -1. */
 int ry_history_list(const char *root, const struct ry_history_query *q, FILE *fp, ry_error_t *err);
 
 #endif

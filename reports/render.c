@@ -526,6 +526,63 @@ static int diff_findings(json_t *from, json_t *to, const char *what, FILE *fp)
     return n;
 }
 
+/* run a's figure of measurement name for gpu (and peer, -1 none); NAN when it has none */
+static double gpu_figure(json_t *root, const char *name, int gpu, int peer)
+{
+    json_t *cap, *m, *v;
+    size_t i, k, l;
+
+    json_array_foreach(json_object_get(root, "gpu_bandwidth"), i, cap)
+    {
+        json_array_foreach(json_object_get(cap, "measurements"), k, m)
+        {
+            if (!str(m, "name") || strcmp(str(m, "name"), name))
+                continue;
+            json_array_foreach(json_object_get(m, "values"), l, v)
+            {
+                if (num(v, "gpu", -1) == gpu && num(v, "peer", -1) == peer)
+                    return num(v, "value", NAN);
+            }
+        }
+    }
+    return NAN;
+}
+
+/* GPU figures that moved more than threshold between the runs, the same test and GPU or pair */
+static int diff_gpu(json_t *a, json_t *b, double threshold, FILE *fp)
+{
+    json_t *cap, *m, *v;
+    size_t i, k, l;
+    char s1[256], who[64];
+    int n = 0;
+
+    json_array_foreach(json_object_get(b, "gpu_bandwidth"), i, cap)
+    {
+        json_array_foreach(json_object_get(cap, "measurements"), k, m)
+        {
+            const char *name = str(m, "name"), *unit = str(m, "unit");
+            if (!name)
+                continue;
+            json_array_foreach(json_object_get(m, "values"), l, v)
+            {
+                int gpu = (int)num(v, "gpu", -1), peer = (int)num(v, "peer", -1);
+                double v1 = num(v, "value", NAN), v0 = gpu_figure(a, name, gpu, peer);
+                if (isnan(v0) || isnan(v1) || v0 <= 0 || fabs(v1 - v0) / v0 <= threshold)
+                    continue;
+                if (peer >= 0)
+                    snprintf(who, sizeof(who), "gpu%d->gpu%d", gpu, peer);
+                else
+                    snprintf(who, sizeof(who), "gpu%d", gpu);
+                fprintf(fp, "gpu      %s %s %.2f -> %.2f %s (%+.0f%%)\n",
+                        out_inert(name, s1, sizeof(s1)), who, v0, v1,
+                        unit && !strcmp(unit, "us") ? "us" : "GB/s", (v1 - v0) / v0 * 100);
+                n++;
+            }
+        }
+    }
+    return n;
+}
+
 int ry_render_diff(const struct ry_report *a, const struct ry_report *b, double threshold, FILE *fp,
                    ry_error_t *err)
 {
@@ -548,6 +605,7 @@ int ry_render_diff(const struct ry_report *a, const struct ry_report *b, double 
                 (int)num(x, "rail", -1), v0, v1, (v1 - v0) / v0 * 100);
         n++;
     }
+    n += diff_gpu(a->root, b->root, threshold, fp);
     if (ferror(fp))
         return ry_errorf(err, "cannot write: %s", strerror(errno));
     return n;

@@ -18,7 +18,30 @@ struct report_opts {
     const char *archive, *format, *node, *since;
     double threshold;
     int keep, days, rail, limit;
+    int gpu, peer;
+    const char *test;
 };
+
+/* "3" (a GPU) or "0-1", "0,1" (a pair): 0, or -1 */
+static int parse_gpu(const char *arg, int *gpu, int *peer)
+{
+    char *end;
+    long a = strtol(arg, &end, 10), b = -1;
+
+    if (end == arg || a < 0 || a > 4095)
+        return -1;
+    if (*end == '-' || *end == ',') {
+        const char *s = end + 1;
+        b = strtol(s, &end, 10);
+        if (end == s || b < 0 || b > 4095 || b == a)
+            return -1;
+    }
+    if (*end)
+        return -1;
+    *gpu = (int)a;
+    *peer = (int)b;
+    return 0;
+}
 
 static int on_opt(int opt, const char *arg, void *ctx)
 {
@@ -31,6 +54,12 @@ static int on_opt(int opt, const char *arg, void *ctx)
     case 'f': r->format = arg; return 0;
     case 'n': r->node = arg; return 0;
     case 's': r->since = arg; return 0;
+    case 'T': r->test = arg; return 0;
+    case 'g':
+        if (parse_gpu(arg, &r->gpu, &r->peer) == 0)
+            return 0;
+        cmd_error("history: --gpu takes a GPU (3) or a pair (0-1), not '%s'", arg);
+        return -1;
     default: break;
     }
     v = strtod(arg, &end);
@@ -53,7 +82,8 @@ static const struct option report_long[] = {
     { "threshold", required_argument, NULL, 't' }, { "keep", required_argument, NULL, 'k' },
     { "max-age", required_argument, NULL, 'd' },   { "node", required_argument, NULL, 'n' },
     { "rail", required_argument, NULL, 'r' },      { "since", required_argument, NULL, 's' },
-    { "limit", required_argument, NULL, 'l' },     { NULL, 0, NULL, 0 },
+    { "limit", required_argument, NULL, 'l' },     { "gpu", required_argument, NULL, 'g' },
+    { "test", required_argument, NULL, 'T' },      { NULL, 0, NULL, 0 },
 };
 
 static const char *root_of(const struct report_opts *r)
@@ -64,7 +94,7 @@ static const char *root_of(const struct report_opts *r)
 
 static int run_report(int argc, char **argv)
 {
-    struct report_opts r = { NULL, "text", NULL, NULL, 0.10, 0, 0, -1, 0 };
+    struct report_opts r = { NULL, "text", NULL, NULL, 0.10, 0, 0, -1, 0, -1, -1, NULL };
     struct cmd_common common;
     char dir[4096], dir2[4096];
     ry_error_t err;
@@ -150,7 +180,7 @@ static int run_report(int argc, char **argv)
 
 static int run_history(int argc, char **argv)
 {
-    struct report_opts r = { NULL, "text", NULL, NULL, 0.10, 0, 0, -1, 0 };
+    struct report_opts r = { NULL, "text", NULL, NULL, 0.10, 0, 0, -1, 0, -1, -1, NULL };
     struct cmd_common common;
     struct ry_history_query q;
     ry_error_t err;
@@ -167,6 +197,17 @@ static int run_history(int argc, char **argv)
     q.since = r.since;
     q.limit = r.limit;
     q.json = common.json;
+    q.gpu = r.gpu;
+    q.peer = r.peer;
+    q.test = r.test;
+    if (r.test && r.gpu < 0) {
+        cmd_error("history: --test goes with --gpu");
+        return RY_EXIT_ERROR;
+    }
+    if (r.gpu >= 0 && r.rail >= 0) {
+        cmd_error("history: --gpu and --rail are two views: give one");
+        return RY_EXIT_ERROR;
+    }
     if ((n = ry_history_list(root_of(&r), &q, stdout, &err)) < 0) {
         cmd_error("history: %s", err.text);
         return RY_EXIT_ERROR;
@@ -196,13 +237,16 @@ const struct cmd_entry cmd_report = {
 const struct cmd_entry cmd_history = {
     .name = "history",
     .run = run_history,
-    .usage = "history [--node <name>] [--rail <n>] [--since <date>] [--limit <n>] "
-             "[--archive <dir>] [--json]",
-    .summary = "list archived runs, or a link's bandwidth over time (--rail)",
+    .usage = "history [--node <name>] [--rail <n> | --gpu <gpu>[-<peer>] [--test <name>]] "
+             "[--since <date>] [--limit <n>] [--archive <dir>] [--json]",
+    .summary = "list archived runs, or a link's or GPU's figures over time (--rail, --gpu)",
     .options =
         "  --archive <dir>      the archive (default $RAILYARD_ARCHIVE or /var/lib/railyard)\n"
         "  --node <name>        runs about this node; with --rail, its links\n"
         "  --rail <n>           the bandwidth of rail n's links, run by run\n"
+        "  --gpu <g>[-<p>]      GPU g's figures (host, local copies, latency), or with a peer\n"
+        "                       the pair's (both directions), run by run\n"
+        "  --test <name>        with --gpu: one test's figures (device_to_device_memcpy_read_ce)\n"
         "  --since <date>       runs started then or later (2026-11-01, or a time)\n"
         "  --limit <n>          newest first, at most n rows (default 50)\n",
     .no_node_inputs = 1,
