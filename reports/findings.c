@@ -1,9 +1,11 @@
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "reports/findings.h"
 #include "topo/gpubw.h"
+#include "topo/model.h"
 
 static void print_finding(struct out *o, const struct topo_finding *f, int verbose)
 {
@@ -124,6 +126,61 @@ void report_bw_captures(struct out *o, const struct topo_node *node, int text)
         out_int(o, "gpus", text ? ", %s GPU(s)\n" : NULL, c->ngpus);
         report_bw_measurements(o, c, text);
         out_obj_close(o);
+    }
+    out_arr_close(o);
+}
+
+/* one device or bridge of the PCIe tree */
+static void tree_item(struct out *o, const struct topo_node *node, const char *id, const char *kind,
+                      const char *label, const char *model, int up, int numa,
+                      const struct topo_pcie_link *l, int faces_down)
+{
+    out_obj_open(o, NULL);
+    out_str(o, "id", NULL, id);
+    out_str(o, "kind", NULL, kind);
+    out_str(o, "label", NULL, label);
+    out_str(o, "model", NULL, model);
+    out_str(o, "up", NULL, up >= 0 && (size_t)up < node->nbridges ? node->bridges[up].busid : NULL);
+    out_int_opt(o, "numa", NULL, numa, numa >= 0);
+    out_int_opt(o, "gen", NULL, l->cur_gen, l->cur_gen > 0);
+    out_int_opt(o, "width", NULL, l->cur_width, l->cur_width > 0);
+    out_int_opt(o, "max_gen", NULL, l->max_gen, l->max_gen > 0);
+    out_int_opt(o, "max_width", NULL, l->max_width, l->max_width > 0);
+    out_double(o, "gbytes", NULL, 1, l->cur_gbytes, l->cur_gbytes > 0);
+    out_bool(o, "link_below", NULL, faces_down);
+    out_obj_close(o);
+}
+
+void report_pcie_tree(struct out *o, const struct topo_node *node)
+{
+    char label[32];
+    int any = 0;
+
+    for (size_t i = 0; i < node->ngpus && !any; i++)
+        any = node->gpus[i].loc.busid[0] != '\0';
+    for (size_t i = 0; i < node->nnics && !any; i++)
+        any = node->nics[i].loc.busid[0] != '\0';
+    if (!any)
+        return;
+    out_arr_open(o, "pcie_tree");
+    for (size_t i = 0; i < node->nbridges; i++) {
+        const struct topo_bridge *b = &node->bridges[i];
+        tree_item(o, node, b->busid, "bridge", b->busid, NULL, b->up, -1, &b->link, b->faces_down);
+    }
+    for (size_t i = 0; i < node->ngpus; i++) {
+        const struct topo_gpu *g = &node->gpus[i];
+        if (!g->loc.busid[0])
+            continue;
+        snprintf(label, sizeof(label), "gpu%d", g->index >= 0 ? g->index : (int)i);
+        tree_item(o, node, g->loc.busid, "gpu", label, g->model, g->loc.up, g->loc.numa, &g->link,
+                  0);
+    }
+    for (size_t i = 0; i < node->nnics; i++) {
+        const struct topo_nic *n = &node->nics[i];
+        if (!n->loc.busid[0])
+            continue;
+        tree_item(o, node, n->loc.busid, "nic", n->name, n->model ? n->model : n->hca_type,
+                  n->loc.up, n->loc.numa, &n->link, 0);
     }
     out_arr_close(o);
 }

@@ -19,4 +19,9 @@ void report_bw_measurements(struct out *o, const struct topo_bw_capture *c, int 
  * it has none. */
 void report_bw_captures(struct out *o, const struct topo_node *node, int text);
 
+/* The node's PCIe layout as "pcie_tree" (JSON only): every bridge, GPU and NIC with a PCI
+ * address, its parent bridge ("up"), NUMA node and link (trained and capable); the HTML page
+ * draws it. Nothing when no device has an address (a capture without a layout). */
+void report_pcie_tree(struct out *o, const struct topo_node *node);
+
 #endif

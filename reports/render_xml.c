@@ -489,6 +489,260 @@ static void html_heatmaps(struct w *w, const struct ry_report *rep)
     json_decref(index);
 }
 
+/* ---- the node's PCIe layout (pcie_tree), drawn as lstopo draws a machine ---- */
+
+struct tnode {
+    json_t *j;
+    const char *id, *kind, *label;
+    int up;   /* index of the parent, -1 a root */
+    int numa; /* own, or the first found below */
+    int *kids, nkids;
+    double x;
+    int depth, sev; /* 2 a failure names it, 1 a warning */
+};
+
+/* the worst finding naming the device (its address or its name as the subject's last part) */
+static int tree_sev(json_t *root, const char *id, const char *label)
+{
+    json_t *f;
+    size_t i;
+    int sev = 0;
+
+    json_array_foreach(json_object_get(root, "findings"), i, f)
+    {
+        const char *subj = str(f, "subject"), *sv = str(f, "severity"), *last;
+        int s;
+        if (!subj || !sv || !strcmp(sv, "ok"))
+            continue;
+        last = strrchr(subj, '/');
+        last = last ? last + 1 : subj;
+        if (strcmp(last, id) && (!label || strcmp(last, label)))
+            continue;
+        s = !strcmp(sv, "fail") ? 2 : 1;
+        if (s > sev)
+            sev = s;
+    }
+    return sev;
+}
+
+static int tree_numa(struct tnode *t, int i)
+{
+    if (t[i].numa >= 0)
+        return t[i].numa;
+    for (int k = 0; k < t[i].nkids; k++) {
+        int n = tree_numa(t, t[i].kids[k]);
+        if (n >= 0)
+            return n;
+    }
+    return -1;
+}
+
+/* leaves left to right in the order met; a parent over the middle of its children */
+static void tree_place(struct tnode *t, int i, int depth, double *next)
+{
+    t[i].depth = depth;
+    if (!t[i].nkids) {
+        t[i].x = (*next)++;
+        return;
+    }
+    for (int k = 0; k < t[i].nkids; k++)
+        tree_place(t, t[i].kids[k], depth + 1, next);
+    t[i].x = (t[t[i].kids[0]].x + t[t[i].kids[t[i].nkids - 1]].x) / 2;
+}
+
+static void link_text(json_t *j, char *buf, size_t len)
+{
+    int gen = (int)num(j, "gen", 0), width = (int)num(j, "width", 0);
+    int mg = (int)num(j, "max_gen", 0), mw = (int)num(j, "max_width", 0);
+    double gb = num(j, "gbytes", 0);
+
+    buf[0] = '\0';
+    if (gen > 0 && width > 0) {
+        snprintf(buf, len, "Gen%d x%d", gen, width);
+        if (mg > 0 && mw > 0 && (mg > gen || mw > width))
+            snprintf(buf + strlen(buf), len - strlen(buf), " (of Gen%d x%d)", mg, mw);
+    } else if (mg > 0 && mw > 0) /* the input gives what the link is capable of (NCCL) */
+        snprintf(buf, len, "Gen%d x%d", mg, mw);
+    else if (gb > 0)
+        snprintf(buf, len, "%.1f GB/s", gb);
+}
+
+static const char *const sev_colour[] = { "#546e7a", "#f9a825", "#c62828" };
+
+static void html_pcie(struct w *w, json_t *root)
+{
+    json_t *items = json_object_get(root, "pcie_tree"), *j;
+    size_t n = json_array_size(items), i;
+    struct tnode *t;
+    int *roots, nroots = 0, maxdepth = 0, numas[64], nnuma = 0;
+    double next = 0;
+    const int bw = 112, bh = 36, gx = 124, gy = 78, top = 56, lm = 10;
+    char lk[64];
+
+    if (!n || n > 4096)
+        return;
+    t = xcalloc(n, sizeof(*t));
+    roots = xcalloc(n, sizeof(*roots));
+    json_array_foreach(items, i, j)
+    {
+        t[i].j = j;
+        t[i].id = str(j, "id") ? str(j, "id") : "?";
+        t[i].kind = str(j, "kind") ? str(j, "kind") : "bridge";
+        t[i].label = str(j, "label") ? str(j, "label") : t[i].id;
+        t[i].numa = (int)num(j, "numa", -1);
+        t[i].up = -1;
+        t[i].sev = tree_sev(root, t[i].id, t[i].label);
+    }
+    for (i = 0; i < n; i++) {
+        const char *up = str(t[i].j, "up");
+        for (size_t k = 0; up && k < n; k++)
+            if (k != i && !strcmp(t[k].id, up) && !strcmp(t[k].kind, "bridge")) {
+                t[i].up = (int)k;
+                break;
+            }
+        /* a loop in a damaged report: cut it */
+        for (int p = t[i].up, hops = 0; p >= 0; p = t[p].up)
+            if (++hops > (int)n || p == (int)i) {
+                t[i].up = -1;
+                break;
+            }
+    }
+    for (i = 0; i < n; i++) {
+        if (t[i].up < 0) {
+            roots[nroots++] = (int)i;
+            continue;
+        }
+        t[t[i].up].kids = xrealloc(t[t[i].up].kids, (size_t)(t[t[i].up].nkids + 1) * sizeof(int));
+        t[t[i].up].kids[t[t[i].up].nkids++] = (int)i;
+    }
+    /* roots grouped by NUMA node, each group under a package box */
+    for (int r = 0; r < nroots; r++) {
+        int nm = tree_numa(t, roots[r]), seen = 0;
+        for (int k = 0; k < nnuma; k++)
+            seen |= numas[k] == nm;
+        if (!seen && nnuma < 64)
+            numas[nnuma++] = nm;
+    }
+    leaf(w, "h2", "PCIe layout");
+    el(w, "p");
+    attr(w, "class", "legend");
+    text(w, "Root ports, switches, GPUs and NICs as the input places them; each link with its "
+            "trained generation and width (and what it is capable of when it trained lower):");
+    legend(w, sev_colour[2], "a failure names it");
+    legend(w, sev_colour[1], "a warning names it");
+    end(w);
+    {
+        double gstart[64], gend[64];
+        for (int g = 0; g < nnuma; g++) {
+            gstart[g] = next;
+            for (int r = 0; r < nroots; r++)
+                if (tree_numa(t, roots[r]) == numas[g])
+                    tree_place(t, roots[r], 0, &next);
+            gend[g] = next;
+            next += 0.25; /* a gap between packages */
+        }
+        for (i = 0; i < n; i++)
+            if (t[i].depth > maxdepth)
+                maxdepth = t[i].depth;
+        el(w, "svg");
+        attr(w, "xmlns", "http://www.w3.org/2000/svg");
+        attr(w, "class", "pcie-tree");
+        attrf(w, "width", "%d", lm + (int)(next * gx) + 20);
+        attrf(w, "height", "%d", top + (maxdepth + 1) * gy + 10);
+        for (int g = 0; g < nnuma; g++) {
+            el(w, "rect");
+            attrf(w, "x", "%d", lm + (int)(gstart[g] * gx));
+            attr(w, "y", "4");
+            attrf(w, "width", "%d", (int)((gend[g] - gstart[g]) * gx) - 12);
+            attr(w, "height", "28");
+            attr(w, "fill", "#eceff1");
+            attr(w, "stroke", "#90a4ae");
+            end(w);
+            el(w, "text");
+            attrf(w, "x", "%d", lm + (int)(gstart[g] * gx) + 6);
+            attr(w, "y", "23");
+            if (numas[g] >= 0)
+                textf(w, "NUMA node %d", numas[g]);
+            else
+                text(w, "host (NUMA node unknown)");
+            end(w);
+        }
+    }
+    /* links first, boxes over them */
+    for (i = 0; i < n; i++) {
+        int p = t[i].up, x1 = lm + (int)(t[i].x * gx) + bw / 2, y1 = top + t[i].depth * gy;
+        int x0 = p >= 0 ? lm + (int)(t[p].x * gx) + bw / 2 : x1, y0 = p >= 0 ? y1 - gy + bh : 32;
+        const char *colour = sev_colour[t[i].sev];
+        /* a root or downstream port's link is the one below it: drawn on its children's lines */
+        int below = json_is_true(json_object_get(t[i].j, "link_below"));
+        link_text(t[i].j, lk, sizeof(lk));
+        el(w, "line");
+        attr(w, "class", t[i].sev ? "pcie-link bad" : "pcie-link");
+        attrf(w, "x1", "%d", x0);
+        attrf(w, "y1", "%d", y0);
+        attrf(w, "x2", "%d", x1);
+        attrf(w, "y2", "%d", y1);
+        attr(w, "stroke", colour);
+        attr(w, "stroke-width", t[i].sev ? "3" : "1.5");
+        el(w, "title");
+        textf(w, "%s: %s", t[i].label, lk[0] && !below ? lk : "link not known");
+        end(w);
+        end(w);
+        if (lk[0] && !below) {
+            el(w, "text");
+            attr(w, "class", "pcie-label");
+            /* nearer the child than the parent: a switch's links fan out apart */
+            attrf(w, "x", "%d", x0 + (x1 - x0) * 6 / 10 + 4);
+            attrf(w, "y", "%d", y0 + (y1 - y0) * 6 / 10 + 4);
+            attr(w, "font-size", "11");
+            attr(w, "fill", colour);
+            text(w, lk);
+            end(w);
+        }
+    }
+    for (i = 0; i < n; i++) {
+        int x = lm + (int)(t[i].x * gx), y = top + t[i].depth * gy;
+        const char *model = str(t[i].j, "model");
+        int dev = strcmp(t[i].kind, "bridge") != 0;
+        el(w, "rect");
+        attr(w, "class", t[i].kind);
+        attrf(w, "x", "%d", x);
+        attrf(w, "y", "%d", y);
+        attrf(w, "width", "%d", bw);
+        attrf(w, "height", "%d", bh);
+        attr(w, "rx", dev ? "4" : "0");
+        attr(w, "fill",
+             !strcmp(t[i].kind, "gpu")   ? "#e8f5e9"
+             : !strcmp(t[i].kind, "nic") ? "#e3f2fd"
+                                         : "#ffffff");
+        attr(w, "stroke", sev_colour[t[i].sev]);
+        attr(w, "stroke-width", t[i].sev ? "3" : "1");
+        el(w, "title");
+        textf(w, "%s %s%s%s", t[i].label, t[i].id, model ? ": " : "", model ? model : "");
+        end(w);
+        end(w);
+        el(w, "text");
+        attrf(w, "x", "%d", x + 5);
+        attrf(w, "y", "%d", y + 15);
+        attr(w, "font-size", "12");
+        text(w, t[i].label);
+        end(w);
+        el(w, "text");
+        attrf(w, "x", "%d", x + 5);
+        attrf(w, "y", "%d", y + 29);
+        attr(w, "font-size", "10");
+        attr(w, "fill", "#546e7a");
+        text(w, dev ? t[i].id
+                    : (json_is_true(json_object_get(t[i].j, "link_below")) ? "port" : "switch"));
+        end(w);
+    }
+    end(w);
+    for (i = 0; i < n; i++)
+        free(t[i].kids);
+    free(t);
+    free(roots);
+}
+
 /* The GPU figures a check judged (gpu_bandwidth): a GPU x GPU heat-map per pair test, bars per
  * GPU otherwise; colour is the figure against the test's median on the node (for latency, the
  * median against the figure), the scale of railyard check's sibling rule. */
@@ -962,6 +1216,7 @@ int ry_render_html(const struct ry_report *r, const char *inventory, const char 
     end(&w);
     html_findings(&w, root);
     html_heatmaps(&w, r);
+    html_pcie(&w, root);
     html_gpu(&w, root);
     html_rails(&w, root, fab);
     html_inventory(&w, inv);

@@ -407,6 +407,7 @@ static int run(int argc, char **argv)
     }
     /* the figures judged: in JSON (and the archive) always, in text with -v */
     report_bw_captures(o, node, common.verbose > 0);
+    report_pcie_tree(o, node);
     report_findings(o, &f, common.verbose);
     out_str(o, "verdict", " -> %s\n", f.nfail ? "fail" : unjudged ? "cannot-judge" : "pass");
     if (unjudged) {

@@ -89,8 +89,19 @@ if have_feature libxml2; then
                "HTML: a GPU x GPU heat-map for the pair test, bars for the two host tests"
             is "$(tr -d '\n' <"$TMP/r.html" | grep -o 'fill="#c62828"> *<title>gpu[0-9]*:' | grep -o 'gpu[0-9]*' | tr '\n' ' ')" \
                "gpu4 gpu4 " "HTML: gpu4's host bars red (under half the node's median), no other"
+            # the node as a picture: every bridge, GPU and NIC of the layout, the slow link named
+            flat=$(tr -d '\n' <"$TMP/r.html")
+            is "$(grep -c 'class="pcie-tree"' "$TMP/r.html"):$(echo "$flat" | grep -o '<rect class="gpu"' | wc -l):$(echo "$flat" | grep -o '<rect class="nic"' | wc -l):$(echo "$flat" | grep -o '<rect class="bridge"' | wc -l)" \
+               "1:8:8:8" "HTML: the PCIe picture has the 8 switches, 8 GPUs and 8 NICs of the layout"
+            echo "$flat" | grep -q '<rect class="bridge"[^>]*stroke="#f9a825"[^>]*> *<title>0000:97:00.0 0000:97:00.0'
+            ok $? "... the switch the pcie.path warning names drawn amber"
+            is "$(echo "$flat" | grep -o 'class="pcie-label"[^>]*>Gen[0-9] x[0-9]*<' | grep -c 'fill="#f9a825">Gen2 x16<')" 1 \
+               "... its uplink labelled Gen2 x16, in amber"
+            is "$(echo "$flat" | grep -o '<rect class="gpu"[^>]*stroke="#c62828"[^>]*> *<title>gpu[0-9]*' | grep -o 'gpu[0-9]*$' | tr '\n' ' ')" "gpu4 " \
+               "... gpu4, which fails, drawn red; no other GPU"
+            is "$(echo "$flat" | grep -o '>NUMA node [0-9]<' | tr '\n' ' ')" ">NUMA node 0< >NUMA node 1< " "... under its two NUMA nodes"
         else
-            skip "built without libxml2: no HTML"; skip "built without libxml2: no HTML"
+            for i in 1 2 3 4 5 6 7; do skip "built without libxml2: no HTML"; done
         fi
     else
         skip "built without jansson"
@@ -107,7 +118,7 @@ if have_feature libxml2; then
     is "$?:$(grep -c "extract.txt:3: the capture measures 4 GPUs, the node has 8" "$TMP/err")" "2:1" \
        "a capture of 4 GPUs on a node of 8: exit 2 naming file:line"
 else
-    for i in $(seq 1 14); do skip "built without libxml2: no NCCL topology to match"; done
+    for i in $(seq 1 19); do skip "built without libxml2: no NCCL topology to match"; done
 fi
 
 # bad input: exit 2 with file:line, nothing judged
