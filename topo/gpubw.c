@@ -238,6 +238,125 @@ static void describe(const struct topo_bw_capture *c, const struct topo_bw *v, c
              c->groups[v->group], base_name(c->path), v->line);
 }
 
+/* ---- the map's thresholds for GPU figures ---- */
+
+enum { MK_H2D, MK_P2P, MK_LOCAL, MK_GDR, MK_P2P_LAT, MK_L2_LAT, MK_MEM_LAT, MK_LAUNCH_LAT, MK_N };
+
+static const char *const mk_name[MK_N] = {
+    "h2d_gbps",       "nvlink_pair_gbps", "local_gbps",     "gdr_bw_gbps",
+    "p2p_latency_us", "l2_latency_us",    "mem_latency_us", "launch_latency_us",
+};
+
+static int mk_ceiling(int k)
+{
+    return k >= MK_P2P_LAT;
+}
+
+static double *mk_field(struct map_thresholds *th, int k)
+{
+    switch (k) {
+    case MK_H2D: return &th->h2d_gbps;
+    case MK_P2P: return &th->nvlink_pair_gbps;
+    case MK_LOCAL: return &th->local_gbps;
+    case MK_GDR: return &th->gdr_bw_gbps;
+    case MK_P2P_LAT: return &th->p2p_latency_us;
+    case MK_L2_LAT: return &th->l2_latency_us;
+    case MK_MEM_LAT: return &th->mem_latency_us;
+    default: return &th->launch_latency_us;
+    }
+}
+
+/* which of the map's thresholds judges figure v, or -1 */
+static int map_key(const struct topo_bw_capture *c, const struct topo_bw *v)
+{
+    switch (v->kind) {
+    case TOPO_BW_H2D:
+    case TOPO_BW_D2H: return MK_H2D;
+    case TOPO_BW_P2P: return topo_bw_peer(c, v->a, v->b) != 0 ? MK_P2P : -1;
+    case TOPO_BW_LOCAL: return MK_LOCAL;
+    case TOPO_BW_P2P_LATENCY: return topo_bw_peer(c, v->a, v->b) != 0 ? MK_P2P_LAT : -1;
+    case TOPO_BW_L2_LATENCY: return MK_L2_LAT;
+    case TOPO_BW_MEM_LATENCY: return MK_MEM_LAT;
+    case TOPO_BW_LAUNCH_LATENCY: return MK_LAUNCH_LAT;
+    default: return -1;
+    }
+}
+
+/* a figure in the map's units: a local copy as bytes copied, whichever way the tool counts */
+static double map_value(const struct topo_bw *v)
+{
+    return v->kind == TOPO_BW_LOCAL && v->counts_rw ? v->value / 2 : v->value;
+}
+
+int topo_bw_golden(const struct topo_node *node, struct map_thresholds *th, char *warn,
+                   size_t warn_len)
+{
+    double *x = NULL;
+    size_t alloc = 0, wl = 0;
+    int odd = 0;
+
+    if (warn_len)
+        warn[0] = '\0';
+    for (int k = 0; k < MK_N; k++) {
+        double lim = -1;
+        /* each test's median; the slowest test sets the floor (a copy-engine and an SM copy
+         * differ, and so do reads and writes) */
+        for (size_t ci = 0; ci < node->nbw; ci++) {
+            const struct topo_bw_capture *c = node->bw[ci];
+            for (size_t g = 0; g < c->ngroups; g++) {
+                size_t n = 0;
+                double m;
+                for (size_t i = 0; i < c->n; i++) {
+                    if ((size_t)c->v[i].group != g || map_key(c, &c->v[i]) != k)
+                        continue;
+                    xgrow(&x, &alloc, n + 1, sizeof(*x));
+                    x[n++] = map_value(&c->v[i]);
+                }
+                if (!n || (m = topo_bw_median(x, n)) <= 0)
+                    continue;
+                m *= mk_ceiling(k) ? TOPO_BW_GOLDEN_CEIL : TOPO_BW_GOLDEN_FLOOR;
+                if (lim < 0 || (mk_ceiling(k) ? m > lim : m < lim))
+                    lim = m;
+            }
+        }
+        if (lim <= 0)
+            continue;
+        /* rounded away from the figures: a floor down, a ceiling up (past binary noise:
+         * 0.85 x 26 is 22.0999...) */
+        lim = mk_ceiling(k) ? ceil(lim * 100 - 1e-6) / 100 : floor(lim * 10 + 1e-6) / 10;
+        if (lim <= 0)
+            continue;
+        *mk_field(th, k) = lim;
+        /* the golden node's own figures beyond what it sets */
+        for (size_t ci = 0; ci < node->nbw; ci++) {
+            const struct topo_bw_capture *c = node->bw[ci];
+            for (size_t i = 0; i < c->n; i++) {
+                double v = map_value(&c->v[i]);
+                int r;
+                if (map_key(c, &c->v[i]) != k || (mk_ceiling(k) ? v <= lim : v >= lim))
+                    continue;
+                if (odd++ < 4 && wl < warn_len) {
+                    char who[48];
+                    if (is_pair(&c->v[i]))
+                        snprintf(who, sizeof(who), "gpu%d->gpu%d", lab(c, c->v[i].a),
+                                 lab(c, c->v[i].b));
+                    else
+                        snprintf(who, sizeof(who), "gpu%d", lab(c, c->v[i].a));
+                    r = snprintf(warn + wl, warn_len - wl,
+                                 "%s%s line %d: %s %s %.2f is beyond the map's %s %.2f",
+                                 wl ? "\n" : "", base_name(c->path), c->v[i].line, who,
+                                 c->groups[c->v[i].group], v, mk_name[k], lim);
+                    wl += r > 0 ? (size_t)r : 0;
+                    if (wl >= warn_len)
+                        wl = warn_len;
+                }
+            }
+        }
+    }
+    free(x);
+    return odd;
+}
+
 static const struct topo_gpu *node_gpu(const struct judge *j, const struct topo_bw_capture *c,
                                        int i)
 {
@@ -405,23 +524,28 @@ static void judge_value(struct judge *j, const struct topo_bw_capture *c, const 
     char obs[240], exp[200], what[160], hint[320];
     double bound = -1, floor = 0, m, t;
     size_t count;
-    int any = 0;
+    int any = 0, mk;
 
     describe(c, v, obs, sizeof(obs));
-    /* (b) the map's floors take the place of the links' bound */
+    /* (b) the map's floors and ceilings; a floor takes the place of the links' bound */
     t = -1;
-    if (j->th && (v->kind == TOPO_BW_H2D || v->kind == TOPO_BW_D2H))
-        t = j->th->h2d_gbps;
-    else if (j->th && v->kind == TOPO_BW_P2P && topo_bw_peer(c, v->a, v->b) != 0)
-        t = j->th->nvlink_pair_gbps;
-    if (t > 0) {
+    if (j->th && (mk = map_key(c, v)) >= 0 &&
+        (t = *mk_field((struct map_thresholds *)j->th, mk)) > 0) {
+        double x = map_value(v);
         count_judged(j, check);
-        if (v->value < t) {
-            snprintf(exp, sizeof(exp), ">= %.1f GB/s (the map's %s)", t,
-                     v->kind == TOPO_BW_P2P ? "nvlink_pair_gbps" : "h2d_gbps");
-            low(j, TOPO_SEV_FAIL, check, lab(c, v->a), lab(c, v->b), v->value / t, exp, obs,
-                "below the floor the map sets for this node type");
+        if (mk_ceiling(mk) ? x > t : x < t) {
+            snprintf(exp, sizeof(exp), "%s %.*f %s (the map's %s)",
+                     mk_ceiling(mk) ? "<=" : ">=", mk_ceiling(mk) ? 2 : 1, t,
+                     mk_ceiling(mk) ? "us" : "GB/s", mk_name[mk]);
+            low(j, TOPO_SEV_FAIL, check, lab(c, v->a), lab(c, v->b), mk_ceiling(mk) ? t / x : x / t,
+                exp, obs,
+                v->kind == TOPO_BW_LOCAL && v->counts_rw
+                    ? "below what the map's golden node measured (this tool counts a local "
+                      "copy's bytes read and written: the map's figure is bytes copied, half)"
+                    : "beyond what the map's golden node measured for this node type");
         }
+        if (mk_ceiling(mk))
+            t = -1; /* a ceiling does not replace the bound of the links */
     }
     /* (a) the bound of the links */
     if (t > 0) {

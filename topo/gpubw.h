@@ -83,6 +83,8 @@ int topo_bw_peer(const struct topo_bw_capture *c, int a, int b);
 #define TOPO_BW_SIBLING_LAT        3.0  /* a latency above this multiple of the median is high */
 #define TOPO_BW_P2P_VS_HOST        0.80 /* peer copies below this share of host-staged ones */
 #define TOPO_BW_LATENCY_CEILING_US 1000.0 /* no healthy path is slower than this */
+#define TOPO_BW_GOLDEN_FLOOR       0.85 /* a map's floor: this share of the golden node's median */
+#define TOPO_BW_GOLDEN_CEIL        1.5  /* a map's latency ceiling: this multiple of its median */
 
 struct topo_node;
 struct topo_findings;
@@ -94,5 +96,14 @@ struct map_thresholds;
  * broke leaves what it did not print unjudged. */
 void topo_bw_judge(const struct topo_node *node, const char *host, const struct map_thresholds *th,
                    struct topo_findings *out);
+
+/* The thresholds a map records from a golden node's figures (node->bw): per quantity the
+ * slowest test's median times TOPO_BW_GOLDEN_FLOOR (bandwidth; h2d_gbps, nvlink_pair_gbps,
+ * local_gbps) or the slowest latency test's median times TOPO_BW_GOLDEN_CEIL (p2p, l2, mem and
+ * launch latency). Quantities the node has no figure for are left as they are. Returns how many
+ * of the golden node's own figures lie beyond what it sets (the first few described in warn,
+ * one per line): a golden node that is not uniform. */
+int topo_bw_golden(const struct topo_node *node, struct map_thresholds *th, char *warn,
+                   size_t warn_len);
 
 #endif

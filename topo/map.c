@@ -353,10 +353,12 @@ static int parse_gpus(struct parse *p, yaml_node_t *n, struct map_node_type *t)
 
 static int parse_thresholds(struct parse *p, yaml_node_t *n, struct map_thresholds *th)
 {
-    static const char *const keys[] = { "rail_bw_gbps", "gdr_bw_gbps", "nvlink_pair_gbps",
-                                        "h2d_gbps", NULL };
+    const char *keys[32];
     yaml_node_t *k, *v;
 
+    for (size_t i = 0; i < map_nthreshold_keys && i < 31; i++)
+        keys[i] = map_threshold_keys[i].name;
+    keys[map_nthreshold_keys < 31 ? map_nthreshold_keys : 31] = NULL;
     if (want(p, n, YAML_MAPPING_NODE, "thresholds") < 0)
         return -1;
     FOR_PAIRS(p, n, it, k, v)
@@ -364,15 +366,10 @@ static int parse_thresholds(struct parse *p, yaml_node_t *n, struct map_threshol
         double *dst = NULL;
         if (key_scalar(p, k) < 0)
             return -1;
-        if (is_key(k, "rail_bw_gbps"))
-            dst = &th->rail_bw_gbps;
-        else if (is_key(k, "gdr_bw_gbps"))
-            dst = &th->gdr_bw_gbps;
-        else if (is_key(k, "nvlink_pair_gbps"))
-            dst = &th->nvlink_pair_gbps;
-        else if (is_key(k, "h2d_gbps"))
-            dst = &th->h2d_gbps;
-        else
+        for (size_t i = 0; i < map_nthreshold_keys && !dst; i++)
+            if (is_key(k, map_threshold_keys[i].name))
+                dst = (double *)((char *)th + map_threshold_keys[i].offset);
+        if (!dst)
             return unknown_key(p, k, "thresholds", keys);
         if (get_double(p, v, scalar(k), dst) < 0)
             return -1;
@@ -390,8 +387,7 @@ static int parse_type(struct parse *p, yaml_node_t *name, yaml_node_t *n, struct
     t->line = (int)name->start_mark.line + 1;
     t->col = (int)name->start_mark.column + 1;
     t->gpu_count = t->nvlink_links = -1;
-    t->thresholds.rail_bw_gbps = t->thresholds.gdr_bw_gbps = -1;
-    t->thresholds.nvlink_pair_gbps = t->thresholds.h2d_gbps = -1;
+    topo_map_thresholds_unset(&t->thresholds);
     if (want(p, n, YAML_MAPPING_NODE, "a node type") < 0)
         return -1;
     FOR_PAIRS(p, n, it, k, v)

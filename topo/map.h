@@ -34,7 +34,10 @@ struct map_severity {
 };
 
 struct map_thresholds {
-    double rail_bw_gbps, gdr_bw_gbps, nvlink_pair_gbps, h2d_gbps; /* <0 unset */
+    double rail_bw_gbps, gdr_bw_gbps; /* <0 unset */
+    /* GPU data paths: floors in GB/s, ceilings in microseconds (railyard-map(5)) */
+    double nvlink_pair_gbps, h2d_gbps, local_gbps;
+    double p2p_latency_us, l2_latency_us, mem_latency_us, launch_latency_us;
 };
 
 struct map_node_type {
@@ -112,15 +115,28 @@ struct topo_map *topo_map_load_buffer(const char *buf, size_t len, const char *n
                                       ry_error_t *err);
 void topo_map_destroy(struct topo_map *map);
 
+/* Every threshold unset (-1). */
+void topo_map_thresholds_unset(struct map_thresholds *th);
+
+/* The thresholds' keys in a map, in the order maps list them, and where each is kept. */
+struct map_threshold_key {
+    const char *name;
+    size_t offset; /* of its double in struct map_thresholds */
+};
+extern const struct map_threshold_key map_threshold_keys[];
+extern const size_t map_nthreshold_keys;
+
 /* The node type for host (first nodes entry whose host list matches), or NULL. */
 const struct map_node_type *topo_map_type_for_host(const struct topo_map *map, const char *host);
 const struct map_node_type *topo_map_type_by_name(const struct topo_map *map, const char *name);
 
 /* Write a map describing node (a "golden node") as YAML to fp: one node type named type_name,
- * nodes entry hostlist (or the node's host name), rails from the NICs nearest to each GPU.
- * Returns 0 or -1. Without libyaml: -1 saying so. */
+ * nodes entry hostlist (or the node's host name), rails from the NICs nearest to each GPU, and
+ * the thresholds th sets (NULL or every one unset: none). Returns 0 or -1. Without libyaml: -1
+ * saying so. */
 int topo_map_capture(const struct topo_node *node, const char *type_name, const char *hostlist,
-                     const char *cluster, FILE *fp, ry_error_t *err);
+                     const char *cluster, const struct map_thresholds *th, FILE *fp,
+                     ry_error_t *err);
 
 const char *topo_sev_name(enum topo_sev s);
 

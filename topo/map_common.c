@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include <stddef.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +25,23 @@ static void type_free(struct map_node_type *t)
     for (size_t i = 0; i < t->nseverity; i++)
         free(t->severity[i].check);
     free(t->severity);
+}
+
+#define TH_KEY(f)                                                                                  \
+    {                                                                                              \
+#f, offsetof(struct map_thresholds, f)                                                     \
+    }
+const struct map_threshold_key map_threshold_keys[] = {
+    TH_KEY(rail_bw_gbps),     TH_KEY(gdr_bw_gbps),    TH_KEY(h2d_gbps),
+    TH_KEY(nvlink_pair_gbps), TH_KEY(local_gbps),     TH_KEY(p2p_latency_us),
+    TH_KEY(l2_latency_us),    TH_KEY(mem_latency_us), TH_KEY(launch_latency_us),
+};
+const size_t map_nthreshold_keys = sizeof(map_threshold_keys) / sizeof(map_threshold_keys[0]);
+
+void topo_map_thresholds_unset(struct map_thresholds *th)
+{
+    for (size_t i = 0; i < map_nthreshold_keys; i++)
+        *(double *)((char *)th + map_threshold_keys[i].offset) = -1;
 }
 
 void topo_map_destroy(struct topo_map *map)

@@ -24,9 +24,10 @@ struct topo_map *topo_map_load(const char *path, ry_error_t *err)
 }
 
 int topo_map_capture(const struct topo_node *node, const char *type_name, const char *hostlist,
-                     const char *cluster, FILE *fp, ry_error_t *err)
+                     const char *cluster, const struct map_thresholds *th, FILE *fp,
+                     ry_error_t *err)
 {
-    (void)node, (void)type_name, (void)hostlist, (void)cluster, (void)fp;
+    (void)node, (void)type_name, (void)hostlist, (void)cluster, (void)th, (void)fp;
     errno = ENOTSUP;
     return ry_errorf(err, "railyard was built without libyaml, so maps cannot be written "
                           "(configure --with-yaml)");

@@ -159,7 +159,8 @@ static const char *common_model(const struct topo_node *node)
 }
 
 int topo_map_capture(const struct topo_node *node, const char *type_name, const char *hostlist,
-                     const char *cluster, FILE *fp, ry_error_t *err)
+                     const char *cluster, const struct map_thresholds *th, FILE *fp,
+                     ry_error_t *err)
 {
     struct emit m = { .failed = 0 };
     int *rail = NULL, *near = NULL, nrails = 0, gen, width, links;
@@ -278,6 +279,21 @@ nics:
             }
         if (any)
             seq_end(&m);
+    }
+    if (th) {
+        int any = 0;
+        for (size_t k = 0; k < map_nthreshold_keys; k++) {
+            double v = *(const double *)((const char *)th + map_threshold_keys[k].offset);
+            if (v <= 0)
+                continue;
+            if (!any++) {
+                scalar(&m, "thresholds", 0);
+                map_start(&m, 0);
+            }
+            kv_num(&m, map_threshold_keys[k].name, v);
+        }
+        if (any)
+            map_end(&m);
     }
     map_end(&m); /* the type */
     map_end(&m); /* node_types */

@@ -7,8 +7,11 @@
 
 #include "common/hostlist.h"
 #include "ib/ibfabric.h"
+#include "probes/gpu.h"
+#include "readers/discover.h"
 #include "reports/out.h"
 #include "src/cmd/cmd.h"
+#include "topo/gpubw.h"
 #include "topo/map.h"
 
 struct map_opts {
@@ -16,6 +19,7 @@ struct map_opts {
     const char *type;
     const char *nodes;
     const char *cluster;
+    int probe;
 };
 
 static int on_opt(int opt, const char *arg, void *ctx)
@@ -27,16 +31,15 @@ static int on_opt(int opt, const char *arg, void *ctx)
     case 'T': m->type = arg; return 0;
     case 'N': m->nodes = arg; return 0;
     case 'C': m->cluster = arg; return 0;
+    case 'P': m->probe = 1; return 0;
     }
     return -1;
 }
 
 static const struct option capture_opts[] = {
-    { "output", required_argument, NULL, 'o' },
-    { "node-type", required_argument, NULL, 'T' },
-    { "nodes", required_argument, NULL, 'N' },
-    { "cluster", required_argument, NULL, 'C' },
-    { NULL, 0, NULL, 0 },
+    { "output", required_argument, NULL, 'o' }, { "node-type", required_argument, NULL, 'T' },
+    { "nodes", required_argument, NULL, 'N' },  { "cluster", required_argument, NULL, 'C' },
+    { "probe", no_argument, NULL, 'P' },        { NULL, 0, NULL, 0 },
 };
 
 static int capture(int argc, char **argv)
@@ -44,8 +47,9 @@ static int capture(int argc, char **argv)
     struct map_opts m = { .type = "golden" };
     struct cmd_common common;
     struct topo_node *node;
+    struct map_thresholds th;
     ry_error_t err = { "" };
-    char tmp[4200];
+    char tmp[4200], warn[1024];
     FILE *fp = stdout;
     int idx, rc = RY_EXIT_ERROR;
 
@@ -70,6 +74,26 @@ static int capture(int argc, char **argv)
                         "railyard: map capture: %s:%d is not active on this node; the "
                         "map lists it under ignore\n",
                         node->nics[n].name, node->nics[n].ports[p].num);
+    if (m.probe) {
+        struct gpu_probe_opts go = { 0 };
+        if (topo_inputs_given(&common.inputs)) {
+            cmd_error("map capture: --probe measures this machine's GPUs; it does not go with a "
+                      "captured input (give the tools' saved output with --nvbandwidth, "
+                      "--p2p-bandwidth or --bandwidth-test instead)");
+            goto out;
+        }
+        if (gpu_probe_run(node, &go, NULL, 0, &err) < 0) {
+            cmd_error("map capture: --probe: %s", err.text);
+            goto out;
+        }
+    }
+    /* what the golden node measured becomes the node type's floors and ceilings */
+    topo_map_thresholds_unset(&th);
+    if (topo_bw_golden(node, &th, warn, sizeof(warn)) > 0)
+        fprintf(stderr,
+                "railyard: map capture: this node's GPU figures are not uniform; a healthy node "
+                "of this type may fail against them, or a slow one pass:\n%s\n",
+                warn);
     /* written next to the target and renamed, so a failed capture leaves no half map */
     if (m.output) {
         snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", m.output, (long)getpid());
@@ -78,7 +102,7 @@ static int capture(int argc, char **argv)
             goto out;
         }
     }
-    if (topo_map_capture(node, m.type, m.nodes, m.cluster, fp, &err) < 0) {
+    if (topo_map_capture(node, m.type, m.nodes, m.cluster, &th, fp, &err) < 0) {
         cmd_error("map capture: %s", err.text);
         if (m.output) {
             fclose(fp);
@@ -186,7 +210,7 @@ static int run(int argc, char **argv)
     if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         printf("usage: railyard %s\n\n%s\n\n"
                "  capture [-o <file>] [--node-type <name>] [--nodes <hostlist>] "
-               "[--cluster <name>] [<input options>]\n"
+               "[--cluster <name>] [--probe] [<input options>]\n"
                "                write a map from this (golden) node or a captured input\n"
                "  validate <file>...   check maps: exit 0, or 2 with file:line:col\n"
                "  show [--json] <file>...  summarise maps\n\n"
@@ -195,6 +219,8 @@ static int run(int argc, char **argv)
                "  --node-type <name>       the node type's name (default golden)\n"
                "  --nodes <hostlist>       the nodes of that type (default: the host name)\n"
                "  --cluster <name>         the cluster name\n"
+               "  --probe                  run the GPU probes (railyard-probe(1)) and record\n"
+               "                           their figures as the node type's thresholds\n"
                "and the input options of railyard(1).\n",
                cmd_map.usage, cmd_map.summary);
         return argc < 2 ? RY_EXIT_ERROR : RY_EXIT_OK;

@@ -498,8 +498,10 @@ static void rules(void)
 {
     struct topo_node *n;
     struct judged j;
-    struct map_thresholds th = { -1, -1, -1, 50 };
+    struct map_thresholds th;
 
+    topo_map_thresholds_unset(&th);
+    th.h2d_gbps = 50;
     /* (a) the host link's bound: A100 is Gen4 x16 (31.5 GB/s), floor 0.70: 22.05 */
     n = synthetic("NVIDIA A100-SXM4-40GB", 1);
     put(n, TOPO_BW_H2D, 0, -1, 22.1, "h2d");
@@ -627,6 +629,105 @@ static void rules(void)
     topo_node_destroy(n);
 }
 
+/* the map's other thresholds: a local copy in bytes copied, latency ceilings */
+static void map_rules(void)
+{
+    struct map_thresholds th;
+    struct topo_node *n;
+    struct judged j;
+
+    topo_map_thresholds_unset(&th);
+    th.local_gbps = 1000;
+    th.l2_latency_us = 0.2;
+    th.launch_latency_us = 8;
+    th.p2p_latency_us = 4;
+    n = synthetic(NULL, 2);
+    put(n, TOPO_BW_LOCAL, 0, -1, 1010, "local");
+    judge(n, &th, &j);
+    ok(!j.nfail, "local copy 1010 GB/s against the map's local_gbps 1000: passes");
+    n->bw[0]->v[0].value = 990;
+    judge(n, &th, &j);
+    is_str(j.fails, "gpu.mem.bw node/gpu0", "local copy 990 GB/s: fails");
+    n->bw[0]->v[0].value = 1990;
+    n->bw[0]->v[0].counts_rw = 1;
+    judge(n, &th, &j);
+    is_str(j.fails, "gpu.mem.bw node/gpu0",
+           "1990 GB/s counted read + written is 995 copied: fails against 1000");
+    n->bw[0]->v[0].value = 2010;
+    judge(n, &th, &j);
+    ok(!j.nfail, "2010 GB/s counted read + written is 1005 copied: passes");
+    topo_node_destroy(n);
+
+    n = synthetic(NULL, 2);
+    put(n, TOPO_BW_L2_LATENCY, 0, -1, 0.19, "l2");
+    put(n, TOPO_BW_LAUNCH_LATENCY, 1, -1, 7.9, "launch");
+    put(n, TOPO_BW_P2P_LATENCY, 0, 1, 3.9, "p2p latency");
+    judge(n, &th, &j);
+    ok(!j.nfail, "latencies under the map's ceilings pass");
+    n->bw[0]->v[0].value = 0.21;
+    n->bw[0]->v[1].value = 8.1;
+    n->bw[0]->v[2].value = 4.1;
+    judge(n, &th, &j);
+    is_str(j.fails,
+           "gpu.l2.latency node/gpu0;gpu.launch.latency node/gpu1;gpu.p2p.latency node/gpu0-gpu1",
+           "each latency over its ceiling fails its own check");
+    /* a pair without peer access goes through the host: not the peer ceiling's */
+    topo_bw_capture_gpu(n->bw[0], 1);
+    n->bw[0]->peer[0 * 2 + 1] = n->bw[0]->peer[1 * 2 + 0] = 0;
+    n->bw[0]->v[0].value = 0.1;
+    n->bw[0]->v[1].value = 1;
+    judge(n, &th, &j);
+    ok(!strstr(j.fails, "gpu.p2p.latency"),
+       "a pair without peer access: the peer ceiling does not judge it");
+    topo_node_destroy(n);
+}
+
+/* a golden node's figures as the map's thresholds */
+static void golden(void)
+{
+    struct map_thresholds th;
+    struct topo_node *n;
+    char warn[512];
+
+    n = synthetic(NULL, 8);
+    for (int i = 0; i < 8; i++) {
+        put(n, TOPO_BW_H2D, i, -1, 27, "h2d");
+        put(n, TOPO_BW_D2H, i, -1, i == 6 ? 20 : 26, "d2h");
+        put(n, TOPO_BW_L2_LATENCY, i, -1, 0.12, "l2");
+        put(n, TOPO_BW_LOCAL, i, -1, 3000, "local");
+    }
+    n->bw[0]->v[n->bw[0]->n - 1].counts_rw = 1;
+    topo_map_thresholds_unset(&th);
+    th.rail_bw_gbps = 7;
+    is_int(topo_bw_golden(n, &th, warn, sizeof(warn)), 2,
+           "gpu6's D2H 20 and gpu7's local copy counted twice lie beyond what the node sets");
+    ok(fabs(th.h2d_gbps - 22.1) < 1e-9,
+       "h2d_gbps: 0.85 x the slower test's median (D2H 26, not H2D 27), rounded down (22.1)");
+    ok(fabs(th.l2_latency_us - 0.18) < 1e-9, "l2_latency_us: 1.5 x the median 0.12 (0.18)");
+    ok(fabs(th.local_gbps - 2550) < 1e-9, "local_gbps: 0.85 x the median 3000 (2550)");
+    ok(th.nvlink_pair_gbps < 0 && th.launch_latency_us < 0, "quantities not measured stay unset");
+    is_int((int)th.rail_bw_gbps, 7, "a threshold set before is kept");
+    ok(strstr(warn, "line 1: gpu6 d2h 20.00 is beyond the map's h2d_gbps 22.10") != NULL,
+       "the warning names the GPU, the test, the figure and the floor");
+    topo_node_destroy(n);
+
+    /* peer copies: only pairs with peer access count; a ceiling rounds up */
+    n = synthetic(NULL, 3);
+    topo_bw_capture_gpu(n->bw[0], 2);
+    n->bw[0]->peer[0 * 3 + 2] = n->bw[0]->peer[2 * 3 + 0] = 0;
+    put(n, TOPO_BW_P2P, 0, 1, 360, "p2p");
+    put(n, TOPO_BW_P2P, 1, 2, 370, "p2p");
+    put(n, TOPO_BW_P2P, 0, 2, 20, "p2p");
+    put(n, TOPO_BW_P2P_LATENCY, 0, 1, 2.001, "p2p latency");
+    topo_map_thresholds_unset(&th);
+    is_int(topo_bw_golden(n, &th, warn, sizeof(warn)), 0,
+           "a pair without peer access is no outlier");
+    ok(fabs(th.nvlink_pair_gbps - 310.2) < 1e-9,
+       "nvlink_pair_gbps: 0.85 x 365 (310.25) down to 310.2");
+    ok(fabs(th.p2p_latency_us - 3.01) < 1e-9, "p2p_latency_us: 1.5 x 2.001 (3.0015) up to 3.01");
+    topo_node_destroy(n);
+}
+
 int main(void)
 {
     const char *shared = getenv("RAILYARD_SHARED_FIXTURES"), *src = getenv("RAILYARD_SRCDIR");
@@ -638,5 +739,7 @@ int main(void)
     fixtures();
     bad_input();
     rules();
+    map_rules();
+    golden();
     return done_testing();
 }
