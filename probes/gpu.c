@@ -14,6 +14,7 @@
 #include "common/xmalloc.h"
 #include "fabric/cuda.h"
 #include "probes/gpu.h"
+#include "readers/nvml.h"
 #include "topo/gpubw.h"
 
 /* Driver entry points by their exported names: the prototypes are cuda.h's, the versions the
@@ -51,6 +52,13 @@ static struct {
     __typeof__(cuModuleLoadData) *module_load;
     __typeof__(cuModuleGetFunction) *function;
     __typeof__(cuLaunchKernel) *launch;
+    /* CUDA graphs (optional: a driver without them skips the graph launch figure) */
+    __typeof__(cuStreamBeginCapture_v2) *capture_begin;
+    __typeof__(cuStreamEndCapture) *capture_end;
+    __typeof__(cuGraphInstantiateWithFlags) *graph_instantiate;
+    __typeof__(cuGraphLaunch) *graph_launch;
+    __typeof__(cuGraphExecDestroy) *graph_exec_destroy;
+    __typeof__(cuGraphDestroy) *graph_destroy;
 } cu;
 
 static int resolve(ry_error_t *err)
@@ -91,6 +99,12 @@ static int resolve(ry_error_t *err)
     SYM(function, "cuModuleGetFunction");
     SYM(launch, "cuLaunchKernel");
 #undef SYM
+    *(void **)(&cu.capture_begin) = fabric_cuda_sym("cuStreamBeginCapture_v2");
+    *(void **)(&cu.capture_end) = fabric_cuda_sym("cuStreamEndCapture");
+    *(void **)(&cu.graph_instantiate) = fabric_cuda_sym("cuGraphInstantiateWithFlags");
+    *(void **)(&cu.graph_launch) = fabric_cuda_sym("cuGraphLaunch");
+    *(void **)(&cu.graph_exec_destroy) = fabric_cuda_sym("cuGraphExecDestroy");
+    *(void **)(&cu.graph_destroy) = fabric_cuda_sym("cuGraphDestroy");
     /* drivers before CUDA 12.8 export only the first version, of the same prototype */
     if (!(*(void **)(&cu.elapsed) = fabric_cuda_sym("cuEventElapsedTime_v2")) &&
         !(*(void **)(&cu.elapsed) = fabric_cuda_sym("cuEventElapsedTime")))
@@ -457,6 +471,60 @@ static int chase(struct gpu *g, struct gpu *p, unsigned long long steps, double 
     return 0;
 }
 
+/* A CUDA graph of one empty kernel, captured from a stream, instantiated once and then
+ * launched and waited for, timed by the host's clock as a plain launch is: the median of 200.
+ * *us is 0 when the driver has no graphs (said in the notes). */
+static int graph_latency(struct run *r, struct gpu *g, double *us, ry_error_t *err)
+{
+    CUgraph graph = NULL;
+    CUgraphExec exec = NULL;
+    double v[200];
+    int rc = -1;
+
+    *us = 0;
+    if (!cu.capture_begin || !cu.capture_end || !cu.graph_instantiate || !cu.graph_launch ||
+        !cu.graph_exec_destroy || !cu.graph_destroy) {
+        if (g->ordinal == 0)
+            note(r, "graph launch: the NVIDIA driver has no CUDA graph calls (before CUDA "
+                    "11.4); not measured\n");
+        return 0;
+    }
+    if (use(g, err) < 0)
+        return -1;
+    CK(cu.capture_begin(g->s[0], CU_STREAM_CAPTURE_MODE_THREAD_LOCAL), "cuStreamBeginCapture");
+    if (cu.launch(g->empty, 1, 1, 1, 1, 1, 1, 0, g->s[0], NULL, NULL) != CUDA_SUCCESS) {
+        cu.capture_end(g->s[0], &graph);
+        ry_errorf(err, "cuLaunchKernel(ry_empty) in a stream capture failed");
+        goto out;
+    }
+    CK(cu.capture_end(g->s[0], &graph), "cuStreamEndCapture");
+    if (cu.graph_instantiate(&exec, graph, 0) != CUDA_SUCCESS) {
+        ry_errorf(err, "cuGraphInstantiateWithFlags failed");
+        goto out;
+    }
+    for (int k = -1; k < 200; k++) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        if (cu.graph_launch(exec, g->s[0]) != CUDA_SUCCESS ||
+            cu.event_record(g->ev[1], g->s[0]) != CUDA_SUCCESS ||
+            cu.event_sync(g->ev[1]) != CUDA_SUCCESS) {
+            ry_errorf(err, "a CUDA graph launch on GPU %d failed", g->ordinal);
+            goto out;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if (k >= 0) /* the first launch uploads the graph: not timed */
+            v[k] = (t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec - t0.tv_nsec) / 1e3;
+    }
+    *us = topo_bw_median(v, 200);
+    rc = 0;
+out:
+    if (exec)
+        cu.graph_exec_destroy(exec);
+    if (graph)
+        cu.graph_destroy(graph);
+    return rc;
+}
+
 static int probe_mem(struct run *r, int p2p, ry_error_t *err)
 {
     double bw, us;
@@ -502,8 +570,52 @@ static int probe_mem(struct run *r, int p2p, ry_error_t *err)
             put(r, TOPO_BW_LAUNCH_LATENCY, i, -1, topo_bw_median(v, 200), 1,
                 "kernel_launch_latency");
         }
+        if (graph_latency(r, g, &us, err) < 0)
+            return -1;
+        if (us > 0)
+            put(r, TOPO_BW_LAUNCH_LATENCY, i, -1, us, 1, "graph_launch_latency");
     }
     return 0;
+}
+
+/* Other work on the GPUs (NVML) before anything is measured: a figure taken beside another job
+ * says nothing of the links, so a busy GPU stops the probes (-1 with the reason) unless busy_ok,
+ * which measures and says so. Without NVML nothing is known: said in the notes. */
+static int busy_check(int n, int busy_ok, char *notes, size_t notes_len, ry_error_t *err)
+{
+    struct run r = { .notes = notes, .notes_len = notes_len };
+    struct topo_gpu_busy *b = NULL;
+    ry_error_t e = { "" };
+    char why[160], busid[TOPO_BUSID_LEN], raw[32];
+    int nb, busy = 0;
+
+    if ((nb = topo_nvml_busy(&b, &e)) < 0) {
+        note(&r, "busy check: not done (%s): other work on the GPUs would go unseen\n", e.text);
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        CUdevice dev;
+        if (cu.get(&dev, i) != CUDA_SUCCESS || cu.busid(raw, sizeof(raw), dev) != CUDA_SUCCESS ||
+            topo_busid_normalize(raw, busid) < 0)
+            continue;
+        for (int k = 0; k < nb; k++) {
+            if (strcmp(b[k].busid, busid) || !topo_gpu_busy_why(&b[k], why, sizeof(why)))
+                continue;
+            if (!busy_ok) {
+                ry_errorf(err,
+                          "GPU %d (%s) is busy: %s; not measured (a figure taken beside other "
+                          "work judges nothing; run again when it is free, or give --busy-ok)",
+                          i, busid, why);
+                free(b);
+                return -1;
+            }
+            note(&r, "gpu%d (%s) measured while busy (%s): its figures are low for that\n", i,
+                 busid, why);
+            busy++;
+        }
+    }
+    free(b);
+    return busy;
 }
 
 int gpu_probe_run(struct topo_node *node, const struct gpu_probe_opts *o, char *notes,
@@ -526,6 +638,8 @@ int gpu_probe_run(struct topo_node *node, const struct gpu_probe_opts *o, char *
         return -1;
     if (cu.count(&n) != CUDA_SUCCESS || n <= 0)
         return ry_errorf(err, "the NVIDIA driver sees no GPU");
+    if (busy_check(n, o->busy_ok, notes, notes_len, err) < 0)
+        return -1;
     r.n = n;
     r.g = xcalloc((size_t)n, sizeof(*r.g));
     r.c = topo_bw_capture_new("(this node)", "railyard probe");

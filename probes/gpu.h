@@ -9,7 +9,9 @@
  * NUMA node, then every GPU at once; every pair's peer copies (copy engine, write, one way and
  * both ways; an SM kernel reading the peer) and peer latency by pointer chase, or copies through
  * host memory where the pair has no peer access; device-local copies (copy engine and SM
- * kernel), L2-hit and memory latency by pointer chase, and kernel-launch latency. Copies are
+ * kernel), L2-hit and memory latency by pointer chase, and the latency of a kernel launch and of
+ * a CUDA graph launch. A GPU other work uses (NVML: another process, or more than 10% busy) stops
+ * the probes unless busy_ok. Copies are
  * timed with CUDA events; each figure is the median of its samples. The kernels are
  * probes/kernels.ptx, embedded in the binary and loaded with cuModuleLoadData. */
 
@@ -17,13 +19,15 @@ enum {
     GPU_PROBE_PCIE = 1,
     GPU_PROBE_P2P = 2,
     GPU_PROBE_MEM = 4,
-    GPU_PROBE_ALL = 7,
+    GPU_PROBE_ALL = 7, /* the probes gpu_probe_run runs */
+    GPU_PROBE_GDR = 8, /* GPUDirect RDMA through each GPU's NIC (probes/gdr_loop.h) */
 };
 
 struct gpu_probe_opts {
     unsigned only;     /* GPU_PROBE_* (0: all) */
     size_t copy_bytes; /* bytes a copy moves (0: 256 MiB; the quick tier uses 64 MiB) */
     int samples;       /* timed copies per figure (0: 10; quick: 5) */
+    int busy_ok;       /* measure GPUs other work uses (said in the notes) instead of stopping */
 };
 
 /* Run the probes on every GPU the driver sees. The figures become one capture ("railyard

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/xmalloc.h"
 #include "readers/nvml.h"
@@ -49,6 +50,17 @@ struct nvml_field_value {
 #define NVML_VALUE_ULL         3
 #define NVML_NVLINK_ERRORS     4 /* replay, recovery, CRC flit, CRC data (nvmlNvLinkErrorCounter_t) */
 
+/* nvmlProcessInfo_t as the _v3 process queries fill it */
+struct nvml_process {
+    unsigned pid;
+    unsigned long long used_memory;
+    unsigned gpu_instance, compute_instance;
+};
+struct nvml_utilization {
+    unsigned gpu, memory; /* percent of the last sample period */
+};
+#define NVML_ERROR_INSUFFICIENT_SIZE 7
+
 struct nvml_api {
     void *dl;
     nvml_return_t (*init)(void);
@@ -70,6 +82,8 @@ struct nvml_api {
     nvml_return_t (*field_values)(nvml_device_t, int, struct nvml_field_value *);
     nvml_return_t (*nvlink_error)(nvml_device_t, unsigned, int, unsigned long long *);
     nvml_return_t (*nvlink_remote_type)(nvml_device_t, unsigned, int *);
+    nvml_return_t (*processes)(nvml_device_t, unsigned *, struct nvml_process *);
+    nvml_return_t (*utilization)(nvml_device_t, struct nvml_utilization *);
 };
 #define NVML_NVLINK_DEVICE_TYPE_SWITCH 2 /* nvmlIntNvLinkDeviceType_t */
 
@@ -104,6 +118,8 @@ static int load_api(struct nvml_api *api, const char *lib, ry_error_t *err)
     SYM(field_values, "nvmlDeviceGetFieldValues");
     SYM(nvlink_error, "nvmlDeviceGetNvLinkErrorCounter");
     SYM(nvlink_remote_type, "nvmlDeviceGetNvLinkRemoteDeviceType");
+    SYM(processes, "nvmlDeviceGetComputeRunningProcesses_v3");
+    SYM(utilization, "nvmlDeviceGetUtilizationRates");
 #undef SYM
     if (!api->init || !api->shutdown || !api->count || !api->handle || !api->pci) {
         dlclose(api->dl);
@@ -283,6 +299,72 @@ int topo_nvml_discover(struct topo_node *node, ry_error_t *err)
     api.shutdown();
     dlclose(api.dl);
     return 0;
+}
+
+/* ---- what else runs on the GPUs ---- */
+
+int topo_nvml_busy(struct topo_gpu_busy **out, ry_error_t *err)
+{
+    char(*busids)[TOPO_BUSID_LEN] = NULL;
+    nvml_device_t *devs = NULL;
+    struct nvml_api api;
+    char *note = NULL;
+    unsigned n = 0;
+    int rc;
+
+    *out = NULL;
+    if ((rc = open_gpus(&api, &n, &devs, &busids, &note, err)) != 0) {
+        if (rc > 0) {
+            ry_errorf(err, "%s", note);
+            free(note);
+        }
+        return -1;
+    }
+    *out = xcalloc(n + 1, sizeof(**out));
+    for (unsigned i = 0; i < n; i++) {
+        struct topo_gpu_busy *b = &(*out)[i];
+        struct nvml_process procs[64];
+        struct nvml_utilization u;
+        unsigned np = 64;
+        nvml_return_t r;
+
+        snprintf(b->busid, sizeof(b->busid), "%s", busids[i]);
+        b->processes = b->util_gpu = b->util_memory = -1;
+        if (api.processes && ((r = api.processes(devs[i], &np, procs)) == NVML_OK ||
+                              r == NVML_ERROR_INSUFFICIENT_SIZE)) {
+            b->processes = 0;
+            for (unsigned k = 0; r == NVML_OK && k < np && k < 64; k++)
+                if (procs[k].pid != (unsigned)getpid()) {
+                    if (!b->processes)
+                        b->first_pid = (int)procs[k].pid;
+                    b->processes++;
+                }
+            if (r == NVML_ERROR_INSUFFICIENT_SIZE)
+                b->processes = (int)np; /* more than 64: busy in any case */
+        }
+        if (api.utilization && api.utilization(devs[i], &u) == NVML_OK) {
+            b->util_gpu = (int)u.gpu;
+            b->util_memory = (int)u.memory;
+        }
+    }
+    free(devs);
+    free(busids);
+    api.shutdown();
+    dlclose(api.dl);
+    return (int)n;
+}
+
+int topo_gpu_busy_why(const struct topo_gpu_busy *b, char *why, size_t len)
+{
+    why[0] = '\0';
+    if (b->processes > 0)
+        snprintf(why, len, "%d other process%s on it (pid %d)", b->processes,
+                 b->processes == 1 ? "" : "es", b->first_pid);
+    else if (b->util_gpu > TOPO_GPU_BUSY_PERCENT)
+        snprintf(why, len, "%d%% busy with no process this user can see", b->util_gpu);
+    else if (b->util_memory > TOPO_GPU_BUSY_PERCENT)
+        snprintf(why, len, "its memory %d%% busy", b->util_memory);
+    return why[0] != '\0';
 }
 
 /* ---- NVLink counters, sampled by a console ---- */

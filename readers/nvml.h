@@ -14,6 +14,20 @@
  * fails. */
 int topo_nvml_discover(struct topo_node *node, ry_error_t *err);
 
+/* What else runs on each GPU the driver sees, before a probe measures them: compute processes
+ * other than this one, and the utilisation of the last sample period (-1 where the driver does
+ * not say). */
+struct topo_gpu_busy {
+    char busid[TOPO_BUSID_LEN];
+    int processes, first_pid;
+    int util_gpu, util_memory;
+};
+#define TOPO_GPU_BUSY_PERCENT 10 /* above this a GPU is busy (DCGM waits for copy use <= 10%) */
+/* The GPUs (an array the caller frees) and their count; -1 with err when there is no driver. */
+int topo_nvml_busy(struct topo_gpu_busy **out, ry_error_t *err);
+/* 1 with why ("2 other processes on it (pid 4711)") when b is busy, else 0 */
+int topo_gpu_busy_why(const struct topo_gpu_busy *b, char *why, size_t len);
+
 /* NVLink counters for a console that samples them at every refresh: each GPU's links with
  * their state, the GPU at the other end, the NVLink data throughput counters (KiB, NVML fields
  * NVLINK_THROUGHPUT_DATA_TX/RX) and the error counters (replay, recovery, CRC flit, CRC data),

@@ -103,14 +103,22 @@ static void print_group(struct out *o, const struct topo_bw_capture *c, int g, i
     free(m);
 }
 
-void report_bw_measurements(struct out *o, const struct topo_bw_capture *c, int text)
+void report_bw_measurements_of(struct out *o, struct topo_bw_capture *const *c, size_t n, int text)
 {
     out_arr_open(o, "measurements");
-    for (size_t g = 0; g < c->ngroups; g++)
-        print_group(o, c, (int)g, text);
+    for (size_t i = 0; i < n; i++)
+        for (size_t g = 0; g < c[i]->ngroups; g++)
+            print_group(o, c[i], (int)g, text);
     out_arr_close(o);
     if (text)
         out_text(o, "\n");
+}
+
+void report_bw_measurements(struct out *o, const struct topo_bw_capture *c, int text)
+{
+    struct topo_bw_capture *one = (struct topo_bw_capture *)c;
+
+    report_bw_measurements_of(o, &one, 1, text);
 }
 
 void report_bw_captures(struct out *o, const struct topo_node *node, int text)

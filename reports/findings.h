@@ -15,6 +15,8 @@ void report_findings(struct out *o, const struct topo_findings *f, int verbose);
  * values (gpu, peer, value). */
 struct topo_bw_capture;
 void report_bw_measurements(struct out *o, const struct topo_bw_capture *c, int text);
+/* ... the tests of n captures as one "measurements" */
+void report_bw_measurements_of(struct out *o, struct topo_bw_capture *const *c, size_t n, int text);
 /* Every capture of node as "gpu_bandwidth" (tool, source, gpus, measurements); nothing when
  * it has none. */
 void report_bw_captures(struct out *o, const struct topo_node *node, int text);

@@ -57,6 +57,8 @@ const char *const topo_check_ids[] = {
     "gpu.l2.latency",
     "gpu.mem.latency",
     "gpu.launch.latency",
+    "gpu.gdr.bw",
+    "nic.loopback.bw",
     "gpu.copy.verify",
     NULL,
 };

@@ -132,8 +132,9 @@ struct judge {
 };
 
 static const char *const bw_checks[] = {
-    "gpu.pcie.bw", "gpu.pcie.latency", "gpu.p2p.bw",      "gpu.p2p.latency",    "gpu.p2p.access",
-    "gpu.mem.bw",  "gpu.l2.latency",   "gpu.mem.latency", "gpu.launch.latency", NULL,
+    "gpu.pcie.bw",        "gpu.pcie.latency", "gpu.p2p.bw",      "gpu.p2p.latency",
+    "gpu.p2p.access",     "gpu.mem.bw",       "gpu.l2.latency",  "gpu.mem.latency",
+    "gpu.launch.latency", "gpu.gdr.bw",       "nic.loopback.bw", NULL,
 };
 
 static void count_judged(struct judge *j, const char *check)
@@ -202,6 +203,8 @@ static const char *kind_check(enum topo_bw_kind k)
     case TOPO_BW_L2_LATENCY: return "gpu.l2.latency";
     case TOPO_BW_MEM_LATENCY: return "gpu.mem.latency";
     case TOPO_BW_LAUNCH_LATENCY: return "gpu.launch.latency";
+    case TOPO_BW_GDR: return "gpu.gdr.bw";
+    case TOPO_BW_NIC_LOOP: return "nic.loopback.bw";
     }
     return "gpu.p2p.bw";
 }
@@ -274,6 +277,7 @@ static int map_key(const struct topo_bw_capture *c, const struct topo_bw *v)
     case TOPO_BW_D2H: return MK_H2D;
     case TOPO_BW_P2P: return topo_bw_peer(c, v->a, v->b) != 0 ? MK_P2P : -1;
     case TOPO_BW_LOCAL: return MK_LOCAL;
+    case TOPO_BW_GDR: return MK_GDR;
     case TOPO_BW_P2P_LATENCY: return topo_bw_peer(c, v->a, v->b) != 0 ? MK_P2P_LAT : -1;
     case TOPO_BW_L2_LATENCY: return MK_L2_LAT;
     case TOPO_BW_MEM_LATENCY: return MK_MEM_LAT;
@@ -497,6 +501,36 @@ static const struct topo_bw *host_staged(const struct topo_bw_capture *c, const 
     return NULL;
 }
 
+/* the host-memory loop through the NIC of a GPU-memory loop figure */
+static const struct topo_bw *nic_host_loop(const struct topo_bw_capture *c, const struct topo_bw *v)
+{
+    for (size_t i = 0; i < c->n; i++)
+        if (c->v[i].kind == TOPO_BW_NIC_LOOP && c->v[i].nic1 == v->nic1 && c->v[i].a == v->a)
+            return &c->v[i];
+    return NULL;
+}
+
+/* The bound of a loop through a NIC: its port's rate (GB/s); <0 for a software RDMA device
+ * (rxe, siw: the host's CPUs move the data) or a rate not known. */
+static double nic_bound(const struct judge *j, const struct topo_bw *v, char *what, size_t len)
+{
+    const struct topo_nic *n;
+    double rate = -1;
+
+    if (v->nic1 <= 0 || (size_t)v->nic1 > j->node->nnics)
+        return -1;
+    n = &j->node->nics[v->nic1 - 1];
+    if (!strncmp(n->name, "rxe", 3) || !strncmp(n->name, "siw", 3))
+        return -1;
+    for (size_t p = 0; p < n->nports; p++)
+        if (n->ports[p].state == 4 && n->ports[p].rate_gbps > rate)
+            rate = n->ports[p].rate_gbps;
+    if (rate <= 0)
+        return -1;
+    snprintf(what, len, "%s's port at %g Gb/s", n->name, rate);
+    return rate / 8;
+}
+
 /* The hint for a GPU low against its siblings: the link that caps its host path when the
  * topology shows one narrower than the GPU's own reference. */
 static const char *hint_gpu(const struct judge *j, const struct topo_bw_capture *c, int i,
@@ -527,6 +561,10 @@ static void judge_value(struct judge *j, const struct topo_bw_capture *c, const 
     int any = 0, mk;
 
     describe(c, v, obs, sizeof(obs));
+    if (v->nic1 > 0 && (size_t)v->nic1 <= j->node->nnics) {
+        size_t ol = strlen(obs);
+        snprintf(obs + ol, sizeof(obs) - ol, " through %s", j->node->nics[v->nic1 - 1].name);
+    }
     /* (b) the map's floors and ceilings; a floor takes the place of the links' bound */
     t = -1;
     if (j->th && (mk = map_key(c, v)) >= 0 &&
@@ -553,6 +591,9 @@ static void judge_value(struct judge *j, const struct topo_bw_capture *c, const 
     } else if (v->kind == TOPO_BW_H2D || v->kind == TOPO_BW_D2H) {
         bound = host_bound(j, c, v->a, what, sizeof(what));
         floor = TOPO_BW_FLOOR_HOST;
+    } else if (v->kind == TOPO_BW_GDR || v->kind == TOPO_BW_NIC_LOOP) {
+        bound = nic_bound(j, v, what, sizeof(what));
+        floor = TOPO_BW_FLOOR_GDR;
     } else if ((v->kind == TOPO_BW_P2P || v->kind == TOPO_BW_P2P_BIDIR) &&
                topo_bw_peer(c, v->a, v->b) != 0) {
         bound = p2p_bound(j, c, v->a, v->b, &floor, what, sizeof(what));
@@ -575,6 +616,7 @@ static void judge_value(struct judge *j, const struct topo_bw_capture *c, const 
             low(j, TOPO_SEV_FAIL, check, lab(c, v->a), lab(c, v->b), v->value / t, exp, obs, hint);
         }
     } else if (t <= 0 && (v->kind == TOPO_BW_H2D || v->kind == TOPO_BW_D2H ||
+                          v->kind == TOPO_BW_GDR || v->kind == TOPO_BW_NIC_LOOP ||
                           ((v->kind == TOPO_BW_P2P || v->kind == TOPO_BW_P2P_BIDIR) &&
                            topo_bw_peer(c, v->a, v->b) != 0))) {
         (*nobound)++;
@@ -594,6 +636,22 @@ static void judge_value(struct judge *j, const struct topo_bw_capture *c, const 
                     "peer copies are slower than copies through host memory: peer traffic on "
                     "this path is broken or redirected (IOMMU, PCIe ACS: railyard check --gdr "
                     "shows ACS)");
+            }
+        }
+    }
+    /* GPU memory through the NIC slower than host memory through the same NIC */
+    if (v->kind == TOPO_BW_GDR) {
+        const struct topo_bw *h = nic_host_loop(c, v);
+        if (h) {
+            any = 1;
+            t = TOPO_BW_GDR_VS_HOST * h->value;
+            if (v->value < t) {
+                snprintf(exp, sizeof(exp), ">= %.1f GB/s (%.2f x %.1f GB/s from host memory)", t,
+                         TOPO_BW_GDR_VS_HOST, h->value);
+                low(j, TOPO_SEV_FAIL, check, lab(c, v->a), -1, v->value / t, exp, obs,
+                    "GPUDirect RDMA is slower than host memory through the same NIC: the path "
+                    "between the GPU and the NIC goes through the CPU or is redirected (railyard "
+                    "check --gdr: gdr.path, gdr.acs), or peer memory is not in use");
             }
         }
     }

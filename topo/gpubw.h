@@ -25,6 +25,8 @@ enum topo_bw_kind {
     TOPO_BW_L2_LATENCY,       /* a load that hits GPU a's L2 cache, microseconds */
     TOPO_BW_MEM_LATENCY,      /* a load from GPU a's memory (past L2), microseconds */
     TOPO_BW_LAUNCH_LATENCY,   /* an empty kernel launched and waited for on GPU a */
+    TOPO_BW_GDR,              /* RDMA writes from and to GPU a's memory looped through a NIC */
+    TOPO_BW_NIC_LOOP,         /* the same loop through GPU a's NIC with host memory */
 };
 
 struct topo_bw {
@@ -35,6 +37,7 @@ struct topo_bw {
     int counts_rw; /* 1 the tool counts bytes read plus written (a local copy's traffic) */
     int group;     /* index in topo_bw_capture.groups: the test and matrix it came from */
     int line;      /* line of the value's row in the file */
+    int nic1;      /* loopback figures: 1 + the NIC's index in the node's NICs; 0 none */
 };
 
 /* One captured output file. */
@@ -83,6 +86,8 @@ int topo_bw_peer(const struct topo_bw_capture *c, int a, int b);
 #define TOPO_BW_SIBLING_LAT        3.0  /* a latency above this multiple of the median is high */
 #define TOPO_BW_P2P_VS_HOST        0.80 /* peer copies below this share of host-staged ones */
 #define TOPO_BW_LATENCY_CEILING_US 1000.0 /* no healthy path is slower than this */
+#define TOPO_BW_FLOOR_GDR          0.75   /* a NIC loop of RDMA writes, of the port's rate */
+#define TOPO_BW_GDR_VS_HOST        0.80   /* GPU memory below this share of host memory's loop */
 #define TOPO_BW_GOLDEN_FLOOR       0.85 /* a map's floor: this share of the golden node's median */
 #define TOPO_BW_GOLDEN_CEIL        1.5  /* a map's latency ceiling: this multiple of its median */
 

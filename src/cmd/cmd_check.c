@@ -7,6 +7,7 @@
 
 #include "common/xmalloc.h"
 #include "probes/gdr.h"
+#include "probes/gdr_loop.h"
 #include "probes/gpu.h"
 #include "reports/archive.h"
 #include "reports/findings.h"
@@ -297,6 +298,10 @@ static int run(int argc, char **argv)
                      "tier quick: the GPU probes run on the live machine, not on a capture");
         else if (gpu_probe_run(node, &go, NULL, 0, &perr) < 0)
             snprintf(probe_note, sizeof(probe_note), "tier quick: GPU probes not run: %s",
+                     perr.text);
+        /* with --gdr, GPUDirect RDMA looped through each GPU's NIC, half a second a loop */
+        else if (c.gdr && gdr_probe_run(node, 0.5, NULL, 0, &perr) < 0)
+            snprintf(probe_note, sizeof(probe_note), "tier quick: GPUDirect loop not run: %s",
                      perr.text);
     }
     topo_compare(node, host, map, type, &f);

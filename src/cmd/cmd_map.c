@@ -7,6 +7,7 @@
 
 #include "common/hostlist.h"
 #include "ib/ibfabric.h"
+#include "probes/gdr_loop.h"
 #include "probes/gpu.h"
 #include "readers/discover.h"
 #include "reports/out.h"
@@ -86,6 +87,9 @@ static int capture(int argc, char **argv)
             cmd_error("map capture: --probe: %s", err.text);
             goto out;
         }
+        /* GPUDirect through each GPU's NIC, where there is one: else said, and left out */
+        if (gdr_probe_run(node, 2.0, NULL, 0, &err) < 0)
+            fprintf(stderr, "railyard: map capture: --probe: gdr not measured: %s\n", err.text);
     }
     /* what the golden node measured becomes the node type's floors and ceilings */
     topo_map_thresholds_unset(&th);

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/file.h"
+#include "probes/gdr_loop.h"
 #include "probes/gpu.h"
 #include "reports/findings.h"
 #include "reports/out.h"
@@ -18,7 +20,7 @@
 
 struct probe_opts {
     const char *map, *node, *type, *only;
-    int quick, print_ptx;
+    int quick, print_ptx, busy_ok;
 };
 
 static int on_opt(int opt, const char *arg, void *ctx)
@@ -32,6 +34,7 @@ static int on_opt(int opt, const char *arg, void *ctx)
     case 'O': p->only = arg; return 0;
     case 'Q': p->quick = 1; return 0;
     case 'X': p->print_ptx = 1; return 0;
+    case 'B': p->busy_ok = 1; return 0;
     }
     return -1;
 }
@@ -50,22 +53,21 @@ static int parse_only(const char *s, unsigned *bits, ry_error_t *err)
             *bits |= GPU_PROBE_P2P;
         else if (!strcmp(w, "mem"))
             *bits |= GPU_PROBE_MEM;
+        else if (!strcmp(w, "gdr"))
+            *bits |= GPU_PROBE_GDR;
         else
-            return ry_errorf(err, "unknown probe '%s' (pcie, p2p, mem)", w);
+            return ry_errorf(err, "unknown probe '%s' (pcie, p2p, mem, gdr)", w);
     }
-    return *bits ? 0 : ry_errorf(err, "no probe named (pcie, p2p, mem)");
+    return *bits ? 0 : ry_errorf(err, "no probe named (pcie, p2p, mem, gdr)");
 }
 
 static int run(int argc, char **argv)
 {
     static const struct option extra[] = {
-        { "map", required_argument, NULL, 'm' },
-        { "node", required_argument, NULL, 'n' },
-        { "node-type", required_argument, NULL, 'T' },
-        { "only", required_argument, NULL, 'O' },
-        { "quick", no_argument, NULL, 'Q' },
-        { "print-ptx", no_argument, NULL, 'X' },
-        { NULL, 0, NULL, 0 },
+        { "map", required_argument, NULL, 'm' },       { "node", required_argument, NULL, 'n' },
+        { "node-type", required_argument, NULL, 'T' }, { "only", required_argument, NULL, 'O' },
+        { "quick", no_argument, NULL, 'Q' },           { "print-ptx", no_argument, NULL, 'X' },
+        { "busy-ok", no_argument, NULL, 'B' },         { NULL, 0, NULL, 0 },
     };
     struct probe_opts p = { 0 };
     struct gpu_probe_opts go = { 0 };
@@ -79,6 +81,7 @@ static int run(int argc, char **argv)
     char notes[1024] = "", why[600];
     const char *host;
     int idx, rc = RY_EXIT_ERROR, ngpus;
+    size_t first;
 
     if ((idx = cmd_parse(&cmd_probe, argc, argv, &common, extra, "m:n:", on_opt, &p)) < 0)
         return idx == -2 ? RY_EXIT_OK : RY_EXIT_ERROR;
@@ -98,6 +101,7 @@ static int run(int argc, char **argv)
         cmd_error("probe: --only: %s", err.text);
         return RY_EXIT_ERROR;
     }
+    go.busy_ok = p.busy_ok;
     if (p.quick) {
         go.copy_bytes = (size_t)64 << 20;
         go.samples = 5;
@@ -128,9 +132,31 @@ static int run(int argc, char **argv)
             goto cannot;
         }
     }
-    if ((ngpus = gpu_probe_run(node, &go, notes, sizeof(notes), &err)) < 0) {
+    first = node->nbw;
+    if (!go.only)
+        go.only = GPU_PROBE_ALL | GPU_PROBE_GDR;
+    ngpus = (int)node->ngpus;
+    if ((go.only & GPU_PROBE_ALL) &&
+        (ngpus = gpu_probe_run(node, &go, notes, sizeof(notes), &err)) < 0) {
         snprintf(why, sizeof(why), "GPU probes: %s", err.text);
         goto cannot;
+    }
+    if (go.only & GPU_PROBE_GDR) {
+        /* GPUDirect RDMA looped through each GPU's NIC: where there is none, a note, unless it
+         * was the one probe asked for */
+        char gnotes[1024];
+        size_t used = strlen(notes);
+        if (gdr_probe_run(node, p.quick ? 0.5 : 2.0, gnotes, sizeof(gnotes), &err) < 0) {
+            if (go.only == GPU_PROBE_GDR) {
+                snprintf(why, sizeof(why), "gdr: %.200s%s%.350s", err.text, gnotes[0] ? ": " : "",
+                         gnotes);
+                ry_trim(why);
+                goto cannot;
+            }
+            snprintf(notes + used, sizeof(notes) - used, "gdr: not measured: %.300s\n%.600s",
+                     err.text, gnotes);
+        } else
+            snprintf(notes + used, sizeof(notes) - used, "%s", gnotes);
     }
     topo_bw_judge(node, host, type ? &type->thresholds : NULL, &f);
     topo_findings_override(&f, map, type);
@@ -141,7 +167,7 @@ static int run(int argc, char **argv)
     out_str(o, "node", "railyard probe: %s", host);
     out_int(o, "gpus", ", %s GPU(s)", ngpus);
     out_str(o, "tier", ", %s\n", p.quick ? "quick" : "full");
-    report_bw_measurements(o, node->bw[node->nbw - 1], 1);
+    report_bw_measurements_of(o, node->bw + first, node->nbw - first, 1);
     out_str(o, "notes", NULL, notes[0] ? notes : NULL);
     if (notes[0])
         out_text(o, "%s", notes);
@@ -175,13 +201,15 @@ out:
 const struct cmd_entry cmd_probe = {
     .name = "probe",
     .run = run,
-    .usage = "probe [--only pcie,p2p,mem] [--quick] [--map <file>] [--node <name>] [--json]",
+    .usage = "probe [--only pcie,p2p,mem,gdr] [--quick] [--map <file>] [--node <name>] [--busy-ok] "
+             "[--json]",
     .summary = "measure this node's GPU data paths (PCIe, peer, memory) and judge them",
     .no_node_inputs = 1,
-    .options = "  --only <list>        pcie, p2p and/or mem (default all)\n"
+    .options = "  --only <list>        pcie, p2p, mem and/or gdr (default all)\n"
                "  --quick              64 MiB copies, 5 samples (check --tier quick's size)\n"
                "  -m, --map <file>     judge against the map's thresholds too\n"
                "  -n, --node <name>    the node's name in the map (default its host name)\n"
                "  --node-type <type>   use this node type of the map\n"
+               "  --busy-ok            measure GPUs other work uses (said so) instead of stopping\n"
                "  --print-ptx          print the embedded kernels (PTX) and exit\n",
 };

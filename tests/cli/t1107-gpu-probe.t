@@ -52,7 +52,15 @@ else
     fi
 fi
 "$RAILYARD" probe --only pcie,disk >/dev/null 2>"$TMP/err"
-is "$?:$(cat "$TMP/err")" "2:railyard: probe: --only: unknown probe 'disk' (pcie, p2p, mem)" "--only names an unknown probe"
+is "$?:$(cat "$TMP/err")" "2:railyard: probe: --only: unknown probe 'disk' (pcie, p2p, mem, gdr)" "--only names an unknown probe"
+# the GPUDirect loop needs a GPU in the node's topology and an RDMA NIC near it
+if [ -e /dev/nvidia0 ] || ls /sys/class/infiniband/* >/dev/null 2>&1; then
+    skip "a GPU or RDMA device is present: the loop is tried for real (tests/gpu/run-probes.sh)"
+else
+    "$RAILYARD" probe --only gdr >/dev/null 2>"$TMP/err"
+    is "$?:$(cat "$TMP/err")" "2:railyard: probe: cannot judge: gdr: no GPU in the node's topology: no GPU memory to loop" \
+       "--only gdr without a GPU: cannot judge, exit 2, saying why"
+fi
 "$RAILYARD" probe --nccl-topo x.xml >/dev/null 2>&1
 is $? 2 "probe measures this machine: input options are refused"
 done_testing

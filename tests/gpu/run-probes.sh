@@ -55,7 +55,8 @@ check_range 'host_to_device_ce|device_to_host_ce' $h2d_lo $h2d_hi
 check_range 'device_local_copy_ce|device_local_copy_sm' $local_lo $local_hi
 check_range 'l2_latency_sm' $l2_lo $l2_hi
 check_range 'memory_latency_sm' $mem_lo $mem_hi
-check_range 'kernel_launch_latency' $launch_lo $launch_hi
+check_range 'kernel_launch_latency|graph_launch_latency' $launch_lo $launch_hi
+grep -q '^graph_launch_latency ' "$out/figures" || { echo "MISSING graph_launch_latency"; bad=1; }
 
 # the reference, side by side
 if [ -x "$NVB" ]; then

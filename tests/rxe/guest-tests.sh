@@ -69,6 +69,21 @@ vp ra0 rb0 7 1 >"$T/badgid" 2>&1
 [ $? -ne 0 ] && grep -q 'rxe_a0 port 1: no usable GID for ra0 at the given --gid-index' "$T/badgid"
 ok $? "verbs transport: a GID index the port does not have is refused by name"
 
+# the GPUDirect loop of railyard probe (tests/rxe/gdr_loop): RDMA writes from one port back to
+# itself through the verbs transport, host memory; GPU memory cannot be had without a GPU
+LOOP=$(dirname "$RAILYARD")/tests/rxe/gdr_loop
+out=$(timeout 120 "$LOOP" ra0 host 1 2>&1); rc=$?
+echo "# gdr loop ra0 host: $out"
+g=$(echo "$out" | awk '/^gbytes/ {print $2}')
+[ $rc -eq 0 ] && awk -v a="${g:-0}" 'BEGIN {exit !(a > 0)}' && echo "$out" | grep -q 'mem host'
+ok $? "gdr loop: RDMA writes looped through rxe_a0's port, host memory ($g GB/s)"
+out=$(timeout 120 "$LOOP" ra0 cuda 1 2>&1); rc=$?
+[ $rc -eq 2 ] && echo "$out" | grep -qi 'no NVIDIA driver\|no GPU\|without CUDA'
+ok $? "gdr loop: GPU memory without a GPU is refused, saying why (exit $rc: $out)"
+timeout 120 "$RAILYARD" probe --only gdr >"$T/gdr.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q 'cannot judge: gdr: no GPU' "$T/gdr.out"
+ok $? "railyard probe --only gdr without a GPU: cannot judge, exit 2 (exit $rc)"
+
 # railyard-fabric --transport verbs under Open MPI: two "nodes" in this guest (named by
 # RAILYARD_FABRIC_NODE), each with its two rxe rails
 FABRIC=$(dirname "$RAILYARD")/railyard-fabric

@@ -682,6 +682,66 @@ static void map_rules(void)
     topo_node_destroy(n);
 }
 
+/* GPUDirect RDMA loops through a NIC: the port's rate, the host-memory loop beside it */
+static void gdr_rules(void)
+{
+    struct map_thresholds th;
+    struct topo_node *n = synthetic(NULL, 2);
+    struct topo_nic *nic;
+    struct topo_port *pt;
+    struct topo_bw x = { .kind = TOPO_BW_GDR, .a = 0, .b = -1, .line = 1, .nic1 = 1 };
+    struct judged j;
+
+    nic = topo_node_add_nic(n);
+    nic->name = xstrdup("mlx5_0");
+    nic->rdma = 1;
+    pt = topo_nic_add_port(nic);
+    pt->num = 1;
+    pt->state = 4;
+    pt->rate_gbps = 400;
+    /* NDR: 50 GB/s, floor 0.75: 37.5 */
+    x.value = 37.6;
+    x.group = topo_bw_capture_group(n->bw[0], "gdr_loopback_write");
+    topo_bw_capture_add(n->bw[0], &x);
+    judge(n, NULL, &j);
+    ok(!j.nfail && j.nok == 1, "GPU memory through an NDR port at 37.6 GB/s: above 0.75 x 50");
+    n->bw[0]->v[0].value = 37.4;
+    judge(n, NULL, &j);
+    is_str(j.fails, "gpu.gdr.bw node/gpu0", "... at 37.4 GB/s: below, gpu.gdr.bw fails");
+    /* host memory through the same port at 47: GPU memory must reach 0.80 x 47 = 37.6 */
+    n->bw[0]->v[0].value = 37.5;
+    x.kind = TOPO_BW_NIC_LOOP;
+    x.value = 47;
+    x.group = topo_bw_capture_group(n->bw[0], "nic_loopback_write_host");
+    topo_bw_capture_add(n->bw[0], &x);
+    judge(n, NULL, &j);
+    is_str(
+        j.fails, "gpu.gdr.bw node/gpu0",
+        "GPU memory 37.5 against host memory's 47 through the same NIC: fails (GPUDirect slower)");
+    ok(strstr(j.fails, "nic.loopback.bw") == NULL, "... and the host loop itself passes");
+    n->bw[0]->v[1].value = 30;
+    judge(n, NULL, &j);
+    is_str(j.fails, "nic.loopback.bw node/gpu0",
+           "a host loop at 30 GB/s fails the NIC's own check; GPU memory at 37.5 passes");
+    /* the map's gdr_bw_gbps takes the place of the port's rate */
+    n->bw[0]->v[0].value = 36;
+    n->bw[0]->v[1].value = 37;
+    topo_map_thresholds_unset(&th);
+    th.gdr_bw_gbps = 35;
+    judge(n, &th, &j);
+    is_str(j.fails, "nic.loopback.bw node/gpu0",
+           "the map's gdr_bw_gbps 35: GPU memory at 36 passes (the port's 37.5 does not judge it)");
+    /* a software RDMA device: no bound */
+    free(nic->name);
+    nic->name = xstrdup("rxe_a0");
+    n->bw[0]->v[0].value = 1;
+    n->bw[0]->v[1].value = 1.1;
+    judge(n, NULL, &j);
+    ok(!j.nfail && j.nunjudged == 1,
+       "through a Soft-RoCE port: nothing judged against its rate, said so");
+    topo_node_destroy(n);
+}
+
 /* a golden node's figures as the map's thresholds */
 static void golden(void)
 {
@@ -740,6 +800,7 @@ int main(void)
     bad_input();
     rules();
     map_rules();
+    gdr_rules();
     golden();
     return done_testing();
 }
