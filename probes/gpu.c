@@ -578,6 +578,34 @@ static int probe_mem(struct run *r, int p2p, ry_error_t *err)
     return 0;
 }
 
+/* Only the GPUs at PCI addresses pair[0] and pair[1]: r->g[0] and r->g[1] get their ordinals. */
+static int pick_pair(struct run *r, int n, const char *const pair[2], ry_error_t *err)
+{
+    char raw[32], busid[TOPO_BUSID_LEN], want[2][TOPO_BUSID_LEN];
+    int found[2] = { -1, -1 };
+
+    for (int k = 0; k < 2; k++)
+        if (topo_busid_normalize(pair[k], want[k]) < 0)
+            return ry_errorf(err, "'%s' is not a PCI address", pair[k]);
+    if (!strcmp(want[0], want[1]))
+        return ry_errorf(err, "a pair is two GPUs, not %s twice", want[0]);
+    for (int i = 0; i < n; i++) {
+        CUdevice dev;
+        if (cu.get(&dev, i) != CUDA_SUCCESS || cu.busid(raw, sizeof(raw), dev) != CUDA_SUCCESS ||
+            topo_busid_normalize(raw, busid) < 0)
+            continue;
+        for (int k = 0; k < 2; k++)
+            if (!strcmp(busid, want[k]))
+                found[k] = i;
+    }
+    for (int k = 0; k < 2; k++)
+        if (found[k] < 0)
+            return ry_errorf(err, "no GPU at %s among the driver's %d", want[k], n);
+    r->g[0].ordinal = found[0];
+    r->g[1].ordinal = found[1];
+    return 0;
+}
+
 /* Other work on the GPUs (NVML) before anything is measured: a figure taken beside another job
  * says nothing of the links, so a busy GPU stops the probes (-1 with the reason) unless busy_ok,
  * which measures and says so. Without NVML nothing is known: said in the notes. */
@@ -640,11 +668,18 @@ int gpu_probe_run(struct topo_node *node, const struct gpu_probe_opts *o, char *
         return ry_errorf(err, "the NVIDIA driver sees no GPU");
     if (busy_check(n, o->busy_ok, notes, notes_len, err) < 0)
         return -1;
-    r.n = n;
     r.g = xcalloc((size_t)n, sizeof(*r.g));
+    for (int i = 0; i < n; i++)
+        r.g[i].ordinal = i;
+    if (o->pair[0] && o->pair[1] && pick_pair(&r, n, o->pair, err) < 0) {
+        free(r.g);
+        return -1;
+    }
+    if (o->pair[0] && o->pair[1])
+        n = 2; /* the two GPUs asked for, as capture GPUs 0 and 1 */
+    r.n = n;
     r.c = topo_bw_capture_new("(this node)", "railyard probe");
     for (int i = 0; i < n; i++) {
-        r.g[i].ordinal = i;
         if (open_gpu(node, &r.g[i], r.bytes, r.span, err) < 0)
             goto out;
         topo_bw_capture_gpu(r.c, i);

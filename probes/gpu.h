@@ -24,10 +24,12 @@ enum {
 };
 
 struct gpu_probe_opts {
-    unsigned only;     /* GPU_PROBE_* (0: all) */
-    size_t copy_bytes; /* bytes a copy moves (0: 256 MiB; the quick tier uses 64 MiB) */
-    int samples;       /* timed copies per figure (0: 10; quick: 5) */
-    int busy_ok;       /* measure GPUs other work uses (said in the notes) instead of stopping */
+    unsigned only;       /* GPU_PROBE_* (0: all) */
+    size_t copy_bytes;   /* bytes a copy moves (0: 256 MiB; the quick tier uses 64 MiB) */
+    int samples;         /* timed copies per figure (0: 10; quick: 5) */
+    int busy_ok;         /* measure GPUs other work uses (said in the notes) instead of stopping */
+    const char *pair[2]; /* PCI addresses: only these two GPUs, as capture GPUs 0 and 1 (NULL:
+                          * every GPU) */
 };
 
 /* Run the probes on every GPU the driver sees. The figures become one capture ("railyard

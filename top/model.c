@@ -350,8 +350,10 @@ void top_layout_footer(const struct top_model *m, int width, struct top_line *ou
 
     snprintf(a, sizeof(a),
              "[%s] p ports  r rails  n NVLink  f findings%s  s sort  S reverse  / filter  "
-             "t test the selected port  q quit",
-             views[m->view], m->matrix ? "  m matrix" : "");
+             "%s  q quit",
+             views[m->view], m->matrix ? "  m matrix" : "",
+             m->view == TOP_VIEW_NVLINK ? "P peer-probe the selected GPU pair"
+                                        : "t test the selected port");
     line_set(out, width, TOP_OK, a);
     out->header = 1;
 }
@@ -537,7 +539,8 @@ static size_t view_nvlink(const struct top_model *m, int width, struct top_line 
         snprintf(a, sizeof(a), "%-24.24s %-8.8s %-6.6s %8s %8s %9s  %s", p->node, p->dev,
                  p->state_text[0] ? p->state_text : "n/a", top_fmt_gbps(p->tx_gbps, tx, sizeof(tx)),
                  top_fmt_gbps(p->rx_gbps, rx, sizeof(rx)), er, p->why[0] ? p->why : p->peer);
-        line_set(&out[n++], width, p->sev, a);
+        line_set(&out[n], width, p->sev, a);
+        out[n++].selected = k == m->nv_selected;
     }
     return n;
 }
@@ -630,4 +633,51 @@ size_t top_layout_view(const struct top_model *m, int width, struct top_line *ou
     case TOP_VIEW_FINDINGS: return view_findings(m, width, out, max);
     default: return view_ports(m, width, out, max);
     }
+}
+
+/* the PCI address of a row's GPU or peer: "GPU3 0000:5d:00.0..." -> "0000:5d:00.0"; 0 or -1 */
+static int gpu_busid(const char *s, char *out, size_t len)
+{
+    const char *sp;
+
+    if (strncmp(s, "GPU", 3) || !(sp = strchr(s, ' ')))
+        return -1;
+    snprintf(out, len, "%.*s", (int)strcspn(sp + 1, " ;"), sp + 1);
+    return out[0] ? 0 : -1;
+}
+
+int top_p2p_select(struct top_model *m, char *a, char *b, size_t len)
+{
+    const struct top_port *p;
+
+    m->status_sev = TOP_WARN;
+    if (m->view != TOP_VIEW_NVLINK) {
+        snprintf(m->status, sizeof(m->status), "P: the peer probe runs from the NVLink view (n)");
+        return 0;
+    }
+    if (!m->nnv) {
+        snprintf(m->status, sizeof(m->status), "P: no GPU to select: %.500s",
+                 m->nvlink_why[0] ? m->nvlink_why : "no NVLink information");
+        return 0;
+    }
+    if (m->nv_selected >= m->nnv)
+        m->nv_selected = m->nnv - 1;
+    p = &m->nv[m->nv_selected];
+    if (gpu_busid(p->node, a, len) < 0) {
+        snprintf(m->status, sizeof(m->status), "P: %.80s is not a GPU's row", p->node);
+        return 0;
+    }
+    if (gpu_busid(p->peer, b, len) == 0 && strcmp(a, b)) {
+        m->p2p_mark[0] = '\0';
+        return 1;
+    }
+    if (m->p2p_mark[0] && gpu_busid(m->p2p_mark, b, len) == 0 && strcmp(a, b)) {
+        m->p2p_mark[0] = '\0';
+        return 1;
+    }
+    snprintf(m->p2p_mark, sizeof(m->p2p_mark), "%.60s", p->node);
+    m->status_sev = TOP_OK;
+    snprintf(m->status, sizeof(m->status),
+             "P: %.60s marked; select a link of the other GPU and press P again", p->node);
+    return 0;
 }

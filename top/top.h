@@ -94,8 +94,10 @@ struct top_model {
     char filter[64];
     size_t *order; /* the rows shown, in order */
     size_t nshown;
-    size_t selected;  /* index into order */
-    char status[640]; /* the active test's line, "" none */
+    size_t selected;    /* index into order */
+    size_t nv_selected; /* the NVLink view's selected row (index into nv) */
+    char p2p_mark[64];  /* the NVLink view: the GPU marked for a peer probe ("GPU0 0000:..."), "" */
+    char status[640];   /* the active test's line, "" none */
     enum top_sev status_sev;
     /* --follow: the pair matrix, nodes x nodes per rail (sender by row), and the progress */
     int mnodes, mrails;
@@ -124,6 +126,12 @@ void top_model_derive(struct top_model *m);
 /* Apply filter and sort to fill order. */
 void top_model_view(struct top_model *m);
 const char *top_sort_name(enum top_sort s);
+
+/* P in the NVLink view: the pair of GPUs to probe, from the selected row's GPU and the GPU at
+ * the other end of its link, or (NVSwitch systems: the link ends at a switch) the GPU an earlier
+ * P marked (m->p2p_mark). 1 with the two PCI addresses in a and b, 0 with m->status saying what
+ * to do next (or why there is nothing to select). */
+int top_p2p_select(struct top_model *m, char *a, char *b, size_t len);
 
 /* ---- layout: lines of text for a width, with the severity that colours them ---- */
 struct top_line {

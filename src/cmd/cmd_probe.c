@@ -19,7 +19,7 @@
 #define PROBE_SCHEMA_VERSION 1
 
 struct probe_opts {
-    const char *map, *node, *type, *only;
+    const char *map, *node, *type, *only, *pair;
     int quick, print_ptx, busy_ok;
 };
 
@@ -35,6 +35,7 @@ static int on_opt(int opt, const char *arg, void *ctx)
     case 'Q': p->quick = 1; return 0;
     case 'X': p->print_ptx = 1; return 0;
     case 'B': p->busy_ok = 1; return 0;
+    case 'P': p->pair = arg; return 0;
     }
     return -1;
 }
@@ -64,10 +65,15 @@ static int parse_only(const char *s, unsigned *bits, ry_error_t *err)
 static int run(int argc, char **argv)
 {
     static const struct option extra[] = {
-        { "map", required_argument, NULL, 'm' },       { "node", required_argument, NULL, 'n' },
-        { "node-type", required_argument, NULL, 'T' }, { "only", required_argument, NULL, 'O' },
-        { "quick", no_argument, NULL, 'Q' },           { "print-ptx", no_argument, NULL, 'X' },
-        { "busy-ok", no_argument, NULL, 'B' },         { NULL, 0, NULL, 0 },
+        { "map", required_argument, NULL, 'm' },
+        { "node", required_argument, NULL, 'n' },
+        { "node-type", required_argument, NULL, 'T' },
+        { "only", required_argument, NULL, 'O' },
+        { "quick", no_argument, NULL, 'Q' },
+        { "print-ptx", no_argument, NULL, 'X' },
+        { "busy-ok", no_argument, NULL, 'B' },
+        { "pair", required_argument, NULL, 'P' },
+        { NULL, 0, NULL, 0 },
     };
     struct probe_opts p = { 0 };
     struct gpu_probe_opts go = { 0 };
@@ -78,7 +84,7 @@ static int run(int argc, char **argv)
     struct cmd_common common;
     struct out *o = NULL;
     ry_error_t err = { "" };
-    char notes[1024] = "", why[600];
+    char notes[1024] = "", why[600], pair_a[64];
     const char *host;
     int idx, rc = RY_EXIT_ERROR, ngpus;
     size_t first;
@@ -102,6 +108,17 @@ static int run(int argc, char **argv)
         return RY_EXIT_ERROR;
     }
     go.busy_ok = p.busy_ok;
+    if (p.pair) { /* two PCI addresses: only those GPUs */
+        const char *comma = strchr(p.pair, ',');
+        if (!comma || strchr(comma + 1, ',') || comma == p.pair || !comma[1] ||
+            (size_t)(comma - p.pair) >= sizeof(pair_a)) {
+            cmd_error("probe: --pair takes two GPUs' PCI addresses, A,B, not '%s'", p.pair);
+            return RY_EXIT_ERROR;
+        }
+        snprintf(pair_a, sizeof(pair_a), "%.*s", (int)(comma - p.pair), p.pair);
+        go.pair[0] = pair_a;
+        go.pair[1] = comma + 1;
+    }
     if (p.quick) {
         go.copy_bytes = (size_t)64 << 20;
         go.samples = 5;
@@ -201,8 +218,8 @@ out:
 const struct cmd_entry cmd_probe = {
     .name = "probe",
     .run = run,
-    .usage = "probe [--only pcie,p2p,mem,gdr] [--quick] [--map <file>] [--node <name>] [--busy-ok] "
-             "[--json]",
+    .usage = "probe [--only pcie,p2p,mem,gdr] [--pair <a>,<b>] [--quick] [--map <file>] "
+             "[--node <name>] [--busy-ok] [--json]",
     .summary = "measure this node's GPU data paths (PCIe, peer, memory) and judge them",
     .no_node_inputs = 1,
     .options = "  --only <list>        pcie, p2p, mem and/or gdr (default all)\n"
@@ -210,6 +227,7 @@ const struct cmd_entry cmd_probe = {
                "  -m, --map <file>     judge against the map's thresholds too\n"
                "  -n, --node <name>    the node's name in the map (default its host name)\n"
                "  --node-type <type>   use this node type of the map\n"
+               "  --pair <a>,<b>       only the two GPUs at these PCI addresses\n"
                "  --busy-ok            measure GPUs other work uses (said so) instead of stopping\n"
                "  --print-ptx          print the embedded kernels (PTX) and exit\n",
 };

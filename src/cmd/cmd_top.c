@@ -14,11 +14,13 @@
 #endif
 
 #include "common/sysfs.h"
+#include "probes/gpu.h"
 #include "readers/nvml.h"
 #include "src/cmd/cmd.h"
 #include "top/source.h"
 #include "top/test.h"
 #include "top/top.h"
+#include "topo/gpubw.h"
 #include "topo/map.h"
 
 /* railyard top: the live console (railyard-top(1)). Each refresh reads one sample from the
@@ -240,6 +242,8 @@ static void draw(const struct top_model *m, struct top_line *lines, const char *
     /* keep the selected row on screen */
     if (body > 1 && m->view == TOP_VIEW_PORTS && m->selected + 2 > (size_t)body)
         first = m->selected + 2 - (size_t)body;
+    if (body > 1 && m->view == TOP_VIEW_NVLINK && m->nv_selected + 2 > (size_t)body)
+        first = m->nv_selected + 2 - (size_t)body;
     for (size_t i = 0, y = 3; i < n && (int)y < rows - 1; i++) {
         if (i > 0 && i < first + 1)
             continue;
@@ -270,6 +274,48 @@ static void draw(const struct top_model *m, struct top_line *lines, const char *
     }
     attrset(A_NORMAL);
     refresh();
+}
+
+/* the p2p probe of railyard-probe(1) on GPUs a and b (64 MiB copies, 5 samples): the figures on
+ * the status line */
+static void p2p_run(struct top_model *m, const char *a, const char *b)
+{
+    struct gpu_probe_opts go = { .only = GPU_PROBE_P2P,
+                                 .copy_bytes = (size_t)64 << 20,
+                                 .samples = 5 };
+    struct topo_node *node = topo_node_create();
+    ry_error_t err = { "" };
+    char fig[400] = "";
+    size_t used = 0;
+
+    go.pair[0] = a;
+    go.pair[1] = b;
+    if (gpu_probe_run(node, &go, NULL, 0, &err) < 0) {
+        m->status_sev = TOP_WARN;
+        snprintf(m->status, sizeof(m->status), "P2P %s <-> %s: %.500s", a, b, err.text);
+        topo_node_destroy(node);
+        return;
+    }
+    for (size_t i = 0; node->nbw && i < node->bw[0]->n && used < sizeof(fig); i++) {
+        const struct topo_bw *v = &node->bw[0]->v[i];
+        const char *what = v->kind == TOPO_BW_P2P_BIDIR        ? "both ways"
+                           : v->kind == TOPO_BW_P2P_HOST_BIDIR ? "both ways through host"
+                           : v->kind == TOPO_BW_P2P_HOST       ? "through host"
+                           : v->kind == TOPO_BW_P2P && v->sm   ? "read"
+                           : v->kind == TOPO_BW_P2P            ? "write"
+                           : v->kind == TOPO_BW_P2P_LATENCY    ? "latency"
+                                                               : NULL;
+        if (!what)
+            continue;
+        used += (size_t)snprintf(fig + used, sizeof(fig) - used, "%s%s %d->%d %.*f %s",
+                                 used ? ", " : "", what, v->a, v->b,
+                                 topo_bw_is_latency(v->kind) ? 2 : 1, v->value,
+                                 topo_bw_is_latency(v->kind) ? "us" : "GB/s");
+    }
+    m->status_sev = TOP_OK;
+    snprintf(m->status, sizeof(m->status), "P2P 0=%s 1=%s: %.500s", a, b,
+             fig[0] ? fig : "no figure");
+    topo_node_destroy(node);
 }
 
 /* keys: 1 when the view changed (redraw), -1 to quit */
@@ -350,11 +396,17 @@ static int key(struct top_model *m, int ch, char *filter_edit, int *editing)
         snprintf(filter_edit, sizeof(m->filter), "%s", m->filter);
         break;
     case KEY_UP:
-        if (m->selected > 0)
+        if (m->view == TOP_VIEW_NVLINK) {
+            if (m->nv_selected > 0)
+                m->nv_selected--;
+        } else if (m->selected > 0)
             m->selected--;
         break;
     case KEY_DOWN:
-        if (m->selected + 1 < m->nshown)
+        if (m->view == TOP_VIEW_NVLINK) {
+            if (m->nv_selected + 1 < m->nnv)
+                m->nv_selected++;
+        } else if (m->selected + 1 < m->nshown)
             m->selected++;
         break;
     case KEY_RESIZE: break;
@@ -412,6 +464,17 @@ static int run_curses(struct top_source *src, struct top_model *m, const struct 
                 continue;
             if (!editing && ch == 't') {
                 start_test(m, c, t);
+                draw(m, lines, NULL);
+                continue;
+            }
+            if (!editing && ch == 'P') {
+                char a[TOPO_BUSID_LEN + 8], b[TOPO_BUSID_LEN + 8];
+                if (top_p2p_select(m, a, b, sizeof(a))) {
+                    m->status_sev = TOP_OK;
+                    snprintf(m->status, sizeof(m->status), "P2P %s <-> %s: measuring...", a, b);
+                    draw(m, lines, NULL);
+                    p2p_run(m, a, b);
+                }
                 draw(m, lines, NULL);
                 continue;
             }

@@ -53,6 +53,10 @@ else
 fi
 "$RAILYARD" probe --only pcie,disk >/dev/null 2>"$TMP/err"
 is "$?:$(cat "$TMP/err")" "2:railyard: probe: --only: unknown probe 'disk' (pcie, p2p, mem, gdr)" "--only names an unknown probe"
+for bad in x 0000:18:00.0 0000:18:00.0,0000:2a:00.0,0000:3a:00.0 ,0000:2a:00.0; do
+    "$RAILYARD" probe --pair "$bad" >/dev/null 2>"$TMP/err"
+    is "$?:$(grep -c -- "--pair takes two GPUs' PCI addresses" "$TMP/err")" "2:1" "--pair $bad: refused, exit 2"
+done
 # the GPUDirect loop needs a GPU in the node's topology and an RDMA NIC near it
 if [ -e /dev/nvidia0 ] || ls /sys/class/infiniband/* >/dev/null 2>&1; then
     skip "a GPU or RDMA device is present: the loop is tried for real (tests/gpu/run-probes.sh)"

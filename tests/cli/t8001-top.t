@@ -117,7 +117,7 @@ else
 fi
 
 # --- in tmux against ibsim
-skip_rest() { for i in $(seq 1 20); do skip "$1"; done; done_testing; exit 0; }
+skip_rest() { for i in $(seq 1 22); do skip "$1"; done; done_testing; exit 0; }
 have_feature ncursesw || skip_rest "built without ncursesw"
 have_feature ibnetdisc || skip_rest "built without libibnetdisc/libibmad"
 have_feature yaml || skip_rest "built without libyaml: the rig's maps need it"
@@ -177,6 +177,12 @@ wait "$RAMP"
 "${TM[@]}" send-keys -t top / C-u BSpace BSpace BSpace BSpace BSpace Enter r
 wait_for 30 'rail0 +rail1'; ok $? "r: the rails view"
 screen | grep -Eq '^gpu03 +up +X>r2 +up +up'; ok $? "...gpu03's rail-1 port marked X>r2 (on a rail-2 leaf)"
+# the NVLink view's peer probe: without a driver there is no GPU to select, and it says why
+"${TM[@]}" send-keys -t top n
+wait_for 30 'P peer-probe the selected GPU pair'; ok $? "n: the NVLink view, P named in its footer"
+"${TM[@]}" send-keys -t top P
+wait_for 30 'P: no GPU to select: NVLink: n/a, no NVIDIA driver'
+ok $? "P without a driver: no GPU to select, and why: $(screen | grep -m1 -o 'P: no GPU.*' | cut -c1-80)"
 "${TM[@]}" send-keys -t top p
 wait_for 30 'HCA:PORT'
 screen | grep -q 'evil\\x1b\[31m'; ok $? "a hostile NodeDescription is shown inert: $(screen | grep -m1 -o 'evil[^ ]*')"

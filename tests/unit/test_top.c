@@ -310,6 +310,33 @@ int main(void)
         ok(line_sev(lines, n, "GPU2") == TOP_OK &&
                find_line(lines, n, "no NVLink of this GPU is up"),
            "a GPU none of whose links is up is not judged, and said");
+        /* P: the pair to probe */
+        {
+            char pa[32], pb[32];
+            nm.view = TOP_VIEW_PORTS;
+            ok(!top_p2p_select(&nm, pa, pb, sizeof(pa)) &&
+                   strstr(nm.status, "from the NVLink view"),
+               "P outside the NVLink view: says where it runs");
+            nm.view = TOP_VIEW_NVLINK;
+            nm.nv_selected = 0;
+            ok(top_p2p_select(&nm, pa, pb, sizeof(pa)) && !strcmp(pa, "0000:18:00.0") &&
+                   !strcmp(pb, "0000:2a:00.0"),
+               "P on a link to another GPU: that pair (%s, %s)", pa, pb);
+            nm.nv_selected = 3;
+            ok(!top_p2p_select(&nm, pa, pb, sizeof(pa)) &&
+                   strstr(nm.status, "GPU1 0000:2a:00.0 marked"),
+               "P on a link to the switch fabric: its GPU is marked (%s)", nm.status);
+            ok(!top_p2p_select(&nm, pa, pb, sizeof(pa)) && nm.p2p_mark[0],
+               "P again on the same GPU: still waiting for the other");
+            nm.nv_selected = 4;
+            ok(top_p2p_select(&nm, pa, pb, sizeof(pa)) && !strcmp(pa, "0000:3b:00.0") &&
+                   !strcmp(pb, "0000:2a:00.0") && !nm.p2p_mark[0],
+               "P on another GPU's link: the marked GPU and this one (%s, %s)", pa, pb);
+            nm.nv_selected = 2;
+            ok(!top_p2p_select(&nm, pa, pb, sizeof(pa)) &&
+                   strstr(nm.status, "GPU0 0000:18:00.0 marked"),
+               "a link to a switch address: marked, not paired with the switch (%s)", nm.status);
+        }
         top_model_free(&nm);
     }
     /* a source that could not be read: the header says so in red; a port whose counters were
