@@ -312,6 +312,58 @@ static void prometheus_ports(FILE *fp, const struct ry_report *r, const char *tr
     }
 }
 
+/* A check's GPU figures (gpu_bandwidth): bandwidth and latency per test, GPU and peer. A run with
+ * more than RY_REPORT_GPU_DETAIL figures keeps those of one GPU (host, local copies, latency) and
+ * leaves the pairs to report.json. */
+#define RY_REPORT_GPU_DETAIL 4096
+static void prometheus_gpu(FILE *fp, json_t *root, const char *node)
+{
+    static const char *const name[] = { "railyard_gpu_bandwidth_gbytes_per_second",
+                                        "railyard_gpu_latency_microseconds" };
+    json_t *caps = json_object_get(root, "gpu_bandwidth"), *cap, *m, *v;
+    size_t i, k, j, total = 0;
+
+    json_array_foreach(caps, i, cap) json_array_foreach(json_object_get(cap, "measurements"), k, m)
+        total += json_array_size(json_object_get(m, "values"));
+    if (!total)
+        return;
+    for (int lat = 0; lat < 2; lat++) {
+        int said = 0;
+        json_array_foreach(caps, i, cap)
+        {
+            json_array_foreach(json_object_get(cap, "measurements"), k, m)
+            {
+                const char *unit = str(m, "unit");
+                if (!unit || (strcmp(unit, "us") == 0) != lat)
+                    continue;
+                json_array_foreach(json_object_get(m, "values"), j, v)
+                {
+                    char gpu[16], peer[16];
+                    int has_peer = json_object_get(v, "peer") != NULL;
+                    if (has_peer && total > RY_REPORT_GPU_DETAIL)
+                        continue;
+                    if (!said++)
+                        help(fp, name[lat],
+                             lat ? "A GPU figure of the last check, microseconds (test, gpu, "
+                                   "peer as the tool named them)."
+                                 : "A GPU figure of the last check, GB/s (test, gpu, peer as "
+                                   "the tool named them).");
+                    snprintf(gpu, sizeof(gpu), "%d", (int)num(v, "gpu", -1));
+                    snprintf(peer, sizeof(peer), "%d", (int)num(v, "peer", -1));
+                    fprintf(fp, "%s{", name[lat]);
+                    label(fp, "node", node, 1);
+                    label(fp, "source", str(cap, "tool"), 0);
+                    label(fp, "test", str(m, "name"), 0);
+                    label(fp, "gpu", gpu, 0);
+                    if (has_peer)
+                        label(fp, "peer", peer, 0);
+                    fprintf(fp, "} %.6g\n", num(v, "value", 0));
+                }
+            }
+        }
+    }
+}
+
 int ry_render_prometheus(const struct ry_report *r, FILE *fp, ry_error_t *err)
 {
     json_t *findings = json_object_get(r->root, "findings"), *f, *links, *l, *run;
@@ -433,6 +485,8 @@ int ry_render_prometheus(const struct ry_report *r, FILE *fp, ry_error_t *err)
         if (!detail)
             prometheus_ports(fp, r, transport ? transport : "tcp");
     }
+    if (node)
+        prometheus_gpu(fp, r->root, node);
     return ferror(fp) ? ry_errorf(err, "cannot write the metrics: %s", strerror(errno)) : 0;
 }
 

@@ -89,6 +89,14 @@ if have_feature libxml2; then
                "HTML: a GPU x GPU heat-map for the pair test, bars for the two host tests"
             is "$(tr -d '\n' <"$TMP/r.html" | grep -o 'fill="#c62828"> *<title>gpu[0-9]*:' | grep -o 'gpu[0-9]*' | tr '\n' ' ')" \
                "gpu4 gpu4 " "HTML: gpu4's host bars red (under half the node's median), no other"
+            # the Prometheus textfile carries every figure, and passes the syntax check
+            "$RAILYARD" report show latest --archive "$TMP/arch2" --format prometheus >"$TMP/r.prom" 2>"$TMP/err"
+            grep -q '^railyard_gpu_bandwidth_gbytes_per_second{node="gpu042",source="nvbandwidth v0.8",test="host_to_device_memcpy_ce",gpu="4"} 6.92$' "$TMP/r.prom" &&
+                is "$(grep -c '^railyard_gpu_bandwidth_gbytes_per_second{.*test="device_to_device_memcpy_read_ce".*peer=' "$TMP/r.prom")" 56 \
+                   "Prometheus: gpu4's H2D figure, and the 56 pairs of the read test with their peer" ||
+                ok 1 "Prometheus: gpu4's H2D figure is in the textfile: $(grep -m1 gpu_bandwidth "$TMP/r.prom")"
+            "$(dirname "$RAILYARD")/tests/tools/promcheck" "$TMP/r.prom" >/dev/null
+            ok $? "... and the textfile passes the syntax check"
             # the node as a picture: every bridge, GPU and NIC of the layout, the slow link named
             flat=$(tr -d '\n' <"$TMP/r.html")
             is "$(grep -c 'class="pcie-tree"' "$TMP/r.html"):$(echo "$flat" | grep -o '<rect class="gpu"' | wc -l):$(echo "$flat" | grep -o '<rect class="nic"' | wc -l):$(echo "$flat" | grep -o '<rect class="bridge"' | wc -l)" \
@@ -101,7 +109,7 @@ if have_feature libxml2; then
                "... gpu4, which fails, drawn red; no other GPU"
             is "$(echo "$flat" | grep -o '>NUMA node [0-9]<' | tr '\n' ' ')" ">NUMA node 0< >NUMA node 1< " "... under its two NUMA nodes"
         else
-            for i in 1 2 3 4 5 6 7; do skip "built without libxml2: no HTML"; done
+            for i in 1 2 3 4 5 6 7 8 9; do skip "built without libxml2: no HTML"; done
         fi
     else
         skip "built without jansson"
@@ -118,7 +126,7 @@ if have_feature libxml2; then
     is "$?:$(grep -c "extract.txt:3: the capture measures 4 GPUs, the node has 8" "$TMP/err")" "2:1" \
        "a capture of 4 GPUs on a node of 8: exit 2 naming file:line"
 else
-    for i in $(seq 1 19); do skip "built without libxml2: no NCCL topology to match"; done
+    for i in $(seq 1 21); do skip "built without libxml2: no NCCL topology to match"; done
 fi
 
 # bad input: exit 2 with file:line, nothing judged
