@@ -128,8 +128,8 @@ mpi_fabric() { # RUN-DIR [railyard-fabric options]
     export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
     # shellcheck disable=SC2086
     timeout 300 mpirun $m -x ASAN_OPTIONS -np 2 -x RAILYARD_FABRIC_NODE=nodea "$FABRIC" \
-        --map "$T/two.map" --transport verbs -d 2 -o "$dir" "$@" : \
-        -np 2 -x RAILYARD_FABRIC_NODE=nodeb "$FABRIC" --map "$T/two.map" --transport verbs -d 2 \
+        --map "${MAPF:-$T/two.map}" --transport verbs -d 2 -o "$dir" "$@" : \
+        -np 2 -x RAILYARD_FABRIC_NODE=nodeb "$FABRIC" --map "${MAPF:-$T/two.map}" --transport verbs -d 2 \
         -o "$dir" "$@" >"$dir.out" 2>&1
 }
 if [ -x "$FABRIC" ] && command -v mpirun >/dev/null; then
@@ -156,7 +156,10 @@ if [ -x "$FABRIC" ] && command -v mpirun >/dev/null; then
         (.links | length) == 2 and ([.links[].ok] | all) and ([.links[].bw_gbps] | min > 0) and
         ([.links[].mem_to | startswith("host")] | all)' "$T/read/results.json" >/dev/null
     ok $? "railyard-fabric --op read --qps 2 --verify: both rails measured, data verified (exit $rc$([ $rc -eq 0 ] || echo ": $(why "$T/read")"))"
-    mpi_fabric "$T/send" --op send --qps 3 --window 4 --msg-size 16K --verify
+    # send with small messages is what emulation slows most (0.013-0.08 Gb/s seen): this run is
+    # about the path working and the data verified, so its floor is far below the rails'
+    sed 's/rail_bw_gbps: 0.025/rail_bw_gbps: 0.002/' "$T/two.map" >"$T/send.map"
+    MAPF=$T/send.map mpi_fabric "$T/send" --op send --qps 3 --window 4 --msg-size 16K --verify
     rc=$?
     sed -n 's/^  1  .*/# send: &/p' "$T/send.out"
     [ $rc -eq 0 ] && jq -e '.verbs.op == "send" and .verbs.msg_bytes == 16384 and
