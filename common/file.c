@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
@@ -98,6 +99,21 @@ int ry_write_atomic(const char *path, int (*fill)(FILE *fp, void *arg, ry_error_
     if (rc < 0)
         unlink(tmp);
     return rc;
+}
+
+void ry_appendf(char *buf, size_t len, const char *fmt, ...)
+{
+    size_t used;
+    va_list ap;
+
+    if (!buf || !len)
+        return;
+    used = strnlen(buf, len);
+    if (used + 1 >= len)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(buf + used, len - used, fmt, ap);
+    va_end(ap);
 }
 
 char *ry_trim(char *s)

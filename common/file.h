@@ -13,6 +13,9 @@ int ry_read_file(const char *path, char **buf, size_t *len, ry_error_t *err);
 /* mkdir -p (mode 0755): 0, or -1 with errno. */
 int ry_mkdirs(const char *path);
 
+/* Append to the string in buf (len bytes in all), cut at its end; nothing when buf is NULL. */
+void ry_appendf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Strip blanks from both ends of s in place; returns where the text starts. */
 char *ry_trim(char *s);
 /* rm -r, not following symbolic links; errors are ignored. */

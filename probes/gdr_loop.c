@@ -1,11 +1,11 @@
 #include "config.h"
 
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/file.h"
 #include "common/xmalloc.h"
 #include "fabric/transport.h"
 #include "fabric/verbs.h"
@@ -91,21 +91,6 @@ out:
     return rc;
 }
 
-static void note(char *notes, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void note(char *notes, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    size_t used;
-
-    if (!notes || !len)
-        return;
-    used = strlen(notes);
-    va_start(ap, fmt);
-    vsnprintf(notes + used, len - used, fmt, ap);
-    va_end(ap);
-}
-
 /* the netdev of NIC n's first active port, NULL none */
 static const char *active_netdev(const struct topo_nic *n)
 {
@@ -151,28 +136,31 @@ int gdr_probe_run(struct topo_node *node, double seconds, char *notes, size_t no
         if (gpu->loc.busid[0])
             c->busid[g] = xstrdup(gpu->loc.busid);
         if (n < 0 || !node->nics[n].rdma || !(netdev = active_netdev(&node->nics[n]))) {
-            note(notes, notes_len,
-                 "gdr: gpu%zu has no RDMA NIC with an active port and a netdev "
-                 "near it: not looped\n",
-                 g);
+            ry_appendf(notes, notes_len,
+                       "gdr: gpu%zu has no RDMA NIC with an active port and a netdev "
+                       "near it: not looped\n",
+                       g);
             continue;
         }
         if (gdr_loopback(netdev, "host", seconds, &host, &e) < 0) {
-            note(notes, notes_len, "gdr: %s (%s) host memory: %s\n", node->nics[n].name, netdev,
-                 e.text);
+            ry_appendf(notes, notes_len, "gdr: %s (%s) host memory: %s\n", node->nics[n].name,
+                       netdev, e.text);
             continue;
         }
         put(c, TOPO_BW_NIC_LOOP, (int)g, n, host.gbytes, "nic_loopback_write_host");
         figures++;
-        snprintf(spec, sizeof(spec), "cuda:%s", gpu->loc.busid[0] ? gpu->loc.busid : "0");
-        if (!gpu->loc.busid[0])
+        if (gpu->loc.busid[0])
+            snprintf(spec, sizeof(spec), "cuda:%s", gpu->loc.busid);
+        else
             snprintf(spec, sizeof(spec), "cuda:%zu", g);
         if (gdr_loopback(netdev, spec, seconds, &dev, &e) < 0) {
-            note(notes, notes_len, "gdr: gpu%zu through %s: %s\n", g, node->nics[n].name, e.text);
+            ry_appendf(notes, notes_len, "gdr: gpu%zu through %s: %s\n", g, node->nics[n].name,
+                       e.text);
             continue;
         }
         put(c, TOPO_BW_GDR, (int)g, n, dev.gbytes, "gdr_loopback_write");
-        note(notes, notes_len, "gdr: gpu%zu through %s: %s\n", g, node->nics[n].name, dev.mem);
+        ry_appendf(notes, notes_len, "gdr: gpu%zu through %s: %s\n", g, node->nics[n].name,
+                   dev.mem);
         figures++;
     }
     if (!figures) {

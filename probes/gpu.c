@@ -11,6 +11,7 @@
 #include <cuda.h>
 
 #include "common/sysfs.h"
+#include "common/file.h"
 #include "common/xmalloc.h"
 #include "fabric/cuda.h"
 #include "probes/gpu.h"
@@ -144,18 +145,17 @@ struct run {
     size_t notes_len;
 };
 
-static void note(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(struct run *r, const char *fmt, ...)
-{
-    va_list ap;
-    size_t used;
+#define note(r, ...) ry_appendf((r)->notes, (r)->notes_len, __VA_ARGS__)
 
-    if (!r->notes)
-        return;
-    used = strlen(r->notes);
-    va_start(ap, fmt);
-    vsnprintf(r->notes + used, r->notes_len - used, fmt, ap);
-    va_end(ap);
+/* The PCI address of CUDA device ordinal i, normalised ("00000000:1B:00.0" -> "0000:1b:00.0");
+ * -1 when the driver gives none. */
+static int ordinal_busid(int i, CUdevice *dev, char busid[TOPO_BUSID_LEN])
+{
+    char raw[32];
+
+    if (cu.get(dev, i) != CUDA_SUCCESS || cu.busid(raw, sizeof(raw), *dev) != CUDA_SUCCESS)
+        return -1;
+    return topo_busid_normalize(raw, busid);
 }
 
 static int use(struct gpu *g, ry_error_t *err)
@@ -194,13 +194,10 @@ static int open_gpu(struct topo_node *node, struct gpu *g, size_t bytes, size_t 
                     ry_error_t *err)
 {
     struct topo_gpu *tg;
-    char raw[32];
     int numa = -1;
 
-    CK(cu.get(&g->dev, g->ordinal), "cuDeviceGet");
-    CK(cu.busid(raw, sizeof(raw), g->dev), "cuDeviceGetPCIBusId");
-    if (topo_busid_normalize(raw, g->busid) < 0) /* "00000000:1B:00.0" */
-        return ry_errorf(err, "GPU %d: the driver gives no PCI address ('%s')", g->ordinal, raw);
+    if (ordinal_busid(g->ordinal, &g->dev, g->busid) < 0)
+        return ry_errorf(err, "GPU %d: the driver gives no PCI address", g->ordinal);
     cu.name(g->name, sizeof(g->name), g->dev);
     if ((tg = topo_node_gpu_by_busid(node, g->busid)))
         numa = tg->loc.numa;
@@ -471,14 +468,38 @@ static int chase(struct gpu *g, struct gpu *p, unsigned long long steps, double 
     return 0;
 }
 
+/* Microseconds from the launch of the empty kernel (exec NULL) or of graph exec to the end of
+ * the wait for it, by the host's clock (events would time only the GPU's side): the median of
+ * 200 after one untimed (which uploads a graph). */
+static int launch_latency(struct gpu *g, CUgraphExec exec, double *us, ry_error_t *err)
+{
+    double v[200];
+
+    for (int k = -1; k < 200; k++) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        if (exec)
+            CK(cu.graph_launch(exec, g->s[0]), "cuGraphLaunch");
+        else
+            CK(cu.launch(g->empty, 1, 1, 1, 1, 1, 1, 0, g->s[0], NULL, NULL),
+               "cuLaunchKernel(ry_empty)");
+        CK(cu.event_record(g->ev[1], g->s[0]), "cuEventRecord");
+        CK(cu.event_sync(g->ev[1]), "cuEventSynchronize");
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if (k >= 0)
+            v[k] = (t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec - t0.tv_nsec) / 1e3;
+    }
+    *us = topo_bw_median(v, 200);
+    return 0;
+}
+
 /* A CUDA graph of one empty kernel, captured from a stream, instantiated once and then
- * launched and waited for, timed by the host's clock as a plain launch is: the median of 200.
- * *us is 0 when the driver has no graphs (said in the notes). */
+ * launched as a plain launch is timed. *us is 0 when the driver has no graphs (said in the
+ * notes). */
 static int graph_latency(struct run *r, struct gpu *g, double *us, ry_error_t *err)
 {
     CUgraph graph = NULL;
     CUgraphExec exec = NULL;
-    double v[200];
     int rc = -1;
 
     *us = 0;
@@ -502,21 +523,7 @@ static int graph_latency(struct run *r, struct gpu *g, double *us, ry_error_t *e
         ry_errorf(err, "cuGraphInstantiateWithFlags failed");
         goto out;
     }
-    for (int k = -1; k < 200; k++) {
-        struct timespec t0, t1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        if (cu.graph_launch(exec, g->s[0]) != CUDA_SUCCESS ||
-            cu.event_record(g->ev[1], g->s[0]) != CUDA_SUCCESS ||
-            cu.event_sync(g->ev[1]) != CUDA_SUCCESS) {
-            ry_errorf(err, "a CUDA graph launch on GPU %d failed", g->ordinal);
-            goto out;
-        }
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        if (k >= 0) /* the first launch uploads the graph: not timed */
-            v[k] = (t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec - t0.tv_nsec) / 1e3;
-    }
-    *us = topo_bw_median(v, 200);
-    rc = 0;
+    rc = launch_latency(g, exec, us, err);
 out:
     if (exec)
         cu.graph_exec_destroy(exec);
@@ -553,23 +560,9 @@ static int probe_mem(struct run *r, int p2p, ry_error_t *err)
             chase(g, g, 20000, &us, err) < 0)
             return -1;
         put(r, TOPO_BW_MEM_LATENCY, i, -1, us, 1, "memory_latency_sm");
-        /* an empty kernel, launched and waited for, timed by the host's clock from the call
-         * to the end of the wait (events would time only the GPU's side) */
-        {
-            double v[200];
-            for (int k = 0; k < 200; k++) {
-                struct timespec t0, t1;
-                clock_gettime(CLOCK_MONOTONIC, &t0);
-                CK(cu.launch(g->empty, 1, 1, 1, 1, 1, 1, 0, g->s[0], NULL, NULL),
-                   "cuLaunchKernel(ry_empty)");
-                CK(cu.event_record(g->ev[1], g->s[0]), "cuEventRecord");
-                CK(cu.event_sync(g->ev[1]), "cuEventSynchronize");
-                clock_gettime(CLOCK_MONOTONIC, &t1);
-                v[k] = (t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec - t0.tv_nsec) / 1e3;
-            }
-            put(r, TOPO_BW_LAUNCH_LATENCY, i, -1, topo_bw_median(v, 200), 1,
-                "kernel_launch_latency");
-        }
+        if (launch_latency(g, NULL, &us, err) < 0)
+            return -1;
+        put(r, TOPO_BW_LAUNCH_LATENCY, i, -1, us, 1, "kernel_launch_latency");
         if (graph_latency(r, g, &us, err) < 0)
             return -1;
         if (us > 0)
@@ -581,7 +574,7 @@ static int probe_mem(struct run *r, int p2p, ry_error_t *err)
 /* Only the GPUs at PCI addresses pair[0] and pair[1]: r->g[0] and r->g[1] get their ordinals. */
 static int pick_pair(struct run *r, int n, const char *const pair[2], ry_error_t *err)
 {
-    char raw[32], busid[TOPO_BUSID_LEN], want[2][TOPO_BUSID_LEN];
+    char busid[TOPO_BUSID_LEN], want[2][TOPO_BUSID_LEN];
     int found[2] = { -1, -1 };
 
     for (int k = 0; k < 2; k++)
@@ -591,8 +584,7 @@ static int pick_pair(struct run *r, int n, const char *const pair[2], ry_error_t
         return ry_errorf(err, "a pair is two GPUs, not %s twice", want[0]);
     for (int i = 0; i < n; i++) {
         CUdevice dev;
-        if (cu.get(&dev, i) != CUDA_SUCCESS || cu.busid(raw, sizeof(raw), dev) != CUDA_SUCCESS ||
-            topo_busid_normalize(raw, busid) < 0)
+        if (ordinal_busid(i, &dev, busid) < 0)
             continue;
         for (int k = 0; k < 2; k++)
             if (!strcmp(busid, want[k]))
@@ -614,7 +606,7 @@ static int busy_check(int n, int busy_ok, char *notes, size_t notes_len, ry_erro
     struct run r = { .notes = notes, .notes_len = notes_len };
     struct topo_gpu_busy *b = NULL;
     ry_error_t e = { "" };
-    char why[160], busid[TOPO_BUSID_LEN], raw[32];
+    char why[160], busid[TOPO_BUSID_LEN];
     int nb, busy = 0;
 
     if ((nb = topo_nvml_busy(&b, &e)) < 0) {
@@ -623,8 +615,7 @@ static int busy_check(int n, int busy_ok, char *notes, size_t notes_len, ry_erro
     }
     for (int i = 0; i < n; i++) {
         CUdevice dev;
-        if (cu.get(&dev, i) != CUDA_SUCCESS || cu.busid(raw, sizeof(raw), dev) != CUDA_SUCCESS ||
-            topo_busid_normalize(raw, busid) < 0)
+        if (ordinal_busid(i, &dev, busid) < 0)
             continue;
         for (int k = 0; k < nb; k++) {
             if (strcmp(b[k].busid, busid) || !topo_gpu_busy_why(&b[k], why, sizeof(why)))

@@ -162,7 +162,6 @@ static int run(int argc, char **argv)
         /* GPUDirect RDMA looped through each GPU's NIC: where there is none, a note, unless it
          * was the one probe asked for */
         char gnotes[1024];
-        size_t used = strlen(notes);
         if (gdr_probe_run(node, p.quick ? 0.5 : 2.0, gnotes, sizeof(gnotes), &err) < 0) {
             if (go.only == GPU_PROBE_GDR) {
                 snprintf(why, sizeof(why), "gdr: %.200s%s%.350s", err.text, gnotes[0] ? ": " : "",
@@ -170,10 +169,9 @@ static int run(int argc, char **argv)
                 ry_trim(why);
                 goto cannot;
             }
-            snprintf(notes + used, sizeof(notes) - used, "gdr: not measured: %.300s\n%.600s",
-                     err.text, gnotes);
+            ry_appendf(notes, sizeof(notes), "gdr: not measured: %s\n%s", err.text, gnotes);
         } else
-            snprintf(notes + used, sizeof(notes) - used, "%s", gnotes);
+            ry_appendf(notes, sizeof(notes), "%s", gnotes);
     }
     topo_bw_judge(node, host, type ? &type->thresholds : NULL, &f);
     topo_findings_override(&f, map, type);

@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include "common/file.h"
 #include "readers/sysfs.h"
 #include "tests/tap/tap.h"
 #include "topo/iba.h"
@@ -61,5 +62,17 @@ int main(void)
     is_int(topo_path_parse("PXB"), TOPO_PATH_PXB, "PXB parses");
     is_int(topo_path_parse("NVX"), TOPO_PATH_UNKNOWN, "NVX is unknown");
     is_str(topo_path_name(TOPO_PATH_SYS), "SYS", "SYS name");
+
+    {
+        char buf[12] = "";
+        ry_appendf(buf, sizeof(buf), "gpu%d ", 0);
+        ry_appendf(buf, sizeof(buf), "gpu%d", 1);
+        is_str(buf, "gpu0 gpu1", "ry_appendf appends");
+        ry_appendf(buf, sizeof(buf), " and more");
+        is_str(buf, "gpu0 gpu1 a", "ry_appendf cuts at the buffer's end");
+        ry_appendf(buf, sizeof(buf), "x");
+        is_str(buf, "gpu0 gpu1 a", "ry_appendf on a full buffer leaves it as it is");
+        ry_appendf(NULL, 0, "x"); /* no buffer: nothing to write, no crash */
+    }
     return done_testing();
 }
