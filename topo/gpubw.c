@@ -255,18 +255,10 @@ static int mk_ceiling(int k)
     return k >= MK_P2P_LAT;
 }
 
+/* the threshold itself, through the map's one table of keys */
 static double *mk_field(struct map_thresholds *th, int k)
 {
-    switch (k) {
-    case MK_H2D: return &th->h2d_gbps;
-    case MK_P2P: return &th->nvlink_pair_gbps;
-    case MK_LOCAL: return &th->local_gbps;
-    case MK_GDR: return &th->gdr_bw_gbps;
-    case MK_P2P_LAT: return &th->p2p_latency_us;
-    case MK_L2_LAT: return &th->l2_latency_us;
-    case MK_MEM_LAT: return &th->mem_latency_us;
-    default: return &th->launch_latency_us;
-    }
+    return topo_map_threshold(th, mk_name[k]);
 }
 
 /* which of the map's thresholds judges figure v, or -1 */

@@ -363,13 +363,10 @@ static int parse_thresholds(struct parse *p, yaml_node_t *n, struct map_threshol
         return -1;
     FOR_PAIRS(p, n, it, k, v)
     {
-        double *dst = NULL;
+        double *dst;
         if (key_scalar(p, k) < 0)
             return -1;
-        for (size_t i = 0; i < map_nthreshold_keys && !dst; i++)
-            if (is_key(k, map_threshold_keys[i].name))
-                dst = (double *)((char *)th + map_threshold_keys[i].offset);
-        if (!dst)
+        if (!(dst = topo_map_threshold(th, scalar(k))))
             return unknown_key(p, k, "thresholds", keys);
         if (get_double(p, v, scalar(k), dst) < 0)
             return -1;

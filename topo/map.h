@@ -125,6 +125,9 @@ struct map_threshold_key {
 };
 extern const struct map_threshold_key map_threshold_keys[];
 extern const size_t map_nthreshold_keys;
+/* th's threshold of map_threshold_keys[i]; the one named key, NULL when no threshold is */
+double *topo_map_threshold_at(struct map_thresholds *th, size_t i);
+double *topo_map_threshold(struct map_thresholds *th, const char *key);
 
 /* The node type for host (first nodes entry whose host list matches), or NULL. */
 const struct map_node_type *topo_map_type_for_host(const struct topo_map *map, const char *host);

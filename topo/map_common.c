@@ -38,10 +38,23 @@ const struct map_threshold_key map_threshold_keys[] = {
 };
 const size_t map_nthreshold_keys = sizeof(map_threshold_keys) / sizeof(map_threshold_keys[0]);
 
+double *topo_map_threshold_at(struct map_thresholds *th, size_t i)
+{
+    return (double *)((char *)th + map_threshold_keys[i].offset);
+}
+
+double *topo_map_threshold(struct map_thresholds *th, const char *key)
+{
+    for (size_t i = 0; i < map_nthreshold_keys; i++)
+        if (!strcmp(map_threshold_keys[i].name, key))
+            return topo_map_threshold_at(th, i);
+    return NULL;
+}
+
 void topo_map_thresholds_unset(struct map_thresholds *th)
 {
     for (size_t i = 0; i < map_nthreshold_keys; i++)
-        *(double *)((char *)th + map_threshold_keys[i].offset) = -1;
+        *topo_map_threshold_at(th, i) = -1;
 }
 
 void topo_map_destroy(struct topo_map *map)

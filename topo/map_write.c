@@ -283,7 +283,7 @@ nics:
     if (th) {
         int any = 0;
         for (size_t k = 0; k < map_nthreshold_keys; k++) {
-            double v = *(const double *)((const char *)th + map_threshold_keys[k].offset);
+            double v = *topo_map_threshold_at((struct map_thresholds *)th, k);
             if (v <= 0)
                 continue;
             if (!any++) {
