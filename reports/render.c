@@ -580,34 +580,40 @@ static int diff_findings(json_t *from, json_t *to, const char *what, FILE *fp)
     return n;
 }
 
-/* run a's figure of measurement name for gpu (and peer, -1 none); NAN when it has none */
-static double gpu_figure(json_t *root, const char *name, int gpu, int peer)
+/* a GPU figure's key: its test, GPU and peer (-1 none) */
+static void gpu_key(char *buf, size_t len, const char *name, int gpu, int peer)
 {
-    json_t *cap, *m, *v;
+    snprintf(buf, len, "%s\t%d\t%d", name, gpu, peer);
+}
+
+/* every GPU figure of a run by its key, to look each up once */
+static json_t *gpu_figures(json_t *root)
+{
+    json_t *idx = json_object(), *cap, *m, *v;
     size_t i, k, l;
+    char key[320];
 
     json_array_foreach(json_object_get(root, "gpu_bandwidth"), i, cap)
-    {
         json_array_foreach(json_object_get(cap, "measurements"), k, m)
+    {
+        if (!str(m, "name"))
+            continue;
+        json_array_foreach(json_object_get(m, "values"), l, v)
         {
-            if (!str(m, "name") || strcmp(str(m, "name"), name))
-                continue;
-            json_array_foreach(json_object_get(m, "values"), l, v)
-            {
-                if (num(v, "gpu", -1) == gpu && num(v, "peer", -1) == peer)
-                    return num(v, "value", NAN);
-            }
+            gpu_key(key, sizeof(key), str(m, "name"), (int)num(v, "gpu", -1),
+                    (int)num(v, "peer", -1));
+            json_object_set(idx, key, json_object_get(v, "value"));
         }
     }
-    return NAN;
+    return idx;
 }
 
 /* GPU figures that moved more than threshold between the runs, the same test and GPU or pair */
 static int diff_gpu(json_t *a, json_t *b, double threshold, FILE *fp)
 {
-    json_t *cap, *m, *v;
+    json_t *cap, *m, *v, *before = gpu_figures(a);
     size_t i, k, l;
-    char s1[256], who[64];
+    char s1[256], who[64], key[320];
     int n = 0;
 
     json_array_foreach(json_object_get(b, "gpu_bandwidth"), i, cap)
@@ -620,7 +626,9 @@ static int diff_gpu(json_t *a, json_t *b, double threshold, FILE *fp)
             json_array_foreach(json_object_get(m, "values"), l, v)
             {
                 int gpu = (int)num(v, "gpu", -1), peer = (int)num(v, "peer", -1);
-                double v1 = num(v, "value", NAN), v0 = gpu_figure(a, name, gpu, peer);
+                double v1 = num(v, "value", NAN), v0;
+                gpu_key(key, sizeof(key), name, gpu, peer);
+                v0 = num(before, key, NAN);
                 if (isnan(v0) || isnan(v1) || v0 <= 0 || fabs(v1 - v0) / v0 <= threshold)
                     continue;
                 if (peer >= 0)
@@ -634,6 +642,7 @@ static int diff_gpu(json_t *a, json_t *b, double threshold, FILE *fp)
             }
         }
     }
+    json_decref(before);
     return n;
 }
 
