@@ -66,8 +66,10 @@ else
 fi
 # data rates from the 64-bit PortCountersExtended: the counter follows the clock at 4 Gb/s
 # (one 4-byte word every 8 ns), set every 0.1 s, so the two samples measure about 4 Gb/s
-# whenever they fall (a busy host delays them); the band allows for the writer's lag and
-# still catches bytes for words or bits for bytes. The only other traffic is the MADs.
+# whenever they fall. The value set is up to one step plus the simulator's reply old when read,
+# and on a busy host that lag differs by a few tenths of a second between the two samples: four
+# seconds apart and a +-40% band keep it out of the verdict, and still catch bytes for words
+# (1 or 16 Gb/s) or bits for bytes (0.5 or 32 Gb/s). The only other traffic is the MADs.
 if have_feature jansson; then
     (
         t0=$(date +%s%N)
@@ -78,9 +80,9 @@ if have_feature jansson; then
         done
     ) &
     ramp=$!
-    fab --map "$TMP/rail.map" --interval 2 --json
+    fab --map "$TMP/rail.map" --interval 4 --json
     kill "$ramp" 2>/dev/null; wait "$ramp" 2>/dev/null
-    jq -e '[.links[].ends[] | select(.node == "gpu01/mlx5_0")][0] | .tx_gbps > 2.8 and .tx_gbps < 5.2 and .rx_gbps < 0.01' \
+    jq -e '[.links[].ends[] | select(.node == "gpu01/mlx5_0")][0] | .tx_gbps > 2.4 and .tx_gbps < 5.6 and .rx_gbps < 0.01' \
         "$TMP/out" >/dev/null
     ok $? "TX rate of an HCA port from PortCountersExtended ($(jq -c '[.links[].ends[] | select(.node == "gpu01/mlx5_0")][0] | [.tx_gbps, .rx_gbps]' "$TMP/out" 2>/dev/null) Gb/s)"
 else

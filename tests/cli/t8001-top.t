@@ -25,8 +25,11 @@ mk_if "$(printf 'evil\033[31mred')" up 0x1003
 ( # rail0 sends 2 Gb/s (its byte count follows the clock), rail1 gains receive errors
     t0=$(date +%s%N)
     for i in $(seq 1 200); do
-        echo $((($(date +%s%N) - t0) / 4)) >"$N/rail0/statistics/tx_bytes"
-        echo $((i * 5)) >"$N/rail1/statistics/rx_errors"
+        # written aside and renamed over, as sysfs never shows a half-written counter
+        echo $((($(date +%s%N) - t0) / 4)) >"$N/rail0/statistics/.tx_bytes" &&
+            mv -f "$N/rail0/statistics/.tx_bytes" "$N/rail0/statistics/tx_bytes"
+        echo $((i * 5)) >"$N/rail1/statistics/.rx_errors" &&
+            mv -f "$N/rail1/statistics/.rx_errors" "$N/rail1/statistics/rx_errors"
         sleep 0.05
     done
 ) &
