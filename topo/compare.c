@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,51 @@ void topo_findings_sort(struct topo_findings *f)
     for (size_t i = 0; i < f->n; i++)
         f->v[i] = tmp[i].f;
     free(tmp);
+}
+
+static int of_node(const char *subject, const char *node)
+{
+    size_t n = strlen(node);
+
+    return !strncmp(subject, node, n) && (subject[n] == '\0' || subject[n] == '/');
+}
+
+size_t topo_findings_reason(const struct topo_findings *f, const char *node, int only_node,
+                            const char *prefix, char *buf, size_t len)
+{
+    const struct topo_finding *x = NULL;
+    char line[81], more[32] = "";
+    const char *subject;
+    size_t count = 0, hl = strlen(node);
+
+    for (size_t i = 0; i < f->n; i++)
+        if (f->v[i].sev == TOPO_SEV_FAIL && (!only_node || of_node(f->v[i].subject, node))) {
+            if (!x)
+                x = &f->v[i];
+            count++;
+        }
+    if (!x || len == 0)
+        return count;
+    subject = x->subject;
+    if (!strncmp(subject, node, hl) && subject[hl] == '/')
+        subject += hl + 1; /* Slurm shows the node already */
+    if (count > 1)
+        snprintf(more, sizeof(more), " +%zu", count - 1);
+    if (snprintf(line, sizeof(line) - strlen(more), "%s%s %s %s%s%s", prefix, x->check,
+                 strcmp(subject, node) ? subject : "", x->observed ? x->observed : "",
+                 x->expected ? " exp " : "",
+                 x->expected ? x->expected : "") >= (int)(sizeof(line) - strlen(more))) {
+        /* too long: the expected value goes first (a cut one says nothing), then the cut word */
+        char *exp = strstr(line, " exp "), *gap = strrchr(line, ' ');
+        if (exp)
+            *exp = '\0';
+        else if (gap && gap - line > (ptrdiff_t)strlen(prefix) + 20)
+            *gap = '\0';
+    }
+    for (size_t n = strlen(line); n > 0 && line[n - 1] == ' '; n--)
+        line[n - 1] = '\0';
+    snprintf(buf, len, "%s%s", line, more);
+    return count;
 }
 
 void topo_findings_unjudged(struct topo_findings *f, const char *fmt, ...)

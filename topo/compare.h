@@ -52,6 +52,14 @@ void topo_findings_unjudged(struct topo_findings *f, const char *fmt, ...)
 void topo_findings_override(struct topo_findings *f, const struct topo_map *map,
                             const struct map_node_type *type);
 
+/* One line for Slurm's node reason, at most 80 characters: "PREFIX CHECK SUBJECT OBSERVED exp
+ * EXPECTED" of the first failure (prefix "railyard: "), " +N" when there are more. With only_node,
+ * only failures of node (subject "node" or "node/...") count; "node/" is cut from the subject
+ * either way. Returns the number of failures counted (0: buf is left alone). Call after
+ * topo_findings_sort. */
+size_t topo_findings_reason(const struct topo_findings *f, const char *node, int only_node,
+                            const char *prefix, char *buf, size_t len);
+
 /* Sort: failures first, then warnings, then ok, each in check-id order (stable). */
 void topo_findings_sort(struct topo_findings *f);
 void topo_findings_free(struct topo_findings *f);

@@ -88,26 +88,12 @@ static int on_opt(int opt, const char *arg, void *ctx)
 /* One line for Slurm's node reason (at most 80 characters): the first failure, "+N" more. */
 static void print_reason(const struct topo_findings *f, const char *host)
 {
-    char line[81], more[32] = "";
-    const struct topo_finding *x = f->nfail ? &f->v[0] : NULL; /* failures sort first */
-    const char *subject;
-    size_t hl = strlen(host);
+    char line[96];
 
-    if (!x) {
+    if (topo_findings_reason(f, host, 0, "railyard: ", line, sizeof(line)) == 0)
         printf("railyard: ok (%zu checks passed, %zu warnings)\n", f->nok, f->nwarn);
-        return;
-    }
-    subject = x->subject;
-    if (!strncmp(subject, host, hl) && subject[hl] == '/')
-        subject += hl + 1; /* Slurm shows the node already */
-    if (f->nfail > 1)
-        snprintf(more, sizeof(more), " +%zu", f->nfail - 1);
-    snprintf(line, sizeof(line) - strlen(more), "railyard: %s %s %s%s%s", x->check,
-             strcmp(subject, host) ? subject : "", x->observed ? x->observed : "",
-             x->expected ? " exp " : "", x->expected ? x->expected : "");
-    for (size_t n = strlen(line); n > 0 && line[n - 1] == ' '; n--)
-        line[n - 1] = '\0'; /* cut inside a word gap */
-    printf("%s%s\n", line, more);
+    else
+        printf("%s\n", line);
 }
 
 static void archive_error(const char *host, const char *msg);
@@ -347,10 +333,12 @@ static int run(int argc, char **argv)
     topo_findings_sort(&f);
     /* a check that judged nothing did not pass: a health check must not report health it did
      * not see (exit 2: never drain for it) */
-    unjudged = !f.nfail && f.nok + f.nwarn == 0 && f.nunjudged > 0;
+    unjudged = !f.nfail && f.nok + f.nwarn == 0;
 
     if (c.reason) {
-        if (unjudged)
+        if (unjudged && !f.nunjudged)
+            printf("railyard: cannot judge (no check applied to this node)\n");
+        else if (unjudged)
             printf("railyard: cannot judge (%zu part%s without a map entry or reference)\n",
                    f.nunjudged, f.nunjudged == 1 ? "" : "s");
         else

@@ -118,7 +118,7 @@ fi
 
 # live, on this machine (no GPU here): nothing judged, the probe says why
 "$RAILYARD" check --gdr --json >"$TMP/live.json"; rc=$?
-is $rc 0 "live check --gdr without a GPU: exit 0"
+is $rc 2 "live check --gdr without a GPU or NIC: nothing judged, exit 2 (cannot judge)"
 jq -r '.gdr.not_judged' "$TMP/live.json" | grep -q '^GPUDirect RDMA not judged: no NVIDIA GPU'
 ok $? "live: not judged, with the reason ($(jq -r .gdr.not_judged "$TMP/live.json"))"
 jq -r '.gdr.probe' "$TMP/live.json" | grep -q '^skipped: '
