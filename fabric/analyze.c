@@ -411,6 +411,26 @@ static void report_inconclusive(struct ctx *c)
     }
 }
 
+/* Each port's best goodput on rail r (-1: no link measured): of every link that carried data,
+ * or (judged) only of those neither excluded nor inconclusive. */
+static void port_best(const struct ctx *c, int r, double *best, int judged)
+{
+    const struct fabric_input *in = c->in;
+
+    for (int k = 0; k < in->nodes; k++)
+        best[k] = -1;
+    for (size_t i = 0; i < in->nlinks; i++) {
+        const struct fabric_link *l = &in->links[i];
+        if (l->rail != r || !l->ok || l->rank_failed ||
+            (judged && (excluded(c, l) || c->incon[i] || l->bw_gbps <= 0)))
+            continue;
+        if (l->bw_gbps > best[l->a])
+            best[l->a] = l->bw_gbps;
+        if (l->bw_gbps > best[l->b])
+            best[l->b] = l->bw_gbps;
+    }
+}
+
 static void ctx_init(struct ctx *c)
 {
     const struct fabric_input *in = c->in;
@@ -427,17 +447,7 @@ static void ctx_init(struct ctx *c)
          * slow one with none. Their median is the rail's speed as long as most ports are
          * healthy, however often the slow ones were measured (the retests measure suspects
          * again, and a median of links would sink with them). */
-        for (int k = 0; k < in->nodes; k++)
-            best[k] = -1;
-        for (size_t i = 0; i < in->nlinks; i++) {
-            const struct fabric_link *l = &in->links[i];
-            if (l->rail != r || !l->ok || l->rank_failed)
-                continue;
-            if (l->bw_gbps > best[l->a])
-                best[l->a] = l->bw_gbps;
-            if (l->bw_gbps > best[l->b])
-                best[l->b] = l->bw_gbps;
-        }
+        port_best(c, r, best, 0);
         for (int k = 0; k < in->nodes; k++)
             if (best[k] >= 0)
                 best[n++] = best[k];
@@ -539,6 +549,51 @@ size_t fabric_retest_suspects(const struct fabric_input *in, int pass, int *susp
     return done_suspects(&c, suspect, good);
 }
 
+/* Outliers: per rail, each port's best goodput (a slow port is slow with every partner, a fine
+ * one shows its speed with at least one); a port far below the rail's median, by robust
+ * statistics (median and MAD, so the outliers do not move the yardstick), is named even when it
+ * clears every floor: the slow node that passes every check but drags a large job. Far below:
+ * under both 80% of the median and the median less four scaled MADs. Culprit ports (already
+ * failed), starved or excluded links and rails with fewer than four ports measured are left out. */
+static void report_outliers(struct ctx *c)
+{
+    const struct fabric_input *in = c->in;
+    double *best = xcalloc((size_t)in->nodes, sizeof(*best));
+    double *v = xcalloc((size_t)in->nodes, sizeof(*v));
+
+    for (int r = 0; r < in->rails; r++) {
+        size_t n = 0;
+        double med, mad, cut;
+        port_best(c, r, best, 1);
+        for (int k = 0; k < in->nodes; k++)
+            if (best[k] > 0 && !pv(c, k, r)->culprit_bw && !pv(c, k, r)->culprit_unreach)
+                v[n++] = best[k];
+        if (n < 4)
+            continue;
+        med = fabric_median(v, n);
+        for (size_t i = 0; i < n; i++)
+            v[i] = fabs(v[i] - med);
+        mad = 1.4826 * fabric_median(v, n); /* scaled: a standard deviation for normal data */
+        cut = fmin(0.8 * med, med - 4 * mad);
+        for (int k = 0; k < in->nodes; k++) {
+            char e[96], o[96];
+            if (best[k] <= 0 || best[k] >= cut || pv(c, k, r)->culprit_bw ||
+                pv(c, k, r)->culprit_unreach)
+                continue;
+            snprintf(e, sizeof(e), "near the rail's median %.3g Gb/s (MAD %.2g)", med,
+                     mad / 1.4826);
+            snprintf(o, sizeof(o), "%.3g Gb/s at best (%.0f%% below)", best[k],
+                     100 * (1 - best[k] / med));
+            finding(c, TOPO_SEV_WARN, "link.outlier", e, o,
+                    "clears the floor but lags the other nodes: a job over many nodes runs at "
+                    "its pace; check its link speed, cable and error counters",
+                    "%s/rail%d", k, -1, r);
+        }
+    }
+    free(best);
+    free(v);
+}
+
 void fabric_analyze(const struct fabric_input *in, struct topo_findings *out)
 {
     struct ctx c = { in, out, NULL, NULL, NULL };
@@ -551,6 +606,7 @@ void fabric_analyze(const struct fabric_input *in, struct topo_findings *out)
     report_ports(&c);
     report_links(&c);
     report_leaf_sets(&c);
+    report_outliers(&c);
     report_inconclusive(&c);
     free(c.ref);
     free(c.pv);

@@ -33,6 +33,7 @@ const char *const topo_check_ids[] = {
     "link.path",
     "link.unreachable",
     "link.errors",
+    "link.outlier",
     "rail.cabling",
     "rank.failed",
     "link.width",

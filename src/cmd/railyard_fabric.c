@@ -69,6 +69,7 @@ struct opts {
     double duration, round_timeout, start_timeout, connect_timeout;
     int streams, iters, shift, json, verbose, bidir, retest;
     const char *archive, *prometheus, *junit; /* railyard-report(5) */
+    const char *culprits;                     /* --culprits: lines for a preflight */
     int no_archive, keep;
 };
 
@@ -157,6 +158,8 @@ static void usage(FILE *fp)
         "  --start-timeout <s>     deadline of the start-up exchange (default 60)\n"
         "  --connect-timeout <s>   a link that does not connect by then fails (default 5)\n"
         "  -o, --run-dir <dir>     keep results.json, the map and the command line there\n"
+        "  --culprits <file>       write what a preflight acts on: nodes to drain with a\n"
+        "                          reason, faults pinned to no node, lost nodes\n"
         "  -j, --json              print the results as JSON\n"
         "  -v, --verbose           list passed checks and every link\n"
         "  -h, --help              this help\n");
@@ -193,6 +196,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, int speak)
         { "start-timeout", required_argument, NULL, 'A' },
         { "connect-timeout", required_argument, NULL, 'C' },
         { "run-dir", required_argument, NULL, 'o' },
+        { "culprits", required_argument, NULL, 'F' },
         { "bidir", no_argument, NULL, 'B' },
         { "retest", no_argument, NULL, 'X' },
         { "json", no_argument, NULL, 'j' },
@@ -297,6 +301,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, int speak)
         case 'A': o->start_timeout = v; break;
         case 'C': o->connect_timeout = v; break;
         case 'o': o->run_dir = optarg; break;
+        case 'F': o->culprits = optarg; break;
         case 'j': o->json = 1; break;
         case 'B': o->bidir = 1; break;
         case 'X': o->retest = 1; break;
@@ -917,7 +922,7 @@ static int bound_numa(void)
 /* Identify nodes and rails: this rank's node by host name (shared-memory communicator), its
  * rail by local rank, its netdev from the map; set the transport up on it; every rank learns
  * every other's. Where several "nodes" share one machine (Soft-RoCE rails in one guest),
- * RAILYARD_FABRIC_NODE names each rank's node. */
+ * RAILYARD_FABRIC_NODE names each rank's node; under srun, SLURMD_NODENAME does. */
 static int identify(struct run *r)
 {
     struct rank_info *me = &r->me;
@@ -925,6 +930,9 @@ static int identify(struct run *r)
     ry_error_t err = { "" };
     MPI_Request req;
 
+    /* under srun, Slurm's name for the node: several slurmd may share one machine */
+    if (!forced || !*forced)
+        forced = getenv("SLURMD_NODENAME");
     if (forced && *forced) {
         char(*all)[NAME_LEN] = xcalloc((size_t)r->size, NAME_LEN);
         int color = 0;
@@ -1187,6 +1195,52 @@ static void analyse(struct run *r, struct topo_findings *f)
     topo_findings_sort(f);
 }
 
+/* --culprits (rank 0): what a preflight acts on, one line each (railyard-fabric(1)):
+ *   drain NODE REASON        a fault pinned to this node (REASON: a Slurm reason, <= 80 chars,
+ *                            "railyard: fabric ...": railyard-healthcheck never resumes it)
+ *   outlier NODE REASON      a port that clears the floor but lags its rail (link.outlier)
+ *   unpinned A B CHECK       a failed link neither of whose ends is the culprit
+ *   lost NODE                a rank of this node stopped answering: not judged
+ * written aside and renamed, so a reader never sees half of it. */
+static void write_culprits(const struct run *r, const struct topo_findings *f)
+{
+    char tmp[PATH_MAX], reason[96];
+    FILE *fp;
+
+    if (snprintf(tmp, sizeof(tmp), "%s.tmp", r->o.culprits) >= (int)sizeof(tmp) ||
+        !(fp = fopen(tmp, "w"))) {
+        logmsg(r, "cannot write %s: %s", r->o.culprits, strerror(errno));
+        return;
+    }
+    fprintf(fp, "# railyard-fabric culprits: %zu failed, %zu warnings, %d nodes x %d rails\n",
+            f->nfail, f->nwarn, r->nodes, r->rails);
+    for (int n = 0; n < r->nodes; n++)
+        if (topo_findings_reason(f, r->names[n], 1, "railyard: fabric ", reason, sizeof(reason)) >
+            0)
+            fprintf(fp, "drain %s %s\n", r->names[n], reason);
+    for (size_t i = 0; i < f->n; i++) {
+        const struct topo_finding *x = &f->v[i];
+        const char *slash = strchr(x->subject, '/');
+        if (x->sev == TOPO_SEV_WARN && !strcmp(x->check, "link.outlier") && slash)
+            fprintf(fp, "outlier %.*s railyard: fabric link.outlier %.20s %.40s\n",
+                    (int)(slash - x->subject), x->subject, slash + 1, x->observed);
+    }
+    for (size_t i = 0; i < f->n; i++) {
+        const struct topo_finding *x = &f->v[i];
+        const char *sep = strstr(x->subject, "<->"), *slash;
+        if (x->sev != TOPO_SEV_FAIL || !sep || !(slash = strchr(sep, '/')))
+            continue;
+        fprintf(fp, "unpinned %.*s %.*s %s%s\n", (int)(sep - x->subject), x->subject,
+                (int)(slash - sep - 3), sep + 3, x->check, slash);
+    }
+    for (size_t i = 0; i < r->nfailed; i++)
+        fprintf(fp, "lost %s\n", r->names[r->failed[i]]);
+    if (fclose(fp) != 0 || rename(tmp, r->o.culprits) != 0) {
+        logmsg(r, "cannot write %s: %s", r->o.culprits, strerror(errno));
+        unlink(tmp);
+    }
+}
+
 /* Report (rank 0): archive and run directory, the results on stdout; the exit status. */
 static int report(struct run *r, const struct topo_findings *f)
 {
@@ -1197,6 +1251,8 @@ static int report(struct run *r, const struct topo_findings *f)
     if (isatty(STDERR_FILENO) && !r->o.json)
         fputs("\r                                   \r", stderr);
     save_run(r, f, 1);
+    if (r->o.culprits)
+        write_culprits(r, f);
     if ((out = out_create(stdout, r->o.json ? OUT_JSON : OUT_TEXT, &err))) {
         print_results(out, r, f, 1);
         if (r->o.run_dir)

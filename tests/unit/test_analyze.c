@@ -342,5 +342,83 @@ int main(void)
                "two errors of their own: the sender's first");
         is_str(fabric_link_error(1, "", 1, ""), "", "both ends fine: no error");
     }
+    {
+        /* outliers: 8 nodes on one rail, a ring of rounds (i, i+1) and (i, i+2); floor 0.5 */
+        struct fabric_link o[16];
+        double lo[1] = { 0.5 };
+        size_t n = 0;
+        for (int i = 0; i < 8; i++) {
+            o[n++] = L(0, 0, i, (i + 1) % 8, 0.95 + 0.002 * i);
+            o[n++] = L(1, 0, i, (i + 2) % 8, 0.95 - 0.002 * i);
+        }
+        is_str(fails(o, n, 8, 1, NULL, lo), "", "outliers: a healthy rail has none");
+        for (size_t i = 0; i < n; i++)
+            if (o[i].a == 4 || o[i].b == 4)
+                o[i].bw_gbps = 0.6; /* n5: above the floor, 37% below the others */
+        is_str(fails(o, n, 8, 1, NULL, lo), "link.outlier n5/rail0",
+               "a port that clears the floor but lags the rail: link.outlier (a warning)");
+        for (size_t i = 0; i < n; i++)
+            if (o[i].a == 4 || o[i].b == 4)
+                o[i].bw_gbps = 0.8; /* 16% below: within 20% of the median */
+        is_str(fails(o, n, 8, 1, NULL, lo), "", "16%% below the median: not an outlier");
+        for (size_t i = 0; i < n; i++)
+            if (o[i].a == 4 || o[i].b == 4)
+                o[i].bw_gbps = 0.6;
+        {
+            /* each port's own speed; a link runs at its slower end's */
+            const double sp[8] = { 1.3, 0.7, 1.2, 0.8, 0.6, 1.1, 0.75, 1.25 };
+            for (size_t i = 0; i < n; i++)
+                o[i].bw_gbps = sp[o[i].a] < sp[o[i].b] ? sp[o[i].a] : sp[o[i].b];
+            is_str(fails(o, n, 8, 1, NULL, lo), "",
+                   "a rail whose ports spread widely (large MAD): 0.6 is within four MADs");
+        }
+        {
+            struct fabric_link three[2] = { L(0, 0, 0, 1, 0.95), L(0, 0, 1, 4, 0.6) };
+            is_str(fails(three, 2, 8, 1, NULL, lo), "",
+                   "fewer than four ports measured on the rail: no outlier judged");
+        }
+        for (size_t i = 0; i < n; i++)
+            o[i].bw_gbps = o[i].a == 4 || o[i].b == 4 ? 0.6 : 0.95;
+        o[0].wait_a = 0.5; /* a starved host: the link says nothing */
+        for (size_t i = 0; i < n; i++)
+            if (o[i].a == 4 || o[i].b == 4)
+                o[i].bw_gbps = 0.3; /* below the floor: a culprit, not an outlier */
+        is_str(fails(o, n, 8, 1, NULL, lo), "link.bandwidth n5/rail0",
+               "a port below the floor is a failure, not also an outlier");
+    }
+    {
+        /* the reason Slurm shows: one node's failures, the first one, "+N" for the others */
+        struct topo_findings f = { 0 };
+        char buf[96] = "untouched";
+        topo_findings_add(&f, TOPO_SEV_FAIL, "link.bandwidth", "n2/rail1", ">= 0.18 Gb/s",
+                          "0.05 Gb/s with every partner", NULL);
+        topo_findings_add(&f, TOPO_SEV_FAIL, "rail.cabling", "n2/rail0",
+                          "reaches the peers of its rail",
+                          "link up, reaches none of its rail's peers", NULL);
+        topo_findings_add(&f, TOPO_SEV_FAIL, "link.path", "n1<->n3/rail0", NULL, "0.1 Gb/s", NULL);
+        topo_findings_add(&f, TOPO_SEV_WARN, "link.outlier", "n4/rail0", NULL, "slow", NULL);
+        topo_findings_sort(&f);
+        is_int((long long)topo_findings_reason(&f, "n4", 1, "railyard: ", buf, sizeof(buf)), 0,
+               "reason: a node with a warning only has no failure");
+        is_str(buf, "untouched", "...and its buffer is left alone");
+        is_int((long long)topo_findings_reason(&f, "n2", 1, "railyard: fabric ", buf, sizeof(buf)),
+               2, "reason: n2's two failures, not n1<->n3's");
+        is_str(buf, "railyard: fabric link.bandwidth rail1 0.05 Gb/s with every partner +1",
+               "reason: the first failure, the node cut from the subject, +1; too long for its "
+               "expected value");
+        is_int((long long)topo_findings_reason(&f, "n1", 1, "railyard: ", buf, sizeof(buf)), 0,
+               "reason: a pair's failure pins neither node");
+        topo_findings_reason(&f, "n2", 0, "railyard: ", buf, sizeof(buf));
+        ok(strlen(buf) <= 80 && strstr(buf, " +2"), "reason: every failure counted (%s)", buf);
+        topo_findings_free(&f);
+        memset(&f, 0, sizeof(f));
+        topo_findings_add(&f, TOPO_SEV_FAIL, "rail.cabling", "n2/rail0",
+                          "reaches the peers of its rail",
+                          "link up, reaches none of its rail's peers", NULL);
+        topo_findings_reason(&f, "n2", 1, "railyard: fabric ", buf, sizeof(buf));
+        is_str(buf, "railyard: fabric rail.cabling rail0 link up, reaches none of its rail's peers",
+               "reason: cut at 80 characters at a word gap, not inside a word");
+        topo_findings_free(&f);
+    }
     return done_testing();
 }
