@@ -20,6 +20,13 @@ rig_taken() {
     fi
     skip_all "$*"
 }
+# rig_lock NAME: wait until no other test holds the rig NAME (tests run in parallel; the demo
+# cluster's namespaces have fixed names); held until the test exits
+rig_lock() {
+    mkdir -p /run/lock 2>/dev/null
+    exec 8>"/run/lock/railyard-test-$1.lock" || rig_taken "cannot open the lock of rig $1"
+    flock -w 1200 8 || rig_taken "another test held rig $1 for 20 minutes"
+}
 ok() { # ok COND-EXIT-STATUS DESCRIPTION
     T_RUN=$((T_RUN + 1))
     if [ "$1" -eq 0 ]; then echo "ok $T_RUN - $2"; else echo "not ok $T_RUN - $2"; T_FAIL=$((T_FAIL + 1)); fi

@@ -1,0 +1,144 @@
+#!/bin/bash
+# railyard-preflight on a real Slurm cluster of namespaces (scripts/demo-cluster up --slurm:
+# munged, slurmctld, one slurmd per node, 6 nodes x 2 shaped rails, Open MPI through PMIx):
+# a healthy job's screen passes and its step runs; a degraded rail, a miscabled port and a node
+# check failure each drain exactly their node with a reason naming it, the job is requeued and
+# runs on the others; a screen whose railyard cannot start drains nothing and the job runs; the
+# health check never resumes a node a fabric run drained, nor one an admin drained.
+. "$RAILYARD_SRCDIR/tests/lib.sh"
+. "$RAILYARD_SRCDIR/tests/slurm/demo-slurm.sh"
+PRE=$RAILYARD_SRCDIR/scripts/railyard-preflight
+
+demo_map 0.16 >"$TMP/cluster.map"
+# node checks read each node's own capture: healthy, or (node2) that capture with mlx5_3 down
+cp "$IBSTAT_OK" "$TMP/ibstat-healthy"
+awk '/^CA / {ca = $2} ca == "'"'"'mlx5_3'"'"'" && /State: Active/ {sub(/Active/, "Down")}
+     ca == "'"'"'mlx5_3'"'"'" && /Physical state: LinkUp/ {sub(/LinkUp/, "Disabled")} {print}' \
+    "$IBSTAT_OK" >"$TMP/ibstat-down"
+cat >"$TMP/railyard" <<WRAP
+#!/bin/sh
+f=$TMP/ibstat-\${SLURMD_NODENAME:-\$(hostname -s)}
+[ -e "\$f" ] || f=$TMP/ibstat-healthy
+[ "\$1" = check ] && set -- "\$@" --ibstat "\$f"
+exec "$RAILYARD" "\$@"
+WRAP
+# a railyard-fabric whose rank 0 of node4 dies at start
+cat >"$TMP/fabric-dies" <<WRAP
+#!/bin/sh
+[ "\$SLURMD_NODENAME" = node4 ] && [ "\$SLURM_LOCALID" = 0 ] && kill -9 \$\$
+exec "$FABRIC" "\$@"
+WRAP
+chmod +x "$TMP/railyard" "$TMP/fabric-dies"
+export RAILYARD_BIN=$TMP/railyard RAILYARD_FABRIC_BIN=$FABRIC RAILYARD_MAP=$TMP/cluster.map
+export RAILYARD_PREFLIGHT_CONF=/nonexistent RAILYARD_ARCHIVE=$TMP/archive
+
+demo_up 6
+is "$(sl sinfo -h -o '%D %t')" "6 idle" "sinfo: 6 nodes idle"
+
+# submit JOB_NAME NODES SCRIPT: a batch job; its output appended across restarts
+submit() {
+    sl sbatch --parsable -J "$1" -N "$2" -o "$TMP/$1.out" --open-mode=append --wrap "$3" 2>"$TMP/sbatch.err"
+}
+# wait_job ID SECONDS: until the job is gone from the queue; the seconds waited
+wait_job() {
+    local t=0
+    while [ $t -lt $(($2 * 10)) ] && [ -n "$(sl squeue -h -j "$1" 2>/dev/null)" ]; do sleep 0.1; t=$((t + 1)); done
+    echo $((t / 10))
+}
+job_field() { sl scontrol show job "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p" | head -1; }
+resume() { sl scontrol update nodename="$1" state=resume; }
+STEP='srun -l hostname | sort'
+
+# --- healthy: the screen passes within 30 s and the job's own step runs on all 6
+id=$(submit healthy 6 "$PRE --deadline 60 && $STEP")
+ok $? "healthy job submitted ($id)"
+w=$(wait_job "$id" 90)
+t=$(sed -n 's/.*done in \([0-9.]*\) s: healthy$/\1/p' "$TMP/healthy.out")
+[ -n "$t" ] && awk -v t="$t" 'BEGIN { exit !(t <= 30) }'
+ok $? "healthy: the preflight passes in <= 30 s (${t:-no verdict} s): $(grep railyard-preflight "$TMP/healthy.out" | tail -1)"
+is "$(grep -c ': node[1-6]$' "$TMP/healthy.out")" 6 "healthy: the job's step ran on the 6 nodes"
+is "$(drained)" "" "healthy: nothing drained"
+
+# --- a degraded rail: node3 rail1 at 80 of 200 Mbit/s
+"$DEMO" fault --degrade 3:1:80mbit >/dev/null
+id=$(submit degraded 5 "$PRE && $STEP")
+w=$(wait_job "$id" 120)
+is "$(drained)" "node3 " "degraded rail: exactly node3 drained (the job ended after $w s)"
+r=$(reason node3)
+case $r in "railyard: fabric link.bandwidth rail1 "*) ok 0 "its reason names the rail: $r" ;;
+*) ok 1 "its reason names the rail (got '$r')" ;; esac
+[ ${#r} -le 80 ]; ok $? "the reason is at most 80 characters"
+grep -q "node3: drained: railyard: fabric" "$TMP/degraded.out"; ok $? "the job's output says node3 was drained"
+grep -q "the job is requeued" "$TMP/degraded.out"; ok $? "...and that the job is requeued"
+is "$(job_field "$id" Restarts)" 1 "the job was requeued once"
+nl=$(job_field "$id" NodeList)
+case $nl in *3*) ok 1 "the requeued job ran without node3 (on $nl)" ;; *) ok 0 "the requeued job ran without node3 (on $nl)" ;; esac
+is "$(grep -c ': node[1-6]$' "$TMP/degraded.out")" 5 "its step ran once, on 5 nodes"
+is "$(grep -c 'done in .* s: healthy' "$TMP/degraded.out")" 1 "its second screen passed"
+is "$(job_field "$id" JobState)" COMPLETED "the job completed"
+
+# the health check (node checks only) on node3: healthy, yet it leaves the fabric's drain alone
+HC="env RAILYARD_BIN=$TMP/railyard RAILYARD_MAP=$TMP/cluster.map RAILYARD_HC_CONF=/nonexistent RAILYARD_HC_LOG=$TMP/hc.log $RAILYARD_SRCDIR/scripts/railyard-healthcheck"
+"$DEMO" exec node3 -- $HC 2>/dev/null
+grep -q "node3: healthy" "$TMP/hc.log"; ok $? "railyard-healthcheck on node3: its node checks pass"
+case $(reason node3) in "railyard: fabric "*) ok 0 "...and node3 stays drained by the fabric's reason" ;;
+*) ok 1 "...and node3 stays drained by the fabric's reason (got '$(reason node3)')" ;; esac
+"$DEMO" fault --heal 3:1 >/dev/null
+resume node3
+
+# --- a miscabled port (node5 rail0 into rail 1's switch) and a node check failure (node2's
+# mlx5_3 down) in one job of 4 nodes: both drained, the job runs on the other 4
+"$DEMO" fault --miscable 5:0:1 >/dev/null
+cp "$TMP/ibstat-down" "$TMP/ibstat-node2"
+id=$(submit two 6 "$PRE && $STEP")
+# 6 nodes asked: once two are drained the job cannot run again; it waits, and is cancelled
+for _ in $(seq 600); do [ "$(drained)" = "node2 node5 " ] && [ "$(job_field "$id" JobState)" = PENDING ] && break; sleep 0.1; done
+is "$(drained)" "node2 node5 " "miscabled port and a node check failure: exactly node2 and node5 drained"
+r5=$(reason node5)
+case $r5 in "railyard: fabric rail.cabling rail0 "*) ok 0 "node5's reason names the rail: $r5" ;;
+*) ok 1 "node5's reason names the rail (got '$r5')" ;; esac
+r2=$(reason node2)
+case $r2 in "railyard: nic.port."*mlx5_3*) ok 0 "node2's reason names its port: $r2" ;;
+*) ok 1 "node2's reason names its port (got '$r2')" ;; esac
+is "$(job_field "$id" JobState)" PENDING "the job is requeued (pending: 4 nodes left for 6 asked)"
+sl scancel "$id"
+id=$(submit four 4 "$PRE && $STEP")
+w=$(wait_job "$id" 90)
+is "$(grep -c ': node[1346]$' "$TMP/four.out")" 4 "a 4-node job then runs on node1, 3, 4 and 6 ($w s)"
+
+# the health check resumes the node its own check drained once it passes, never the fabric's
+"$DEMO" exec node2 -- $HC 2>/dev/null
+is "$(drained)" "node2 node5 " "health check with node2's port still down: both stay drained"
+rm "$TMP/ibstat-node2"
+"$DEMO" exec node2 -- $HC 2>/dev/null
+"$DEMO" exec node5 -- $HC 2>/dev/null
+for _ in $(seq 30); do [ "$(drained)" = "node5 " ] && break; sleep 0.1; done
+is "$(drained)" "node5 " "health check after node2's port is back: node2 resumed, node5 (fabric) not"
+# an admin's drain is never the health check's to lift
+sl scontrol update nodename=node6 state=drain reason="PSU swap, ticket 4711"
+"$DEMO" exec node6 -- $HC 2>/dev/null
+is "$(reason node6)" "PSU swap, ticket 4711" "an admin's drain stays after a healthy check"
+"$DEMO" fault --heal 5:0 >/dev/null
+resume node5
+resume node6
+
+# --- railyard cannot start: a map it cannot read, a rank killed at start: nothing drained, the
+# job runs with the reason in its output
+id=$(submit broken 6 "$PRE --map $TMP/nonexistent.map; echo preflight-exit=\$?; RAILYARD_FABRIC_BIN=$TMP/fabric-dies $PRE --deadline 20; echo preflight-exit=\$?; $STEP")
+w=$(wait_job "$id" 120)
+is "$(grep -c '^preflight-exit=0$' "$TMP/broken.out")" 2 "a broken screen exits 0 both times (the job runs on; $w s)"
+grep -q "cannot judge, the job runs on (nothing drained): cannot read the map $TMP/nonexistent.map" "$TMP/broken.out"
+ok $? "an unreadable map: the reason is in the job's output"
+grep -q "fabric: not judged" "$TMP/broken.out"
+ok $? "a rank killed at start: not judged, said in the job's output: $(grep -m1 'fabric: not judged' "$TMP/broken.out" | cut -c1-160)"
+is "$(drained)" "" "...and nothing drained"
+is "$(grep -c ': node[1-6]$' "$TMP/broken.out")" 6 "the job's step ran on all 6"
+is "$(job_field "$id" Restarts)" 0 "the job was not requeued"
+
+# --- bad options: exit 2, said
+"$PRE" --deadline soon 2>"$TMP/err"; is $? 2 "--deadline soon: exit 2"
+grep -q "takes a positive number, not 'soon'" "$TMP/err"; ok $? "...with the reason"
+# outside an allocation: nothing to screen, never a failure
+(unset SLURM_JOB_ID; "$PRE" 2>"$TMP/err"); is $? 0 "outside a job: exit 0"
+grep -q "not inside a Slurm allocation" "$TMP/err"; ok $? "...said"
+done_testing
