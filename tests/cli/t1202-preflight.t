@@ -1,9 +1,9 @@
 #!/bin/bash
 # railyard-preflight on a real Slurm cluster of namespaces (scripts/demo-cluster up --slurm:
 # munged, slurmctld, one slurmd per node, 6 nodes x 2 shaped rails, Open MPI through PMIx):
-# a healthy job's screen passes and its step runs; a degraded rail, a miscabled port and a node
-# check failure each drain exactly their node with a reason naming it, the job is requeued and
-# runs on the others; a screen whose railyard cannot start drains nothing and the job runs; the
+# a healthy job's screen passes and its step runs (and railyard-fabric runs by mpirun inside a
+# job); a degraded rail, a miscabled port and a node check failure each drain exactly their node
+# with a reason naming it, the job is requeued and runs on the others; a screen whose railyard cannot start drains nothing and the job runs; the
 # health check never resumes a node a fabric run drained, nor one an admin drained.
 . "$RAILYARD_SRCDIR/tests/lib.sh"
 . "$RAILYARD_SRCDIR/tests/slurm/demo-slurm.sh"
@@ -58,6 +58,13 @@ t=$(sed -n 's/.*done in \([0-9.]*\) s: healthy$/\1/p' "$TMP/healthy.out")
 ok $? "healthy: the preflight passes in <= 30 s (${t:-no verdict} s): $(grep railyard-preflight "$TMP/healthy.out" | tail -1)"
 is "$(grep -c ': node[1-6]$' "$TMP/healthy.out")" 6 "healthy: the job's step ran on the 6 nodes"
 is "$(drained)" "" "healthy: nothing drained"
+
+# --- railyard-fabric by mpirun inside an allocation (Open MPI starts its daemons through srun)
+id=$(sl sbatch --parsable -N 4 --ntasks-per-node=2 -o "$TMP/mpirun.out" --wrap \
+    "mpirun --allow-run-as-root --map-by ppr:2:node --bind-to none $FABRIC --map $TMP/cluster.map -d 1 --no-archive; echo rc=\$?")
+wait_job "$id" 60 >/dev/null
+grep -q '^rc=0$' "$TMP/mpirun.out" && grep -q '4 nodes x 2 rails' "$TMP/mpirun.out"
+ok $? "mpirun inside an allocation: railyard-fabric tests 4 nodes x 2 rails and passes$(grep -q '^rc=0$' "$TMP/mpirun.out" || { printf ': '; tail -3 "$TMP/mpirun.out" | tr '\n' ' '; })"
 
 # --- a degraded rail: node3 rail1 at 80 of 200 Mbit/s
 "$DEMO" fault --degrade 3:1:80mbit >/dev/null
