@@ -3,7 +3,8 @@
 # munged, slurmctld, one slurmd per node, 6 nodes x 2 shaped rails, Open MPI through PMIx):
 # a healthy job's screen passes and its step runs (and railyard-fabric runs by mpirun inside a
 # job); a degraded rail, a miscabled port and a node check failure each drain exactly their node
-# with a reason naming it, the job is requeued and runs on the others; a screen whose railyard cannot start drains nothing and the job runs; the
+# with a reason naming it, the job is requeued and runs on the others; a slow path between two
+# nodes drains neither; a screen whose railyard cannot start drains nothing and the job runs; the
 # health check never resumes a node a fabric run drained, nor one an admin drained.
 . "$RAILYARD_SRCDIR/tests/lib.sh"
 . "$RAILYARD_SRCDIR/tests/slurm/demo-slurm.sh"
@@ -67,7 +68,7 @@ grep -q '^rc=0$' "$TMP/mpirun.out" && grep -q '4 nodes x 2 rails' "$TMP/mpirun.o
 ok $? "mpirun inside an allocation: railyard-fabric tests 4 nodes x 2 rails and passes$(grep -q '^rc=0$' "$TMP/mpirun.out" || { printf ': '; tail -3 "$TMP/mpirun.out" | tr '\n' ' '; })"
 
 # --- a degraded rail: node3 rail1 at 80 of 200 Mbit/s
-"$DEMO" fault --degrade 3:1:80mbit >/dev/null
+check "demo-cluster fault --degrade 3:1:80mbit" "$DEMO" fault --degrade 3:1:80mbit
 id=$(submit degraded 5 "$PRE && $STEP")
 w=$(wait_job "$id" 120)
 is "$(drained)" "node3 " "degraded rail: exactly node3 drained (the job ended after $w s)"
@@ -90,12 +91,12 @@ HC="env RAILYARD_BIN=$TMP/railyard RAILYARD_MAP=$TMP/cluster.map RAILYARD_HC_CON
 grep -q "node3: healthy" "$TMP/hc.log"; ok $? "railyard-healthcheck on node3: its node checks pass"
 case $(reason node3) in "railyard: fabric "*) ok 0 "...and node3 stays drained by the fabric's reason" ;;
 *) ok 1 "...and node3 stays drained by the fabric's reason (got '$(reason node3)')" ;; esac
-"$DEMO" fault --heal 3:1 >/dev/null
+check "demo-cluster fault --heal 3:1" "$DEMO" fault --heal 3:1
 resume node3
 
 # --- a miscabled port (node5 rail0 into rail 1's switch) and a node check failure (node2's
 # mlx5_3 down) in one job of 4 nodes: both drained, the job runs on the other 4
-"$DEMO" fault --miscable 5:0:1 >/dev/null
+check "demo-cluster fault --miscable 5:0:1" "$DEMO" fault --miscable 5:0:1
 cp "$TMP/ibstat-down" "$TMP/ibstat-node2"
 id=$(submit two 6 "$PRE && $STEP")
 # 6 nodes asked: once two are drained the job cannot run again; it waits, and is cancelled
@@ -125,9 +126,21 @@ is "$(drained)" "node5 " "health check after node2's port is back: node2 resumed
 sl scontrol update nodename=node6 state=drain reason="PSU swap, ticket 4711"
 "$DEMO" exec node6 -- $HC 2>/dev/null
 is "$(reason node6)" "PSU swap, ticket 4711" "an admin's drain stays after a healthy check"
-"$DEMO" fault --heal 5:0 >/dev/null
+check "demo-cluster fault --heal 5:0" "$DEMO" fault --heal 5:0
 resume node5
 resume node6
+
+# --- a slow path between node2 and node3 on rail 0 (node2 sends to node3 alone at 40 Mbit/s):
+# both ports are fine with every other partner, so the fault is pinned to neither
+check "demo-cluster fault --slow-path 2:0:3:40mbit" "$DEMO" fault --slow-path 2:0:3:40mbit
+id=$(submit path 6 "$PRE && $STEP")
+w=$(wait_job "$id" 120)
+is "$(drained)" "" "a fault between two nodes pinned to neither: nothing drained ($w s)"
+grep -q "a fault between node2 and node3 that railyard cannot pin to either (link.path/rail0): neither drained" "$TMP/path.out"
+ok $? "...and the job's output says so: $(grep -m1 'cannot pin' "$TMP/path.out" | cut -c1-160)"
+grep -q "pinned to none, nothing drained; the job runs on" "$TMP/path.out"; ok $? "...and that the job runs on"
+is "$(grep -c ': node[1-6]$' "$TMP/path.out")" 6 "the job's step ran on all 6"
+check "demo-cluster fault --heal 2:0" "$DEMO" fault --heal 2:0
 
 # --- railyard cannot start: a map it cannot read, a rank killed at start: nothing drained, the
 # job runs with the reason in its output

@@ -36,7 +36,7 @@ bring() { # bring DIR [options]: a bring-up from the head namespace, its exit st
 }
 verdicts() { jq -r '.nodes[] | "\(.node) \(.verdict)"' "$1/bringup.json" | tr '\n' ';'; }
 
-"$DEMO" fault --miscable 2:1:0 --degrade 5:0:120mbit >/dev/null
+check "demo-cluster fault --miscable 2:1:0 --degrade 5:0:120mbit" "$DEMO" fault --miscable 2:1:0 --degrade 5:0:120mbit
 bring "$TMP/b1"
 is $? 1 "two faults: exit 1"
 is "$(verdicts "$TMP/b1")" "node1 ready;node2 recable;node3 ready;node4 ready;node5 outlier;node6 ready;" \
@@ -62,7 +62,7 @@ case $(reason node5) in "railyard: fabric link.outlier rail0 "*) ok 0 "node5's r
 is "$(reason node4)" "BIOS update (admin)" "node4 keeps the admin's reason"
 grep -q '^node4 .*left drained: not railyard' "$TMP/b2.out"; ok $? "...and the table says why it was left"
 
-"$DEMO" fault --heal 2:1 --heal 5:0 >/dev/null
+check "demo-cluster fault --heal 2:1 --heal 5:0" "$DEMO" fault --heal 2:1 --heal 5:0
 bring "$TMP/b3" --apply --json >/dev/null
 is $? 0 "the faults removed: every node ready, exit 0"
 is "$(drained)" "node4 " "the second run resumes node2 and node5; node4 stays the admin's"
