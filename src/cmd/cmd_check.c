@@ -216,7 +216,7 @@ static int run(int argc, char **argv)
     ry_error_t err = { "" };
     const char *host, *archive;
     char msg[700], probe_note[700] = "";
-    int idx, rc = RY_EXIT_ERROR, unjudged;
+    int idx, rc = RY_EXIT_ERROR, unjudged, fabric_judged = 0;
     FILE *devnull = NULL;
 
     memset(&fd, 0, sizeof(fd));
@@ -312,6 +312,7 @@ static int run(int argc, char **argv)
         if (frc == 0) {
             e.ref = fd.have_ref ? &fd.ref : NULL;
             ibf_analyze(&fd.f, &e, &f, NULL);
+            fabric_judged = 1; /* its checks add failures only: none is a judgment too */
         }
         free(guids);
         free(hcas);
@@ -333,7 +334,7 @@ static int run(int argc, char **argv)
     topo_findings_sort(&f);
     /* a check that judged nothing did not pass: a health check must not report health it did
      * not see (exit 2: never drain for it) */
-    unjudged = !f.nfail && f.nok + f.nwarn == 0;
+    unjudged = !f.nfail && f.nok + f.nwarn == 0 && !fabric_judged;
 
     if (c.reason) {
         if (unjudged && !f.nunjudged)
