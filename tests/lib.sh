@@ -20,12 +20,13 @@ rig_taken() {
     fi
     skip_all "$*"
 }
-# rig_lock NAME: wait until no other test holds the rig NAME (tests run in parallel; the demo
-# cluster's namespaces have fixed names); held until the test exits
+# rig_lock NAME: wait until no other test holds the rig NAME (tests run in parallel); held until
+# the test exits. "host-rigs": the demo cluster (namespaces with fixed names) and the emulated
+# guest (whose speed is what the host's CPUs leave it) run one at a time
 rig_lock() {
     mkdir -p /run/lock 2>/dev/null
     exec 8>"/run/lock/railyard-test-$1.lock" || rig_taken "cannot open the lock of rig $1"
-    flock -w 1200 8 || rig_taken "another test held rig $1 for 20 minutes"
+    flock -w 1800 8 || rig_taken "another test held rig $1 for 30 minutes"
 }
 ok() { # ok COND-EXIT-STATUS DESCRIPTION
     T_RUN=$((T_RUN + 1))

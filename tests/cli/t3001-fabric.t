@@ -11,7 +11,7 @@ for p in ip tc unshare nsenter mpirun jq; do
     command -v $p >/dev/null || skip_all "$p is not installed"
 done
 have_feature jansson || skip_all "built without jansson: the run directory needs JSON"
-rig_lock demo-cluster
+rig_lock host-rigs
 # a rig left over by a run that was killed (its owner gone, nothing running in it) is removed
 "$DEMO" reap 2>&1 | sed 's/^/# /'
 [ -e /run/netns/node1 ] && rig_taken "a demo cluster (or a namespace node1) is already up"

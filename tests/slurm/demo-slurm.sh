@@ -18,7 +18,7 @@ have_feature yaml || skip_all "built without libyaml: no maps"
 need_shared ibstat/gpud_ibstat_h100_roce_12hca_all_active.txt
 # Open MPI keeps large mappings that LeakSanitizer scans for minutes at exit
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
-rig_lock demo-cluster
+rig_lock host-rigs
 "$DEMO" reap 2>&1 | sed 's/^/# /'
 [ -e /run/netns/node1 ] && rig_taken "a demo cluster (or a namespace node1) is already up"
 export RAILYARD_DEMO_STATE=$TMP/demo
