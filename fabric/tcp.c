@@ -78,9 +78,10 @@ static int wait_fd(int fd, short events, double deadline)
     }
 }
 
-static int tcp_setup(const char *netdev, struct fabric_endpoint *local, void **state,
+static int tcp_setup(const struct fabric_setup *su, struct fabric_endpoint *local, void **state,
                      ry_error_t *err)
 {
+    const char *netdev = su->netdev;
     struct tcp_state *st;
     struct ifaddrs *ifa, *i;
     socklen_t len;

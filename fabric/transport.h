@@ -21,6 +21,7 @@ struct fabric_endpoint {
     int32_t ok;       /* 0: the rank could not set up (error says why) */
     int32_t unusable; /* 1: the test cannot run on this node at all (a missing driver or
                          library, not a port fault): the run cannot judge */
+    int32_t rank;     /* mpi: the rank in MPI_COMM_WORLD */
     char error[320];
 };
 
@@ -33,6 +34,19 @@ struct fabric_stats {
     char mem[160]; /* verbs: the memory the data moved through ("host (NUMA node 0)") */
 };
 
+struct fabric_verbs_opts; /* fabric/verbs.h */
+
+/* What a transport is set up with: no transport keeps options or identity in globals (under
+ * SimGrid's SMPI every rank is a thread of one process). */
+struct fabric_setup {
+    const char *netdev; /* the rail's network interface ("" for mpi: the MPI stack picks) */
+    const char *node;   /* the node's name, for messages */
+    const struct fabric_verbs_opts *opts; /* verbs: op, queue pairs; verbs and mpi: window,
+                                             message size */
+    int rank;                             /* mpi: this rank in MPI_COMM_WORLD */
+    void *mpi_comm; /* mpi: an MPI_Comm * the transport's messages travel on */
+};
+
 struct fabric_transport {
     const char *name;
     /* 1: it busy-polls for completions (verbs): its ranks use a full CPU by design, so their
@@ -40,7 +54,8 @@ struct fabric_transport {
     int polls;
     /* bind to the rail's network interface; fill local (ok=0 with a reason when the port
      * fails; -1 when the test cannot run on this node at all) */
-    int (*setup)(const char *netdev, struct fabric_endpoint *local, void **state, ry_error_t *err);
+    int (*setup)(const struct fabric_setup *su, struct fabric_endpoint *local, void **state,
+                 ry_error_t *err);
     /* send for duration seconds over streams connections, which must connect by connect_by;
      * out gets the receiver's figures */
     int (*send)(void *state, const struct fabric_endpoint *peer, double duration, int streams,

@@ -42,6 +42,7 @@ _Static_assert(IBV_WC_RETRY_EXC_ERR == 12 && IBV_WC_RNR_RETRY_EXC_ERR == 13 &&
 #define MAX_QPS  16
 
 struct verbs_state {
+    struct fabric_verbs_opts o; /* as given at setup */
     char host[64], netdev[32], dev[64];
     char where[160]; /* "gpu01 mlx5_0 port 1": how messages name the port */
     int inline_ok;   /* the queue pairs take 8 bytes of inline data */
@@ -147,10 +148,10 @@ static int pick_gid(struct verbs_state *st, ry_error_t *err)
                       "class/infiniband/%s/ports/%d/gid_attrs/ndevs/%d", st->dev, st->port, i);
         n++;
     }
-    st->gid_index = fabric_pick_gid(t, n, st->netdev, st->infiniband, fabric_verbs_opts.gid_index);
+    st->gid_index = fabric_pick_gid(t, n, st->netdev, st->infiniband, st->o.gid_index);
     if (st->gid_index < 0)
         return ry_errorf(err, "%s: no usable GID for %s%s", st->where, st->netdev,
-                         fabric_verbs_opts.gid_index >= 0 ? " at the given --gid-index" : "");
+                         st->o.gid_index >= 0 ? " at the given --gid-index" : "");
     if (ibv_query_gid(st->ctx, (uint8_t)st->port, st->gid_index, &st->gid))
         return verr(st, err, "ibv_query_gid", errno);
     return 0;
@@ -234,23 +235,28 @@ static int register_mem(struct verbs_state *st, ry_error_t *err)
     return 0;
 }
 
-static int verbs_setup(const char *netdev, struct fabric_endpoint *local, void **state,
+static int verbs_setup(const struct fabric_setup *su, struct fabric_endpoint *local, void **state,
                        ry_error_t *err)
 {
-    const struct fabric_verbs_opts *o = &fabric_verbs_opts;
+    const char *netdev = su->netdev;
     struct verbs_state *st = xcalloc(1, sizeof(*st));
+    const struct fabric_verbs_opts *o = &st->o;
     ry_error_t e = { "" };
     int cqe;
 
     *state = st;
+    if (su->opts)
+        st->o = *su->opts;
+    else
+        fabric_verbs_opts_init(&st->o);
     st->dmabuf_fd = -1;
     snprintf(st->netdev, sizeof(st->netdev), "%s", netdev);
     /* the node the messages name: the one railyard-fabric is told, else this machine */
-    if (getenv("RAILYARD_FABRIC_NODE"))
-        snprintf(st->host, sizeof(st->host), "%s", getenv("RAILYARD_FABRIC_NODE"));
+    if (su->node && *su->node)
+        snprintf(st->host, sizeof(st->host), "%s", su->node);
     else if (gethostname(st->host, sizeof(st->host) - 1) < 0)
         st->host[0] = '\0';
-    if (fabric_transport_tcp.setup(netdev, local, &st->tcp, err) < 0)
+    if (fabric_transport_tcp.setup(su, local, &st->tcp, err) < 0)
         return -1;
     if (!local->ok)
         return 0;
@@ -311,7 +317,7 @@ bad:
 
 static struct ibv_qp *make_qp(struct verbs_state *st, struct qp_info *me, ry_error_t *err)
 {
-    const struct fabric_verbs_opts *o = &fabric_verbs_opts;
+    const struct fabric_verbs_opts *o = &st->o;
     struct ibv_qp_init_attr ia = {
         .send_cq = st->cq,
         .recv_cq = st->cq,
@@ -381,8 +387,8 @@ static int connect_qp(struct verbs_state *st, struct ibv_qp *qp, const struct qp
         memcpy(a.ah_attr.grh.dgid.raw, peer->gid, 16);
         a.ah_attr.grh.sgid_index = (uint8_t)st->gid_index;
         a.ah_attr.grh.hop_limit = 64;
-        if (fabric_verbs_opts.tos >= 0)
-            a.ah_attr.grh.traffic_class = (uint8_t)fabric_verbs_opts.tos;
+        if (st->o.tos >= 0)
+            a.ah_attr.grh.traffic_class = (uint8_t)st->o.tos;
     }
     if ((errno =
              ibv_modify_qp(qp, &a,
@@ -391,7 +397,7 @@ static int connect_qp(struct verbs_state *st, struct ibv_qp *qp, const struct qp
         return verr(st, err, "ibv_modify_qp(RTR)", errno);
     memset(&a, 0, sizeof(a));
     a.qp_state = IBV_QPS_RTS;
-    a.timeout = (uint8_t)fabric_verbs_opts.qp_timeout;
+    a.timeout = (uint8_t)st->o.qp_timeout;
     a.retry_cnt = 7;
     a.rnr_retry = 7;
     a.sq_psn = me->psn;
@@ -501,10 +507,10 @@ fail:
 static int check_slots(struct verbs_state *st, const struct done_msg *d, const char *what,
                        ry_error_t *err)
 {
-    size_t msg = fabric_verbs_opts.msg;
+    size_t msg = st->o.msg;
     size_t len = d->all_slots ? st->region : d->bytes > 0 ? msg : 0;
 
-    if (fabric_mem_check(&st->mem, 0, len, msg, fabric_verbs_opts.verify, err) < 0)
+    if (fabric_mem_check(&st->mem, 0, len, msg, st->o.verify, err) < 0)
         return ry_error_prefix(err, "%s: %s: ", st->where, what);
     return 0;
 }
@@ -523,7 +529,7 @@ static void fill_stats(const struct verbs_state *st, const struct done_msg *d,
 static int stream(struct verbs_state *st, struct link *l, int opcode, double duration,
                   double deadline, struct done_msg *done, ry_error_t *err)
 {
-    const struct fabric_verbs_opts *o = &fabric_verbs_opts;
+    const struct fabric_verbs_opts *o = &st->o;
     struct fabric_window w;
     double t0 = fabric_now(), end = t0 + duration;
     int rc = 0;
@@ -561,8 +567,8 @@ static int stream(struct verbs_state *st, struct link *l, int opcode, double dur
 static int verbs_send(void *state, const struct fabric_endpoint *peer, double duration, int streams,
                       double connect_by, double deadline, struct fabric_stats *out, ry_error_t *err)
 {
-    const struct fabric_verbs_opts *o = &fabric_verbs_opts;
     struct verbs_state *st = state;
+    const struct fabric_verbs_opts *o = &st->o;
     struct hello h = { (int32_t)o->op, o->qps, o->window, (int64_t)o->msg, duration };
     struct done_msg done = { 0, 0, 0 };
     struct link l;
@@ -602,7 +608,7 @@ out:
 static int receive_sends(struct verbs_state *st, struct link *l, double deadline,
                          struct done_msg *got, ry_error_t *err)
 {
-    const struct fabric_verbs_opts *o = &fabric_verbs_opts;
+    const struct fabric_verbs_opts *o = &st->o;
     struct done_msg sent = { -1, 0, 0 };
     struct fabric_window w;
     int rc = 0;
@@ -667,8 +673,8 @@ static int receive_sends(struct verbs_state *st, struct link *l, double deadline
 static int verbs_recv(void *state, const struct fabric_endpoint *peer, int streams,
                       double connect_by, double deadline, struct fabric_stats *out, ry_error_t *err)
 {
-    const struct fabric_verbs_opts *o = &fabric_verbs_opts;
     struct verbs_state *st = state;
+    const struct fabric_verbs_opts *o = &st->o;
     struct done_msg done = { 0, 0, 0 };
     struct hello h;
     struct link l;

@@ -23,7 +23,8 @@ struct fabric_verbs_opts {
     const char *mem; /* "host", "cuda", "cuda:N", "cuda:BUSID" */
     int qp_timeout;  /* local ACK timeout, 4.096 us x 2^n (1..31) */
 };
-extern struct fabric_verbs_opts fabric_verbs_opts;
+/* the defaults: RDMA write, 1 queue pair, 16 in flight, 64 KiB, host memory */
+void fabric_verbs_opts_init(struct fabric_verbs_opts *o);
 /* "write" -> FABRIC_OP_WRITE...; -1 when unknown */
 int fabric_verbs_op_parse(const char *s);
 const char *fabric_verbs_op_name(enum fabric_verbs_op op);

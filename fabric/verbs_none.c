@@ -7,10 +7,10 @@
 
 /* Built without libibverbs: the verbs transport says so at setup. */
 
-static int none_setup(const char *netdev, struct fabric_endpoint *local, void **state,
+static int none_setup(const struct fabric_setup *su, struct fabric_endpoint *local, void **state,
                       ry_error_t *err)
 {
-    (void)netdev;
+    (void)su;
     *state = NULL;
     memset(local, 0, sizeof(*local));
     return ry_errorf(err, "this railyard-fabric was built without libibverbs: no verbs transport");

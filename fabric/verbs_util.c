@@ -7,9 +7,10 @@
 #include "common/sysfs.h"
 #include "fabric/verbs.h"
 
-struct fabric_verbs_opts fabric_verbs_opts = {
-    FABRIC_OP_WRITE, 1, 16, 64 * 1024, -1, -1, 0, "host", 14,
-};
+void fabric_verbs_opts_init(struct fabric_verbs_opts *o)
+{
+    *o = (struct fabric_verbs_opts){ FABRIC_OP_WRITE, 1, 16, 64 * 1024, -1, -1, 0, "host", 14 };
+}
 
 static const char *const op_names[] = { "write", "read", "send" };
 

@@ -35,7 +35,8 @@ int gdr_loopback(const char *netdev, const char *mem, double seconds, struct gdr
                  ry_error_t *err)
 {
     const struct fabric_transport *tr = &fabric_transport_verbs;
-    struct fabric_verbs_opts saved = fabric_verbs_opts;
+    struct fabric_verbs_opts o;
+    struct fabric_setup su = { netdev, NULL, &o, 0, NULL };
     struct fabric_endpoint tx, rx;
     struct fabric_stats sent;
     struct half h;
@@ -49,14 +50,15 @@ int gdr_loopback(const char *netdev, const char *mem, double seconds, struct gdr
     memset(&rx, 0, sizeof(rx));
     memset(&h, 0, sizeof(h));
     memset(&sent, 0, sizeof(sent));
-    fabric_verbs_opts.op = FABRIC_OP_WRITE;
-    fabric_verbs_opts.mem = mem;
+    fabric_verbs_opts_init(&o);
+    o.op = FABRIC_OP_WRITE;
+    o.mem = mem;
     if (!tr->recv) { /* built without libibverbs: its setup says so */
-        tr->setup(netdev, &tx, &tx_state, err);
+        tr->setup(&su, &tx, &tx_state, err);
         goto out;
     }
     /* two ends on the same port: the data leaves the HCA and comes back to it */
-    if (tr->setup(netdev, &tx, &tx_state, err) < 0 || tr->setup(netdev, &rx, &rx_state, err) < 0)
+    if (tr->setup(&su, &tx, &tx_state, err) < 0 || tr->setup(&su, &rx, &rx_state, err) < 0)
         goto out;
     if (!tx.ok || !rx.ok) {
         ry_errorf(err, "%s", !tx.ok ? tx.error : rx.error);
@@ -87,7 +89,6 @@ out:
         tr->teardown(tx_state);
     if (rx_state && tr->teardown)
         tr->teardown(rx_state);
-    fabric_verbs_opts = saved;
     return rc;
 }
 

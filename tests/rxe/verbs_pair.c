@@ -38,19 +38,22 @@ int main(int argc, char **argv)
     struct fabric_stats s;
     ry_error_t err = { "" };
     void *st = NULL;
+    struct fabric_verbs_opts o;
     pid_t child;
 
     if (argc < 3) {
         fprintf(stderr, "usage: verbs_pair NETDEV_A NETDEV_B [GID_INDEX [SECONDS [PINGS]]]\n");
         return 2;
     }
+    fabric_verbs_opts_init(&o);
     if (argc > 3)
-        fabric_verbs_opts.gid_index = atoi(argv[3]);
+        o.gid_index = atoi(argv[3]);
     if (pipe(a2b) < 0 || pipe(b2a) < 0)
         return 2;
     if ((child = fork()) == 0) { /* B: receive, then pong */
         double dl;
-        if (t->setup(argv[2], &eb, &st, &err) < 0) {
+        struct fabric_setup su = { argv[2], NULL, &o, 0, NULL };
+        if (t->setup(&su, &eb, &st, &err) < 0) {
             fprintf(stderr, "B: %s\n", err.text);
             eb.ok = 0;
         }
@@ -67,7 +70,7 @@ int main(int argc, char **argv)
         t->teardown(st);
         _exit(0);
     }
-    if (t->setup(argv[1], &ea, &st, &err) < 0) {
+    if (t->setup(&(struct fabric_setup){ argv[1], NULL, &o, 0, NULL }, &ea, &st, &err) < 0) {
         fprintf(stderr, "A: %s\n", err.text);
         ea.ok = 0;
     }
