@@ -260,6 +260,55 @@ static int touches_culprit(struct ctx *c, const struct fabric_link *l)
     return a->culprit_bw || a->culprit_unreach || b->culprit_bw || b->culprit_unreach;
 }
 
+/* The spine layer: slow pairs that neither end explains (link.path), every one of them between
+ * two leaves by its latency and at least three: the fault is above the leaves (a spine switch, a
+ * leaf-spine cable), a switch's, not a node's. leaf_lat: per rail, the latency that parts
+ * same-leaf peers from the others, <= 0 unknown. */
+static void spine_layer(struct ctx *c, const double *leaf_lat)
+{
+    const struct fabric_input *in = c->in;
+    size_t far = 0, other = 0;
+    unsigned rails = 0;
+    char o[160], list[64] = "";
+
+    for (size_t i = 0; i < in->nlinks; i++) {
+        const struct fabric_link *l = &in->links[i];
+        const struct port_view *va = pv(c, l->a, l->rail), *vb = pv(c, l->b, l->rail);
+        if (excluded(c, l) || !is_low(c, l) || va->culprit_bw || vb->culprit_bw ||
+            va->culprit_unreach || vb->culprit_unreach)
+            continue;
+        if (leaf_lat[l->rail] > 0 && l->lat_p50_us > leaf_lat[l->rail] * 1.15) {
+            far++;
+            if (l->rail < 32)
+                rails |= 1u << l->rail;
+        } else
+            other++;
+    }
+    if (far < 3 || other > 0)
+        return;
+    for (int r = 0; r < in->rails && r < 32; r++)
+        if (rails & 1u << r) {
+            size_t len = strlen(list);
+            if (len + 8 >= sizeof(list)) {
+                snprintf(list + len, sizeof(list) - len, ",...");
+                break;
+            }
+            snprintf(list + len, sizeof(list) - len, "%s%d", len ? "," : "", r);
+        }
+    snprintf(o, sizeof(o), "%zu slow paths, every one between two leaves (rails %s)", far, list);
+    topo_findings_add(c->out, TOPO_SEV_FAIL, "fabric.spine", "spine layer",
+                      "full goodput between leaves", o,
+                      "the ports are fine and the leaves are fine within: a spine switch or a "
+                      "leaf-spine cable is slow; check the spine layer's ports and counters "
+                      "(ibdiagnet, the switches)");
+}
+
+/* link i of the measured links and then of the latency sweep's */
+static const struct fabric_link *any_link(const struct fabric_input *in, size_t i)
+{
+    return i < in->nlinks ? &in->links[i] : &in->lat_links[i - in->nlinks];
+}
+
 static void report_leaf_sets(struct ctx *c)
 {
     const struct fabric_input *in = c->in;
@@ -277,10 +326,10 @@ static void report_leaf_sets(struct ctx *c)
      * group is one leaf as far as they tell (a busy host spreads latencies evenly, a second leaf
      * stands apart) */
     for (int r = 0; r < rails; r++) {
-        double *v = xcalloc(in->nlinks ? in->nlinks : 1, sizeof(*v)), best = 0;
+        double *v = xcalloc(in->nlinks + in->nlat + 1, sizeof(*v)), best = 0;
         size_t n = 0;
-        for (size_t i = 0; i < in->nlinks; i++) {
-            const struct fabric_link *l = &in->links[i];
+        for (size_t i = 0; i < in->nlinks + in->nlat; i++) {
+            const struct fabric_link *l = any_link(in, i);
             if (l->rail == r && l->ok && l->lat_p50_us > 0 && !touches_failed(in, l) &&
                 !touches_culprit(c, l))
                 v[n++] = l->lat_p50_us;
@@ -300,8 +349,8 @@ static void report_leaf_sets(struct ctx *c)
         free(v);
     }
     /* 2 for "measured and near", 1 for "measured and far" */
-    for (size_t i = 0; i < in->nlinks; i++) {
-        const struct fabric_link *l = &in->links[i];
+    for (size_t i = 0; i < in->nlinks + in->nlat; i++) {
+        const struct fabric_link *l = any_link(in, i);
         unsigned char v;
         if (!l->ok || l->lat_p50_us <= 0 || touches_failed(in, l) || touches_culprit(c, l))
             continue;
@@ -361,6 +410,7 @@ static void report_leaf_sets(struct ctx *c)
                         "%s/rail%d", n, -1, r);
         }
     }
+    spine_layer(c, leaf_lat);
     free(leaf_lat);
     free(near);
 }

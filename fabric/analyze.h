@@ -40,6 +40,9 @@ struct fabric_input {
     size_t nlinks;
     const int *failed_nodes; /* nodes with a rank that died or hung (named by the caller) */
     size_t nfailed;
+    /* a latency sweep's links (ping-pong only): for the same-leaf peers, nothing else */
+    const struct fabric_link *lat_links;
+    size_t nlat;
 };
 
 /* Add findings to out: link.bandwidth (a port low against all its partners, or below the

@@ -35,6 +35,7 @@ const char *const topo_check_ids[] = {
     "link.errors",
     "link.outlier",
     "rail.cabling",
+    "fabric.spine",
     "rank.failed",
     "link.width",
     "link.speed",

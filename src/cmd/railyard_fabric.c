@@ -18,6 +18,7 @@
 #include "common/xmalloc.h"
 #include "fabric/analyze.h"
 #include "fabric/host.h"
+#include "fabric/mpi.h"
 #include "fabric/port_counters.h"
 #include "fabric/schedule.h"
 #include "fabric/transport.h"
@@ -51,6 +52,16 @@ struct rank_info { /* exchanged once at start */
     int32_t rank_numa, nic_numa; /* -1 unknown (unbound rank, virtual interface) */
 };
 
+/* rank 0 -> each rank, per round: its part (the other ranks hold no schedule, no layout: a
+ * rank's memory stays the same at 8 ranks or 8,192) */
+struct go_msg {
+    int32_t round;      /* -1: the end, with verdict */
+    int32_t verdict;    /* the exit status; | 0x100: leave without MPI_Finalize (a rank is lost) */
+    int32_t role, peer; /* ROLE_*, the peer's node */
+    int32_t lat_only;   /* a latency sweep round: ping-pong only */
+    struct fabric_endpoint pep; /* the peer's end of the link on this rank's rail */
+};
+
 struct result_msg { /* one per rank per round */
     int32_t round, role, peer, ok, carrier;
     char error[320];
@@ -71,6 +82,9 @@ struct opts {
     const char *archive, *prometheus, *junit; /* railyard-report(5) */
     const char *culprits;                     /* --culprits: lines for a preflight */
     int no_archive, keep;
+    int lat_sweep;               /* --latency-sweep: ring shifts 2..K+1, ping-pong only */
+    int nic_hosts;               /* --nic-hosts: each rank on a host of its own, named NODE-rRAIL */
+    struct fabric_verbs_opts vo; /* verbs and mpi: what moves the data */
 };
 
 /* One run as a rank sees it: what it is, the layout every rank computes alike, and (rank 0)
@@ -82,8 +96,8 @@ struct run {
     double started;
     /* this rank */
     int rank, size;      /* in MPI_COMM_WORLD */
+    MPI_Comm world;      /* MPI_COMM_WORLD, for the mpi transport */
     char host[NAME_LEN]; /* its node's name (RAILYARD_FABRIC_NODE or the host name) */
-    MPI_Comm node_comm;  /* the ranks of its node; MPI_COMM_NULL before identify() */
     struct rank_info me;
     int node, rail;  /* its place in the layout */
     char netdev[32]; /* its rail's interface, "" when the map names none */
@@ -95,10 +109,11 @@ struct run {
     const struct map_node_type *type;
     const char *type_name;
     const char *map_cluster;
-    /* the layout, alike on every rank */
+    /* the layout (rank 0) */
     int nodes, rails;
     char **names;
     struct rank_info *info; /* per world rank */
+    struct go_msg *gos;     /* per world rank: its part of the round being run */
     int *rank_of;           /* nodes*rails -> world rank */
     struct fabric_schedule sched;
     double *expect; /* per rail */
@@ -107,10 +122,15 @@ struct run {
     int *got;               /* per world rank: its result of that round came */
     struct fabric_link *links;
     size_t nlinks, links_alloc;
+    unsigned char *lat_only;       /* per round of sched: a latency sweep round */
+    struct fabric_link *lat_links; /* the latency sweep's links */
+    size_t nlat, lat_alloc;
     int *failed; /* nodes with a lost rank */
     size_t nfailed;
     int *rank_lost; /* per world rank */
     size_t rounds_done;
+    double saved;              /* when results were last written */
+    double analysis_cpu;       /* CPU seconds of rank 0's analysis */
     struct ry_archive archive; /* archive.dir[0]: archiving */
     struct ry_archive run_dir; /* -o: run_dir.dir[0] set */
 };
@@ -141,19 +161,25 @@ static void usage(FILE *fp)
         "  --streams <n>           parallel TCP streams per link (default 1)\n"
         "  --bidir                 also measure each link in the reverse direction\n"
         "  --retest                then retest suspect nodes against known-good ones\n"
+        "  --latency-sweep <k>     then k rounds of ping-pong only with the nodes 2..k+1 away:\n"
+        "                          the same-leaf peers of each rail compared (miscabling)\n"
         "  --iters <n>             ping-pong iterations for latency (default 200)\n"
         "  --netdev <format>       rail netdev without a map, printf format (default rail%%d)\n"
-        "  -t, --transport <name>  tcp (default) or verbs (RC RDMA writes, libibverbs)\n"
+        "  -t, --transport <name>  tcp (default), verbs (RC RDMA writes, libibverbs) or mpi\n"
+        "                          (MPI messages between the two ranks, as osu_bw)\n"
         "  --op <op>               verbs: write (default), read or send\n"
         "  --qps <n>               verbs: queue pairs per link (default 1, at most 16)\n"
-        "  --window <n>            verbs: work requests in flight per queue pair (default 16)\n"
-        "  --msg-size <bytes>      verbs: bytes per work request (default 64K; K, M suffixes)\n"
+        "  --window <n>            verbs: work requests in flight per queue pair; mpi: sends\n"
+        "                          per window (default 16)\n"
+        "  --msg-size <bytes>      verbs, mpi: bytes per message (default 64K; K, M suffixes)\n"
         "  --mem <kind>            verbs: host (default; on the NIC's NUMA node), cuda (the GPU\n"
         "                          nearest the NIC), cuda:N or cuda:<PCI address>\n"
         "  --verify                verbs: check every byte received (default: a sample)\n"
         "  --gid-index <n>         verbs on RoCE: this GID index (default: from the table)\n"
         "  --tos <n>               verbs on RoCE: traffic class of the packets (0-255)\n"
         "  --qp-timeout <n>        verbs: ACK timeout 4.096 us x 2^n, 1-31 (default 14: 67 ms)\n"
+        "  --nic-hosts             every rank has a host of its own named <node>-r<rail> (a\n"
+        "                          simulated cluster: one host per NIC)\n"
         "  --round-timeout <s>     deadline of a round (default duration + 10)\n"
         "  --start-timeout <s>     deadline of the start-up exchange (default 60)\n"
         "  --connect-timeout <s>   a link that does not connect by then fails (default 5)\n"
@@ -198,6 +224,8 @@ static int parse_opts(int argc, char **argv, struct opts *o, int speak)
         { "run-dir", required_argument, NULL, 'o' },
         { "culprits", required_argument, NULL, 'F' },
         { "bidir", no_argument, NULL, 'B' },
+        { "nic-hosts", no_argument, NULL, 'H' },
+        { "latency-sweep", required_argument, NULL, 'L' },
         { "retest", no_argument, NULL, 'X' },
         { "json", no_argument, NULL, 'j' },
         { "verbose", no_argument, NULL, 'v' },
@@ -219,10 +247,12 @@ static int parse_opts(int argc, char **argv, struct opts *o, int speak)
     o->connect_timeout = 5;
     o->netdev_fmt = "rail%d";
     o->keep = RY_ARCHIVE_KEEP;
+    fabric_verbs_opts_init(&o->vo);
     opterr = 0;
+    optind = 0; /* a fresh scan, also where ranks share one process (SMPI) */
     while ((c = getopt_long(argc, argv, "m:s:d:o:t:jvh", lo, NULL)) != -1) {
         double v = 0;
-        if (optarg && strchr("dRAKSICQWk", c)) {
+        if (optarg && strchr("dRAKSICQWkL", c)) {
             v = strtod(optarg, &end);
             if (end == optarg || *end || v <= 0 || v > 86400) {
                 const char *name = "option";
@@ -257,9 +287,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, int speak)
                             max, optarg);
                 return -1;
             }
-            *(c == 'G'   ? &fabric_verbs_opts.gid_index
-              : c == 'Y' ? &fabric_verbs_opts.tos
-                         : &fabric_verbs_opts.qp_timeout) = (int)x;
+            *(c == 'G' ? &o->vo.gid_index : c == 'Y' ? &o->vo.tos : &o->vo.qp_timeout) = (int)x;
             break;
         }
         case 'O':
@@ -269,10 +297,10 @@ static int parse_opts(int argc, char **argv, struct opts *o, int speak)
                             optarg);
                 return -1;
             }
-            fabric_verbs_opts.op = (enum fabric_verbs_op)fabric_verbs_op_parse(optarg);
+            o->vo.op = (enum fabric_verbs_op)fabric_verbs_op_parse(optarg);
             break;
-        case 'Q': fabric_verbs_opts.qps = (int)v; break;
-        case 'W': fabric_verbs_opts.window = (int)v; break;
+        case 'Q': o->vo.qps = (int)v; break;
+        case 'W': o->vo.window = (int)v; break;
         case 'M': {
             double x = strtod(optarg, &end);
             if (end != optarg && (*end == 'K' || *end == 'k') && !end[1])
@@ -287,16 +315,16 @@ static int parse_opts(int argc, char **argv, struct opts *o, int speak)
                             optarg);
                 return -1;
             }
-            fabric_verbs_opts.msg = (size_t)x;
+            o->vo.msg = (size_t)x;
             break;
         }
-        case 'E': fabric_verbs_opts.mem = optarg; break;
+        case 'E': o->vo.mem = optarg; break;
         case 'a': o->archive = optarg; break;
         case 'n': o->no_archive = 1; break;
         case 'k': o->keep = (int)v; break;
         case 'p': o->prometheus = optarg; break;
         case 'u': o->junit = optarg; break;
-        case 'V': fabric_verbs_opts.verify = 1; break;
+        case 'V': o->vo.verify = 1; break;
         case 'R': o->round_timeout = v; break;
         case 'A': o->start_timeout = v; break;
         case 'C': o->connect_timeout = v; break;
@@ -304,6 +332,8 @@ static int parse_opts(int argc, char **argv, struct opts *o, int speak)
         case 'F': o->culprits = optarg; break;
         case 'j': o->json = 1; break;
         case 'B': o->bidir = 1; break;
+        case 'H': o->nic_hosts = 1; break;
+        case 'L': o->lat_sweep = (int)v; break;
         case 'X': o->retest = 1; break;
         case 'v': o->verbose++; break;
         case 'h':
@@ -333,9 +363,11 @@ static int parse_opts(int argc, char **argv, struct opts *o, int speak)
                     o->schedule);
         return -1;
     }
-    if (strcmp(o->transport, "tcp") && strcmp(o->transport, "verbs")) {
+    if (strcmp(o->transport, "tcp") && strcmp(o->transport, "verbs") &&
+        strcmp(o->transport, "mpi")) {
         if (speak)
-            fprintf(stderr, "railyard-fabric: unknown transport '%s' (tcp, verbs)\n", o->transport);
+            fprintf(stderr, "railyard-fabric: unknown transport '%s' (tcp, verbs, mpi)\n",
+                    o->transport);
         return -1;
     }
     if (!strcmp(o->schedule, "custom") && !o->pairs) {
@@ -343,22 +375,25 @@ static int parse_opts(int argc, char **argv, struct opts *o, int speak)
             fprintf(stderr, "railyard-fabric: --schedule custom needs --pairs <file>\n");
         return -1;
     }
+    if (o->lat_sweep > 16) {
+        if (speak)
+            fprintf(stderr, "railyard-fabric: --latency-sweep is at most 16\n");
+        return -1;
+    }
     if (o->streams > 16) {
         if (speak)
             fprintf(stderr, "railyard-fabric: --streams is at most 16\n");
         return -1;
     }
-    if (fabric_verbs_opts.qps > 16 || fabric_verbs_opts.window > 4096 ||
-        (double)fabric_verbs_opts.qps * fabric_verbs_opts.window * (double)fabric_verbs_opts.msg >
-            1024.0 * 1024 * 1024) {
+    if (o->vo.qps > 16 || o->vo.window > 4096 ||
+        (double)o->vo.qps * o->vo.window * (double)o->vo.msg > 1024.0 * 1024 * 1024) {
         if (speak)
             fprintf(stderr, "railyard-fabric: --qps is at most 16, --window at most 4096, and "
                             "qps x window x msg-size at most 1 GiB\n");
         return -1;
     }
-    if (strcmp(o->transport, "verbs") &&
-        (fabric_verbs_opts.op != FABRIC_OP_WRITE || fabric_verbs_opts.qps != 1 ||
-         strcmp(fabric_verbs_opts.mem, "host") || fabric_verbs_opts.verify)) {
+    if (strcmp(o->transport, "verbs") && (o->vo.op != FABRIC_OP_WRITE || o->vo.qps != 1 ||
+                                          strcmp(o->vo.mem, "host") || o->vo.verify)) {
         if (speak)
             fprintf(stderr, "railyard-fabric: --op, --qps, --mem and --verify need "
                             "--transport verbs\n");
@@ -377,7 +412,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, int speak)
 
 /* Wait for a non-blocking MPI request until the deadline, sleeping between tests so that
  * waiting ranks do not steal the cores the measurement needs. 1 done, 0 timed out. */
-static int mpi_wait_until(MPI_Request *req, double deadline)
+static int mpi_poll_until(MPI_Request *req, double deadline)
 {
     struct timespec nap = { 0, 1000000 };
     int done = 0;
@@ -393,23 +428,49 @@ static int mpi_wait_until(MPI_Request *req, double deadline)
     return 1;
 }
 
-static void send_go(const int *rank_lost, int size, const int go[2])
+/* The same where the request is every rank's own business: under SMPI simulated ranks cannot
+ * hang, and a poll costs simulated time (and real time, times thousands of ranks): the wait
+ * blocks, and a deadline passed is found once it returns. Rank 0's collection polls. */
+static int mpi_wait_until(MPI_Request *req, double deadline)
 {
-    for (int k = 1; k < size; k++)
-        if (!rank_lost[k]) {
+#ifdef RAILYARD_SMPI
+    MPI_Wait(req, MPI_STATUS_IGNORE);
+    return fabric_now() <= deadline;
+#else
+    return mpi_poll_until(req, deadline);
+#endif
+}
+
+/* rank 0: each live rank's part of the round (or the end) from r->gos; a rank has taken its
+ * last message before rank 0 writes the next (it sends its result first) */
+static void send_go(struct run *r, int last)
+{
+    MPI_Request *reqs = last ? xcalloc((size_t)r->size, sizeof(*reqs)) : NULL;
+
+    for (int k = 1; k < r->size; k++)
+        if (!r->rank_lost[k]) {
             MPI_Request sreq;
-            MPI_Isend((void *)go, 2, MPI_INT, k, TAG_GO, MPI_COMM_WORLD, &sreq);
-            MPI_Request_free(&sreq);
+            MPI_Isend(&r->gos[k], (int)sizeof(r->gos[k]), MPI_BYTE, k, TAG_GO, MPI_COMM_WORLD,
+                      &sreq);
+            if (last)
+                reqs[k] = sreq;
+            else
+                MPI_Request_free(&sreq);
         }
+    /* the last word is taken before rank 0 leaves (a simulated rank's sends end with it) */
+    for (int k = 1; last && k < r->size; k++)
+        if (!r->rank_lost[k] && !mpi_wait_until(&reqs[k], fabric_now() + 10))
+            MPI_Cancel(&reqs[k]);
+    free(reqs);
 }
 
 /* wait for rank 0's word: the next round, or the end with the verdict */
-static int wait_go(struct run *r, int go[2])
+static int wait_go(struct run *r, struct go_msg *go)
 {
     MPI_Request req;
 
     /* a round, rank 0's collection, the analysis and the output fit in this deadline */
-    MPI_Irecv(go, 2, MPI_INT, 0, TAG_GO, MPI_COMM_WORLD, &req);
+    MPI_Irecv(go, (int)sizeof(*go), MPI_BYTE, 0, TAG_GO, MPI_COMM_WORLD, &req);
     if (!mpi_wait_until(&req, fabric_now() + r->o.round_timeout * 2 + 30)) {
         logmsg(r, "no word from rank 0 in time: stopping");
         r->stopped = 1;
@@ -470,7 +531,7 @@ static void print_results(struct out *o, struct run *r, const struct topo_findin
     out_str(o, "node_type", NULL, r->type_name);
     out_str(o, "transport", NULL, r->o.transport);
     if (!strcmp(r->o.transport, "verbs")) {
-        const struct fabric_verbs_opts *v = &fabric_verbs_opts;
+        const struct fabric_verbs_opts *v = &r->o.vo;
         out_obj_open(o, "verbs");
         out_str(o, "op", "railyard-fabric: verbs RDMA %s", fabric_verbs_op_name(v->op));
         out_int(o, "qps", ", %s queue pair(s)", v->qps);
@@ -483,6 +544,11 @@ static void print_results(struct out *o, struct run *r, const struct topo_findin
         out_int_opt(o, "gid_index", NULL, v->gid_index, v->gid_index >= 0);
         out_int(o, "qp_timeout", NULL, v->qp_timeout);
         out_obj_close(o);
+    } else if (!strcmp(r->o.transport, "mpi")) {
+        out_obj_open(o, "mpi");
+        out_int(o, "window", "railyard-fabric: MPI messages, %s in flight", r->o.vo.window);
+        out_u64(o, "msg_bytes", ", %s bytes each\n", r->o.vo.msg);
+        out_obj_close(o);
     }
     out_str(o, "schedule", "railyard-fabric: %s", r->o.schedule);
     out_int(o, "nodes", " schedule, %s nodes", r->nodes);
@@ -491,6 +557,9 @@ static void print_results(struct out *o, struct run *r, const struct topo_findin
     out_u64(o, "rounds", "/%s rounds", r->sched.n);
     out_double(o, "duration_s", " of %s s", 1, r->o.duration, 1);
     out_double(o, "elapsed_s", ", %s s in all\n", 1, fabric_now() - r->started, 1);
+    /* the analysis's own CPU time (rank 0 alone, no MPI call inside: under SMPI none of the
+     * other ranks' time either) */
+    out_double(o, "analysis_cpu_s", NULL, 3, r->analysis_cpu, done);
     out_arr_open(o, "rail_expect_gbps"); /* the lowest acceptable goodput, null: none */
     for (int i = 0; i < r->rails; i++)
         out_double(o, NULL, NULL, 3, r->expect ? r->expect[i] : -1, r->expect && r->expect[i] > 0);
@@ -548,6 +617,27 @@ static void print_results(struct out *o, struct run *r, const struct topo_findin
         out_obj_close(o);
     }
     out_arr_close(o);
+    if (r->nlat) { /* --latency-sweep: ping-pong only */
+        size_t bad = 0;
+        for (size_t i = 0; i < r->nlat; i++)
+            bad += !r->lat_links[i].ok;
+        out_text(o, "  latency sweep: %zu links, %zu failed\n", r->nlat, bad);
+        out_arr_open(o, "latency_links");
+        for (size_t i = 0; i < r->nlat; i++) {
+            const struct fabric_link *l = &r->lat_links[i];
+            out_obj_open(o, NULL);
+            out_int(o, "round", NULL, l->round + 1);
+            out_int(o, "rail", NULL, l->rail);
+            out_str(o, "from", NULL, r->names[l->a]);
+            out_str(o, "to", NULL, r->names[l->b]);
+            out_bool(o, "ok", NULL, l->ok);
+            out_str(o, "error", NULL, l->ok ? NULL : l->error);
+            out_double(o, "lat_p50_us", NULL, 2, l->lat_p50_us, l->ok && l->lat_p50_us > 0);
+            out_double(o, "lat_p99_us", NULL, 2, l->lat_p99_us, l->ok && l->lat_p99_us > 0);
+            out_obj_close(o);
+        }
+        out_arr_close(o);
+    }
     if (f) {
         report_findings(o, f, r->o.verbose);
         /* what was measured on starved hosts only is not a pass */
@@ -610,6 +700,12 @@ static void save_run(struct run *r, const struct topo_findings *f, int done)
     struct print_arg p = { r, f, done };
     ry_error_t err;
 
+    /* a report is rewritten whole: at most every 10 s while the rounds run, so that many
+     * short rounds do not cost the square of their number */
+    if (!done && r->saved > 0 && fabric_now() - r->saved < 10)
+        return;
+    r->saved = fabric_now();
+
     save_archive(r, f, done);
     if (r->run_dir.dir[0] &&
         ry_archive_write(&r->run_dir, "results.json", fill_results, &p, &err) < 0)
@@ -637,33 +733,37 @@ static int prepare_run_dir(struct run *r)
 
 /* ---- the run ---- */
 
-static int my_role(const struct fabric_round *rd, int node, int *peer)
+/* rank 0: world rank k's part of round `round` into g */
+static void task_of(const struct run *r, size_t round, int k, struct go_msg *g)
 {
-    for (size_t i = 0; i < rd->n; i++) {
-        if (rd->pairs[i].a == node) {
-            *peer = rd->pairs[i].b;
-            return ROLE_SEND;
+    const struct fabric_round *rd = &r->sched.rounds[round];
+    int node = -1, rail = r->info[k].local_rank;
+
+    memset(g, 0, sizeof(*g));
+    g->round = (int32_t)round;
+    g->lat_only = r->lat_only[round];
+    g->role = ROLE_IDLE;
+    g->peer = -1;
+    for (int n = 0; n < r->nodes; n++)
+        if (r->rank_of[n * r->rails + rail] == k)
+            node = n;
+    for (size_t i = 0; node >= 0 && i < rd->n; i++)
+        if (rd->pairs[i].a == node || rd->pairs[i].b == node) {
+            g->role = rd->pairs[i].a == node ? ROLE_SEND : ROLE_RECV;
+            g->peer = rd->pairs[i].a == node ? rd->pairs[i].b : rd->pairs[i].a;
+            g->pep = r->info[r->rank_of[g->peer * r->rails + rail]].ep;
+            break;
         }
-        if (rd->pairs[i].b == node) {
-            *peer = rd->pairs[i].a;
-            return ROLE_RECV;
-        }
-    }
-    *peer = -1;
-    return ROLE_IDLE;
 }
 
 /* This rank's part of a round: send, receive or stay idle, then its result. */
-static void run_round(const struct run *r, int round, struct result_msg *res)
+static void run_round(const struct run *r, const struct go_msg *g, struct result_msg *res)
 {
     const struct opts *o = &r->o;
     const struct fabric_transport *t = r->t;
-    const struct fabric_round *rd = &r->sched.rounds[round];
-    const struct rank_info *info = r->info;
-    const int *rank_of = r->rank_of;
+    const struct fabric_endpoint *pe = &g->pep;
     const char *netdev = r->netdev;
     void *ts = r->ts;
-    int rails = r->rails, node = r->node, rail = r->rail;
     double start = fabric_now(), deadline = start + o->round_timeout,
            connect_by = start + o->connect_timeout;
     struct fabric_stats st;
@@ -672,13 +772,13 @@ static void run_round(const struct run *r, int round, struct result_msg *res)
     struct fabric_hwc h0, h1;
     struct fabric_host_sample s0, s1;
     char rdev[64];
-    int peer, rc = 0, rport, hwc;
+    int rc = 0, rport, hwc;
 
     memset(res, 0, sizeof(*res));
     memset(&st, 0, sizeof(st));
-    res->round = round;
-    res->role = my_role(rd, node, &peer);
-    res->peer = peer;
+    res->round = g->round;
+    res->role = g->role;
+    res->peer = g->peer;
     res->carrier = read_carrier(netdev);
     res->retrans = -1;
     /* the RDMA port's error and congestion counters (RoCE, IPoIB, any verbs run) */
@@ -687,12 +787,16 @@ static void run_round(const struct run *r, int round, struct result_msg *res)
     /* the rank's own host over the round: a starved rank measures its host, not its link */
     fabric_host_sample(&s0);
     if (res->role != ROLE_IDLE) {
-        const struct fabric_endpoint *pe = &info[rank_of[peer * rails + rail]].ep;
-        if (!info[rank_of[node * rails + rail]].ep.ok)
-            rc = ry_errorf(&err, "%s", info[rank_of[node * rails + rail]].ep.error);
+        if (!r->me.ep.ok)
+            rc = ry_errorf(&err, "%s", r->me.ep.error);
         else if (!pe->ok)
             rc = ry_errorf(&err, "peer: %s", pe->error);
-        else if (res->role == ROLE_SEND) {
+        else if (g->lat_only) {
+            if (res->role == ROLE_SEND)
+                rc = t->ping(ts, pe, o->iters, deadline, &st, &err);
+            else if (o->iters > 0)
+                rc = t->pong(ts, pe, deadline, &err);
+        } else if (res->role == ROLE_SEND) {
             rc = t->send(ts, pe, o->duration, o->streams, connect_by, deadline, &st, &err);
             if (rc == 0)
                 rc = t->ping(ts, pe, o->iters, deadline, &st, &err);
@@ -703,8 +807,7 @@ static void run_round(const struct run *r, int round, struct result_msg *res)
         }
     }
     /* the reverse direction: the receiver sends, the sender receives */
-    if (o->bidir && res->role != ROLE_IDLE && rc == 0) {
-        const struct fabric_endpoint *pe = &info[rank_of[peer * rails + rail]].ep;
+    if (o->bidir && !g->lat_only && res->role != ROLE_IDLE && rc == 0) {
         struct fabric_stats st2;
         ry_error_t err2 = { "" };
         double start2 = fabric_now(), connect2 = start2 + o->connect_timeout;
@@ -743,8 +846,13 @@ static void add_links(struct run *r, int round, const struct result_msg *res, co
             int a = rd->pairs[i].a, b = rd->pairs[i].b;
             int ra = r->rank_of[a * r->rails + rail], rb = r->rank_of[b * r->rails + rail];
             struct fabric_link *l;
-            xgrow(&r->links, &r->links_alloc, r->nlinks + 1, sizeof(*r->links));
-            l = &r->links[r->nlinks++];
+            if (r->lat_only[round]) {
+                xgrow(&r->lat_links, &r->lat_alloc, r->nlat + 1, sizeof(*r->lat_links));
+                l = &r->lat_links[r->nlat++];
+            } else {
+                xgrow(&r->links, &r->links_alloc, r->nlinks + 1, sizeof(*r->links));
+                l = &r->links[r->nlinks++];
+            }
             memset(l, 0, sizeof(*l));
             l->round = round;
             l->rail = rail;
@@ -777,7 +885,7 @@ static void add_links(struct run *r, int round, const struct result_msg *res, co
             l->wait_a = res[ra].wait_frac;
             l->cpu_b = res[rb].cpu_frac;
             l->wait_b = res[rb].wait_frac;
-            if (r->o.bidir && l->ok) {
+            if (r->o.bidir && l->ok && !r->lat_only[round]) {
                 /* the reverse link: b sent, a measured */
                 struct fabric_link rev = *l;
                 rev.a = b;
@@ -814,61 +922,51 @@ static void make_input(const struct run *r, struct fabric_input *in, struct fabr
         if (!seen)
             uniq[nu++] = r->failed[i];
     }
-    *in = (struct fabric_input){ r->nodes, r->rails,  r->names, *ports, r->expect,
-                                 r->links, r->nlinks, uniq,     nu };
+    *in = (struct fabric_input){ r->nodes,  r->rails, r->names, *ports,       r->expect, r->links,
+                                 r->nlinks, uniq,     nu,       r->lat_links, r->nlat };
 }
 
-/* --retest: rank 0 names the suspects of the rounds so far and every rank appends the same
- * bisect rounds (each suspect against a known-good node) to the schedule. */
-static int retest(struct run *r, int pass)
+/* rank 0: the rounds of extra after the schedule's (extra's pair lists move over), latency
+ * only or not */
+static void append_rounds(struct run *r, struct fabric_schedule *extra, int lat_only)
+{
+    r->sched.rounds = xrealloc(r->sched.rounds, (r->sched.n + extra->n) * sizeof(*r->sched.rounds));
+    memcpy(r->sched.rounds + r->sched.n, extra->rounds, extra->n * sizeof(*extra->rounds));
+    r->lat_only = xrealloc(r->lat_only, r->sched.n + extra->n);
+    memset(r->lat_only + r->sched.n, lat_only, extra->n);
+    r->sched.n += extra->n;
+    free(extra->rounds);
+    extra->rounds = NULL;
+}
+
+/* --retest (rank 0): the suspects of the rounds so far, and bisect rounds (each suspect against
+ * a known-good node) appended to the schedule; the other ranks learn their parts round by
+ * round. */
+static void retest(struct run *r, int pass)
 {
     int n = r->nodes, *msg = xcalloc((size_t)(2 * n + 1), sizeof(*msg)), *list;
     struct fabric_schedule extra;
+    struct fabric_port *ports;
+    struct fabric_input in;
     size_t ns = 0;
     ry_error_t err;
 
-    if (r->rank == 0) {
-        struct fabric_port *ports;
-        struct fabric_input in;
-        make_input(r, &in, &ports);
-        msg[0] = (int)fabric_retest_suspects(&in, pass, msg + 1, msg + 1 + n);
-        free((void *)in.failed_nodes);
-        free(ports);
-        for (int k = 1; k < r->size; k++)
-            if (!r->rank_lost[k]) {
-                MPI_Request sreq;
-                MPI_Isend(msg, 2 * n + 1, MPI_INT, k, TAG_RETEST, MPI_COMM_WORLD, &sreq);
-                MPI_Request_free(&sreq);
-            }
-    } else {
-        MPI_Request req;
-        MPI_Irecv(msg, 2 * n + 1, MPI_INT, 0, TAG_RETEST, MPI_COMM_WORLD, &req);
-        if (!mpi_wait_until(&req, fabric_now() + r->o.round_timeout * 2 + 30)) {
-            logmsg(r, "no retest plan from rank 0 in time: stopping");
-            r->stopped = 1;
-            MPI_Cancel(&req);
-            free(msg);
-            return -1;
-        }
-    }
+    make_input(r, &in, &ports);
+    msg[0] = (int)fabric_retest_suspects(&in, pass, msg + 1, msg + 1 + n);
+    free((void *)in.failed_nodes);
+    free(ports);
     list = xcalloc((size_t)n, sizeof(*list));
     for (int k = 0; k < n; k++)
         if (msg[1 + k])
             list[ns++] = k;
     if (ns > 0 && fabric_schedule_bisect(n, list, ns, msg + 1 + n, &extra, &err) == 0) {
-        r->sched.rounds =
-            xrealloc(r->sched.rounds, (r->sched.n + extra.n) * sizeof(*r->sched.rounds));
-        memcpy(r->sched.rounds + r->sched.n, extra.rounds, extra.n * sizeof(*extra.rounds));
-        r->sched.n += extra.n;
-        free(extra.rounds);
-        if (r->rank == 0)
-            logmsg(r, "retesting %zu suspect node%s in %zu round%s", ns, ns == 1 ? "" : "s",
-                   extra.n, extra.n == 1 ? "" : "s");
-    } else if (ns > 0 && r->rank == 0)
+        append_rounds(r, &extra, 0);
+        logmsg(r, "retesting %zu suspect node%s in %zu round%s", ns, ns == 1 ? "" : "s", extra.n,
+               extra.n == 1 ? "" : "s");
+    } else if (ns > 0)
         logmsg(r, "no retest: %s", err.text);
     free(list);
     free(msg);
-    return 0;
 }
 
 /* ---- the phases of main ---- */
@@ -883,19 +981,27 @@ static int set_up(struct run *r, int argc, char **argv)
 
     memset(r, 0, sizeof(*r));
     r->node = -1;
-    r->node_comm = MPI_COMM_NULL;
+    r->world = MPI_COMM_WORLD;
     MPI_Init(&argc, &argv);
     r->argc = argc;
     r->argv = argv;
     MPI_Comm_rank(MPI_COMM_WORLD, &r->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &r->size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    gethostname(r->host, sizeof(r->host));
-    r->host[sizeof(r->host) - 1] = '\0';
+    {
+        /* the host's name (under SMPI: the simulated host's) */
+        char pn[MPI_MAX_PROCESSOR_NAME];
+        int len = 0;
+        if (MPI_Get_processor_name(pn, &len) != MPI_SUCCESS || len <= 0)
+            gethostname(pn, sizeof(pn) - 1), len = (int)strnlen(pn, sizeof(pn) - 1);
+        snprintf(r->host, sizeof(r->host), "%.*s", len, pn);
+    }
     r->started = fabric_now();
     if ((rc = parse_opts(argc, argv, &r->o, r->rank == 0)) != 0)
         return rc > 0 ? 0 : 2;
-    r->t = strcmp(r->o.transport, "verbs") ? &fabric_transport_tcp : &fabric_transport_verbs;
+    r->t = !strcmp(r->o.transport, "verbs") ? &fabric_transport_verbs
+           : !strcmp(r->o.transport, "mpi") ? &fabric_transport_mpi
+                                            : &fabric_transport_tcp;
     if (r->o.map && !(r->map = topo_map_load(r->o.map, &err))) {
         if (r->rank == 0)
             logmsg(r, "%s", err.text);
@@ -905,6 +1011,7 @@ static int set_up(struct run *r, int argc, char **argv)
 }
 
 /* The NUMA node the rank is bound to: -1 when it may run anywhere. */
+#ifndef RAILYARD_SMPI
 static int bound_numa(void)
 {
     cpu_set_t set;
@@ -918,35 +1025,128 @@ static int bound_numa(void)
             cpus[ncpu++] = c;
     return topo_numa_of_cpus(NULL, cpus, ncpu);
 }
+#endif
 
-/* Identify nodes and rails: this rank's node by host name (shared-memory communicator), its
- * rail by local rank, its netdev from the map; set the transport up on it; every rank learns
- * every other's. Where several "nodes" share one machine (Soft-RoCE rails in one guest),
- * RAILYARD_FABRIC_NODE names each rank's node; under srun, SLURMD_NODENAME does. */
+struct placing { /* a rank -> rank 0 when rank 0 places the ranks */
+    char node[NAME_LEN];
+    int32_t rail; /* --nic-hosts: from the host name; -1 otherwise */
+};
+
+/* This rank's node and rail (me->host, local_rank, local_size). By default the ranks that share
+ * its machine (MPI's shared-memory communicator) are its node's, and its rail is its place
+ * among them. Where the machine is not the node (RAILYARD_FABRIC_NODE; Slurm's SLURMD_NODENAME,
+ * as several slurmd may share one machine; --nic-hosts, a simulated host per NIC named
+ * NODE-rRAIL) rank 0 gathers the node names and tells each rank its place: no rank holds every
+ * other's name. */
+static int place(struct run *r, struct rank_info *me)
+{
+    const char *forced = getenv("RAILYARD_FABRIC_NODE");
+    struct placing mine, *all = NULL;
+    int32_t pl[2] = { -1, 0 }, *pls = NULL;
+    MPI_Request req;
+    int rc = GO_ON;
+
+    memset(&mine, 0, sizeof(mine));
+    mine.rail = -1;
+    if (r->o.nic_hosts) {
+        char *dash = strrchr(r->host, '-'), *end = NULL;
+        long rail = dash && dash[1] == 'r' ? strtol(dash + 2, &end, 10) : -1;
+        if (!end || end == dash + 2 || *end || rail < 0 || rail > 255)
+            mine.rail = -2; /* not NODE-rRAIL: rank 0 says so */
+        else {
+            mine.rail = (int32_t)rail;
+            *dash = '\0';
+        }
+    } else {
+        if (!forced || !*forced)
+            forced = getenv("SLURMD_NODENAME");
+        if (!forced || !*forced) {
+            MPI_Comm node_comm;
+            MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
+            MPI_Comm_rank(node_comm, &me->local_rank);
+            MPI_Comm_size(node_comm, &me->local_size);
+            MPI_Comm_free(&node_comm);
+            snprintf(me->host, sizeof(me->host), "%s", r->host);
+            return GO_ON;
+        }
+        snprintf(r->host, sizeof(r->host), "%s", forced);
+    }
+    snprintf(mine.node, sizeof(mine.node), "%s", r->host);
+    snprintf(me->host, sizeof(me->host), "%s", r->host);
+    if (r->rank == 0)
+        all = xcalloc((size_t)r->size, sizeof(*all));
+    MPI_Igather(&mine, (int)sizeof(mine), MPI_BYTE, all, (int)sizeof(mine), MPI_BYTE, 0,
+                MPI_COMM_WORLD, &req);
+    if (!mpi_wait_until(&req, fabric_now() + r->o.start_timeout)) {
+        logmsg(r, "the start-up exchange did not finish within %g s: a rank did not start",
+               r->o.start_timeout);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (r->rank == 0) {
+        /* group the ranks by node: sort their indices by (node name, rail or world rank) */
+        int *ix = xcalloc((size_t)r->size, sizeof(*ix));
+        pls = xcalloc((size_t)r->size * 2, sizeof(*pls));
+        for (int k = 0; k < r->size; k++) {
+            ix[k] = k;
+            if (all[k].rail == -2 && rc == GO_ON) {
+                logmsg(r, "--nic-hosts: rank %d runs on host %s, not <node>-r<rail>", k,
+                       all[k].node);
+                rc = 2;
+            }
+        }
+        for (int a = 1; a < r->size; a++) { /* insertion sort on mostly sorted input */
+            int v = ix[a], b = a - 1;
+            while (b >= 0) {
+                const struct placing *x = &all[ix[b]], *y = &all[v];
+                int c = name_cmp(&(const char *){ x->node }, &(const char *){ y->node });
+                if (c < 0 || (c == 0 && (x->rail >= 0 ? x->rail < y->rail : ix[b] < v)))
+                    break;
+                ix[b + 1] = ix[b];
+                b--;
+            }
+            ix[b + 1] = v;
+        }
+        for (int a = 0; a < r->size;) {
+            int e = a;
+            while (e < r->size && !strcmp(all[ix[e]].node, all[ix[a]].node))
+                e++;
+            for (int k = a; k < e; k++) {
+                int32_t lr = all[ix[k]].rail >= 0 ? all[ix[k]].rail : k - a;
+                if (all[ix[k]].rail >= 0 && lr != k - a && rc == GO_ON) {
+                    logmsg(r, "--nic-hosts: node %s has no host %s-r%d or two of one rail",
+                           all[ix[a]].node, all[ix[a]].node, k - a);
+                    rc = 2;
+                }
+                pls[2 * ix[k]] = lr;
+                pls[2 * ix[k] + 1] = e - a;
+            }
+            a = e;
+        }
+        free(ix);
+        free(all);
+    }
+    MPI_Iscatter(pls, 2, MPI_INT32_T, pl, 2, MPI_INT32_T, 0, MPI_COMM_WORLD, &req);
+    if (!mpi_wait_until(&req, fabric_now() + r->o.start_timeout)) {
+        logmsg(r, "the start-up exchange did not finish within %g s: a rank did not start",
+               r->o.start_timeout);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    free(pls);
+    me->local_rank = pl[0];
+    me->local_size = pl[1];
+    return rc;
+}
+
+/* Identify nodes and rails (place()), this rank's netdev from the map; set the transport up on
+ * it; rank 0 learns every rank's end. */
 static int identify(struct run *r)
 {
     struct rank_info *me = &r->me;
-    const char *forced = getenv("RAILYARD_FABRIC_NODE");
     ry_error_t err = { "" };
     MPI_Request req;
+    struct fabric_setup su;
+    int placed = place(r, me);
 
-    /* under srun, Slurm's name for the node: several slurmd may share one machine */
-    if (!forced || !*forced)
-        forced = getenv("SLURMD_NODENAME");
-    if (forced && *forced) {
-        char(*all)[NAME_LEN] = xcalloc((size_t)r->size, NAME_LEN);
-        int color = 0;
-        snprintf(r->host, sizeof(r->host), "%s", forced);
-        MPI_Allgather(r->host, NAME_LEN, MPI_CHAR, all, NAME_LEN, MPI_CHAR, MPI_COMM_WORLD);
-        while (strcmp(all[color], r->host))
-            color++;
-        MPI_Comm_split(MPI_COMM_WORLD, color, r->rank, &r->node_comm);
-        free(all);
-    } else
-        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &r->node_comm);
-    snprintf(me->host, sizeof(me->host), "%s", r->host);
-    MPI_Comm_rank(r->node_comm, &me->local_rank);
-    MPI_Comm_size(r->node_comm, &me->local_size);
     r->rail = me->local_rank;
     if (r->map) {
         r->type = r->o.node_type ? topo_map_type_by_name(r->map, r->o.node_type)
@@ -960,28 +1160,39 @@ static int identify(struct run *r)
                 snprintf(r->netdev, sizeof(r->netdev), "%s", r->type->nics[i].netdev);
     } else
         snprintf(r->netdev, sizeof(r->netdev), r->o.netdev_fmt, r->rail);
-    if (r->netdev[0] && r->t->setup(r->netdev, &me->ep, &r->ts, &err) < 0) {
+    su = (struct fabric_setup){ r->netdev, r->host, &r->o.vo, r->rank, &r->world };
+    if (placed != GO_ON)
+        snprintf(me->ep.error, sizeof(me->ep.error), "not placed");
+    else if ((r->netdev[0] || r->t == &fabric_transport_mpi) &&
+             r->t->setup(&su, &me->ep, &r->ts, &err) < 0) {
         snprintf(me->ep.error, sizeof(me->ep.error), "%s", err.text);
         me->ep.unusable = 1;
-    } else if (!r->netdev[0])
+    } else if (!r->netdev[0] && r->t != &fabric_transport_mpi)
         snprintf(me->ep.error, sizeof(me->ep.error), "the map has no netdev for rail %d", r->rail);
+    me->ep.rank = r->rank;
     me->carrier = r->netdev[0] ? read_carrier(r->netdev) : -1;
+#ifdef RAILYARD_SMPI
+    /* simulated ranks have no placement of their own */
+    me->nic_numa = me->rank_numa = -1;
+#else
     me->nic_numa = r->netdev[0] ? topo_numa_of_netdev(NULL, r->netdev) : -1;
     me->rank_numa = bound_numa();
+#endif
 
-    r->info = xcalloc((size_t)r->size, sizeof(*r->info));
-    MPI_Iallgather(me, (int)sizeof(*me), MPI_BYTE, r->info, (int)sizeof(*me), MPI_BYTE,
-                   MPI_COMM_WORLD, &req);
+    if (r->rank == 0)
+        r->info = xcalloc((size_t)r->size, sizeof(*r->info));
+    MPI_Igather(me, (int)sizeof(*me), MPI_BYTE, r->info, (int)sizeof(*me), MPI_BYTE, 0,
+                MPI_COMM_WORLD, &req);
     if (!mpi_wait_until(&req, fabric_now() + r->o.start_timeout)) {
         logmsg(r, "the start-up exchange did not finish within %g s: a rank did not start",
                r->o.start_timeout);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    return GO_ON;
+    return placed;
 }
 
-/* Lay out, alike on every rank: nodes in natural order of their names, each (node, rail) to
- * its rank, the schedule, the goodput expected per rail; rank 0 prepares the run directory. */
+/* Lay out (rank 0): nodes in natural order of their names, each (node, rail) to its rank, the
+ * schedule, the goodput expected per rail, the run directory. */
 static int lay_out(struct run *r)
 {
     const struct map_node_type *type = r->type;
@@ -1074,6 +1285,13 @@ static int lay_out(struct run *r)
             logmsg(r, "%s", err.text);
         return 2;
     }
+    r->lat_only = xcalloc(r->sched.n ? r->sched.n : 1, 1);
+    /* --latency-sweep: rings of shifts 2..k+1 (each pair once: shifts below half the nodes) */
+    for (int sh = 2; sh <= r->o.lat_sweep + 1 && 2 * sh < r->nodes; sh++) {
+        struct fabric_schedule extra;
+        if (fabric_schedule_ring(r->nodes, sh, &extra, &err) == 0)
+            append_rounds(r, &extra, 1);
+    }
 
     r->expect = xcalloc((size_t)r->rails, sizeof(*r->expect));
     for (int k = 0; k < r->rails; k++) {
@@ -1092,8 +1310,9 @@ static int lay_out(struct run *r)
     r->rank_lost = xcalloc((size_t)r->size, sizeof(*r->rank_lost));
     r->res = xcalloc((size_t)r->size, sizeof(*r->res));
     r->got = xcalloc((size_t)r->size, sizeof(*r->got));
-    if (r->rank == 0 && prepare_run_dir(r) < 0)
-        MPI_Abort(MPI_COMM_WORLD, 2);
+    r->gos = xcalloc((size_t)r->size, sizeof(*r->gos));
+    if (prepare_run_dir(r) < 0)
+        return 2;
     return GO_ON;
 }
 
@@ -1115,7 +1334,7 @@ static void collect_round(struct run *r, size_t round, const struct result_msg *
         int n;
         if (r->rank_lost[k])
             continue;
-        if (mpi_wait_until(&reqs[k], deadline)) {
+        if (mpi_poll_until(&reqs[k], deadline)) {
             r->got[k] = 1;
             continue;
         }
@@ -1134,33 +1353,43 @@ static void collect_round(struct run *r, size_t round, const struct result_msg *
     save_run(r, NULL, 0);
 }
 
-/* Run the rounds from `from` to the end of the schedule: rank 0 says go, every rank tests and
- * reports, rank 0 collects. Stops early when this rank gives up waiting (r->stopped). */
+/* Rank 0: run the rounds from `from` to the end of the schedule: each rank is told its part,
+ * every rank tests and reports, rank 0 collects. */
 static void run_rounds(struct run *r, size_t from)
 {
     for (size_t round = from; round < r->sched.n; round++) {
         struct result_msg mine;
-        int go[2] = { (int)round, 0 };
-        if (r->rank == 0)
-            send_go(r->rank_lost, r->size, go);
-        else if (wait_go(r, go) < 0)
-            return;
-        if (r->rank == 0 && isatty(STDERR_FILENO) && !r->o.json) {
+        for (int k = 0; k < r->size; k++)
+            task_of(r, round, k, &r->gos[k]);
+        send_go(r, 0);
+        if (isatty(STDERR_FILENO) && !r->o.json) {
             double per = round ? (fabric_now() - r->started) / (double)round : r->o.round_timeout;
             fprintf(stderr, "\rround %zu/%zu, ETA %.0f s ", round + 1, r->sched.n,
                     per * (double)(r->sched.n - round));
         }
-        run_round(r, (int)round, &mine);
-        if (r->rank != 0) {
-            MPI_Request sreq;
-            MPI_Isend(&mine, (int)sizeof(mine), MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD, &sreq);
-            if (!mpi_wait_until(&sreq, fabric_now() + r->o.round_timeout)) {
-                logmsg(r, "rank 0 did not take the results in time: stopping");
-                MPI_Abort(MPI_COMM_WORLD, 2);
-            }
-            continue;
-        }
+        run_round(r, &r->gos[0], &mine);
         collect_round(r, round, &mine);
+    }
+}
+
+/* Every other rank: its part of each round as rank 0 says, until rank 0 says the end; the
+ * verdict, | 0x100 where the rank leaves without MPI_Finalize (a rank is lost, or rank 0). */
+static int work(struct run *r)
+{
+    for (;;) {
+        struct go_msg g;
+        struct result_msg mine;
+        MPI_Request sreq;
+        if (wait_go(r, &g) < 0)
+            return 2 | 0x100;
+        if (g.round < 0)
+            return g.verdict;
+        run_round(r, &g, &mine);
+        MPI_Isend(&mine, (int)sizeof(mine), MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD, &sreq);
+        if (!mpi_wait_until(&sreq, fabric_now() + r->o.round_timeout)) {
+            logmsg(r, "rank 0 did not take the results in time: stopping");
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
     }
 }
 
@@ -1268,7 +1497,7 @@ static int report(struct run *r, const struct topo_findings *f)
     return exit_code;
 }
 
-/* Leave before the rounds (bad options, map or layout): every rank found the same. */
+/* Leave before the rounds (bad options or map: every rank found the same). */
 static int leave(struct run *r, int exit_code)
 {
     if (r->ts)
@@ -1277,48 +1506,62 @@ static int leave(struct run *r, int exit_code)
     return exit_code;
 }
 
-/* Every rank learns rank 0's verdict; with a rank lost, MPI_Finalize would wait for it
- * forever, so every rank then leaves without it. */
-static int finish(struct run *r, int exit_code)
+/* Rank 0 tells every rank the verdict (code, | 0x100: leave without MPI_Finalize, which would
+ * wait for a lost rank forever); every rank leaves with it. */
+static int finish(struct run *r, int code)
 {
-    int go[2] = { -1, exit_code | (r->nfailed ? 0x100 : 0) };
-
-    if (r->rank == 0)
-        send_go(r->rank_lost, r->size, go);
-    else if (r->stopped || wait_go(r, go) < 0)
-        go[1] = 2 | 0x100;
-    exit_code = go[1] & 0xff;
-    if (go[1] & 0x100) {
-        fflush(NULL);
-        _exit(exit_code);
+    if (r->rank == 0) {
+        if (r->nfailed)
+            code |= 0x100;
+        for (int k = 0; k < r->size; k++) {
+            memset(&r->gos[k], 0, sizeof(r->gos[k]));
+            r->gos[k].round = -1;
+            r->gos[k].verdict = code;
+        }
+        send_go(r, 1);
     }
-    r->t->teardown(r->ts);
+    if (code & 0x100) {
+        fflush(NULL);
+        _exit(code & 0xff);
+    }
+    if (r->ts)
+        r->t->teardown(r->ts);
     topo_map_destroy(r->map);
-    MPI_Comm_free(&r->node_comm);
     MPI_Finalize();
-    return exit_code;
+    return code & 0xff;
 }
 
 int main(int argc, char **argv)
 {
     struct run r;
-    int rc = 0;
+    int rc;
 
-    if ((rc = set_up(&r, argc, argv)) != GO_ON || (rc = identify(&r)) != GO_ON ||
-        (rc = lay_out(&r)) != GO_ON)
+    if ((rc = set_up(&r, argc, argv)) != GO_ON)
         return leave(&r, rc);
+    rc = identify(&r);
+    if (r.rank != 0)
+        return finish(&r, work(&r));
+    if (rc != GO_ON || (rc = lay_out(&r)) != GO_ON) {
+        if (!r.gos)
+            r.gos = xcalloc((size_t)r.size, sizeof(*r.gos));
+        if (!r.rank_lost)
+            r.rank_lost = xcalloc((size_t)r.size, sizeof(*r.rank_lost));
+        return finish(&r, rc);
+    }
     run_rounds(&r, 0);
     /* --retest: passes of suspects against known-good nodes while links stay unexplained */
-    for (int pass = 0; r.o.retest && !r.stopped && pass < FABRIC_RETEST_PASSES; pass++) {
+    for (int pass = 0; r.o.retest && pass < FABRIC_RETEST_PASSES; pass++) {
         size_t from = r.sched.n;
-        if (retest(&r, pass) < 0 || r.sched.n == from)
+        retest(&r, pass);
+        if (r.sched.n == from)
             break;
         run_rounds(&r, from);
     }
-    rc = 0;
-    if (r.rank == 0) {
+    {
         struct topo_findings f = { 0 };
+        clock_t c0 = clock();
         analyse(&r, &f);
+        r.analysis_cpu = (double)(clock() - c0) / CLOCKS_PER_SEC;
         rc = report(&r, &f);
         topo_findings_free(&f);
     }

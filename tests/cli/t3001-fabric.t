@@ -71,6 +71,13 @@ fabric() { # run railyard-fabric on the cluster; status in $rc, results in $TMP/
     "$DEMO" run -- "$FABRIC" --map "${MAP:-$TMP/demo.map}" -d 1 -o "$TMP/run" "$@" >"$TMP/out" 2>"$TMP/err"
     rc=$?
 }
+# the mpi transport: MPI messages between the two ranks, each rank's MPI traffic on its own rail
+fabric_mpi() {
+    rm -rf "$TMP/run"
+    "$DEMO" run --mpi-rails -- "$FABRIC" --map "${MAP:-$TMP/demo.map}" -d 1 -o "$TMP/run" \
+        --transport mpi --msg-size 1M "$@" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+}
 fails() { jq -r '[.findings[] | select(.severity != "ok") | "\(.check) \(.subject)"] | join(";")' "$TMP/run/results.json"; }
 
 up --nodes 4 --rails 2; ok $? "demo cluster 4 x 2 up"
@@ -86,6 +93,11 @@ jq -e '[.links[].bw_gbps] | min > 0.17 and max < 0.21' "$TMP/run/results.json" >
 ok $? "goodput near the 200 Mbit/s line rate on every link"
 [ -s "$TMP/run/cmdline" ] && [ -s "$TMP/run/map.yaml" ]; ok $? "run directory keeps the command line and the map"
 grep -q -- '-> pass$' "$TMP/out"; ok $? "rank 0 prints the verdict"
+fabric_mpi
+is "$rc $(fails)" "0 " "--transport mpi, healthy cluster: exit 0, no finding"
+jq -e '.transport == "mpi" and (.links | length) == 8 and ([.links[].bw_gbps] | min > 0.17 and max < 0.21)' \
+    "$TMP/run/results.json" >/dev/null
+ok $? "--transport mpi: the 8 links measured near the 200 Mbit/s rail rate (MPI traffic on the rails)"
 fabric --bidir
 is "$rc $(jq '[.links[] | select(.ok)] | length' "$TMP/run/results.json")" "0 16" \
    "--bidir: both directions of the 8 links measured, pass"
@@ -94,6 +106,8 @@ ok $? "--bidir: the reverse direction is a link of its own"
 
 up --nodes 4 --rails 2 --degrade 2:1:50mbit; fabric
 is "$rc $(fails)" "1 link.bandwidth node2/rail1" "degraded rail alone: link.bandwidth node2/rail1"
+fabric_mpi
+is "$rc $(fails)" "1 link.bandwidth node2/rail1" "--transport mpi: the degraded rail named alike"
 # railyard top on the degraded cluster: the active test (key t) in tmux measures node1's rail 1
 # against node2, whose rail-1 port is shaped to 50 Mbit/s, while the screen keeps refreshing;
 # --follow shows a railyard-fabric run's pair matrix filling in round by round

@@ -38,7 +38,7 @@ fails(const struct fabric_link *links, size_t n, int nodes, int rails, const int
 
     for (int i = 0; i < nodes * rails; i++)
         ports[i].carrier = carrier_down && carrier_down[i] ? 0 : 1;
-    in = (struct fabric_input){ nodes, rails, names, ports, expect, links, n, NULL, 0 };
+    in = (struct fabric_input){ nodes, rails, names, ports, expect, links, n, NULL, 0, NULL, 0 };
     fabric_analyze(&in, &f);
     topo_findings_sort(&f);
     buf[0] = '\0';
@@ -111,7 +111,7 @@ int main(void)
         struct fabric_port ports[8];
         int failed[] = { 2 };
         struct topo_findings f = { 0 };
-        struct fabric_input in = { 4, 2, names, ports, expect, x, 8, failed, 1 };
+        struct fabric_input in = { 4, 2, names, ports, expect, x, 8, failed, 1, NULL, 0 };
         for (int i = 0; i < 8; i++)
             ports[i].carrier = 1;
         fabric_analyze(&in, &f);
@@ -133,7 +133,7 @@ int main(void)
     {
         struct fabric_port ports[8];
         struct topo_findings f = { 0 };
-        struct fabric_input in = { 4, 2, names, ports, expect, x, 8, NULL, 0 };
+        struct fabric_input in = { 4, 2, names, ports, expect, x, 8, NULL, 0, NULL, 0 };
         for (int i = 0; i < 8; i++)
             ports[i].carrier = 1;
         fabric_analyze(&in, &f);
@@ -144,7 +144,7 @@ int main(void)
         /* suspects for a retest: the culprit, and both ends of an unexplained pair */
         struct fabric_port ports[8];
         int suspect[4], good[4];
-        struct fabric_input in = { 4, 2, names, ports, expect, x, 8, NULL, 0 };
+        struct fabric_input in = { 4, 2, names, ports, expect, x, 8, NULL, 0, NULL, 0 };
         for (int i = 0; i < 8; i++)
             ports[i].carrier = 1;
         memcpy(x, h, sizeof(x));
@@ -192,7 +192,7 @@ int main(void)
         for (int i = 0; i < 24; i++)
             ports[i].carrier = 1;
         {
-            struct fabric_input in = { 8, 3, n8, ports, NULL, ap, k, NULL, 0 };
+            struct fabric_input in = { 8, 3, n8, ports, NULL, ap, k, NULL, 0, NULL, 0 };
             fabric_analyze(&in, &f);
         }
         for (size_t i = 0; i < f.n; i++)
@@ -203,6 +203,62 @@ int main(void)
         ok(nw == 1 && !strcmp(what, "n1/rail1"),
            "a port on another leaf of its rail: one rail.cabling warning (%zu, %s)", nw, what);
         topo_findings_free(&f);
+        /* the same, the latencies from a latency sweep's ping-pong links (no goodput) and the
+         * measured links carrying none: the same warning */
+        {
+            struct fabric_link bw[84];
+            for (size_t i = 0; i < k; i++) {
+                bw[i] = ap[i];
+                bw[i].lat_p50_us = bw[i].lat_p99_us = -1;
+            }
+            struct fabric_input in = { 8, 3, n8, ports, NULL, bw, k, NULL, 0, ap, k };
+            memset(&f, 0, sizeof(f));
+            nw = 0;
+            what = "";
+            fabric_analyze(&in, &f);
+            for (size_t i = 0; i < f.n; i++)
+                if (f.v[i].sev == TOPO_SEV_WARN) {
+                    nw++;
+                    what = f.v[i].subject;
+                }
+            ok(nw == 1 && !strcmp(what, "n1/rail1") && f.nfail == 0,
+               "latencies of a latency sweep alone: the same rail.cabling warning (%zu, %s)", nw,
+               what);
+            topo_findings_free(&f);
+        }
+        /* the spine layer: every pair between the two leaves slow on every rail, within a leaf
+         * fine: one fabric.spine failure, no port named, no node at fault */
+        {
+            size_t nspine = 0, nport = 0;
+            k = 0;
+            for (int a = 0; a < 8; a++)
+                for (int b = a + 1; b < 8; b++)
+                    for (int r = 0; r < 3; r++) {
+                        int far = a / 4 != b / 4;
+                        ap[k] = L((int)k / 3, r, a, b, far ? .2 : .95);
+                        ap[k].lat_p50_us = ap[k].lat_p99_us = far ? 60 : 3;
+                        k++;
+                    }
+            struct fabric_input in = { 8, 3, n8, ports, NULL, ap, k, NULL, 0, NULL, 0 };
+            memset(&f, 0, sizeof(f));
+            fabric_analyze(&in, &f);
+            for (size_t i = 0; i < f.n; i++) {
+                nspine += f.v[i].sev == TOPO_SEV_FAIL && !strcmp(f.v[i].check, "fabric.spine");
+                nport += f.v[i].sev == TOPO_SEV_FAIL && !strcmp(f.v[i].check, "link.bandwidth");
+            }
+            ok(nspine == 1 && nport == 0,
+               "slow between leaves only: one fabric.spine, no port (%zu, %zu)", nspine, nport);
+            topo_findings_free(&f);
+            /* one pair within a leaf slow as well: not the spine layer's alone, not said */
+            ap[0].bw_gbps = .2; /* n1-n2 rail 0, same leaf */
+            memset(&f, 0, sizeof(f));
+            fabric_analyze(&in, &f);
+            nspine = 0;
+            for (size_t i = 0; i < f.n; i++)
+                nspine += !strcmp(f.v[i].check, "fabric.spine");
+            ok(nspine == 0, "a slow pair within a leaf too: no fabric.spine (%zu)", nspine);
+            topo_findings_free(&f);
+        }
         /* n2's rail-0 port on another rail's switch (reaches nobody, carrier up), and the
          * latencies of its other two rails disturbed: the failure is named, the two healthy
          * rails are not warned about (they are too few to outvote each other) */
@@ -218,7 +274,7 @@ int main(void)
                     k++;
                 }
         {
-            struct fabric_input in = { 8, 3, n8, ports, NULL, ap, k, NULL, 0 };
+            struct fabric_input in = { 8, 3, n8, ports, NULL, ap, k, NULL, 0, NULL, 0 };
             memset(&f, 0, sizeof(f));
             fabric_analyze(&in, &f);
         }
@@ -238,7 +294,7 @@ int main(void)
             x[i].lat_p50_us = x[i].lat_p99_us = 20;
         x[0].lat_p50_us = x[4].lat_p50_us = 200;
         {
-            struct fabric_input in = { 4, 2, names, ports, expect, x, 8, NULL, 0 };
+            struct fabric_input in = { 4, 2, names, ports, expect, x, 8, NULL, 0, NULL, 0 };
             memset(&f, 0, sizeof(f));
             fabric_analyze(&in, &f);
         }
@@ -249,7 +305,7 @@ int main(void)
     {
         struct fabric_port ports[8];
         struct topo_findings f = { 0 };
-        struct fabric_input in = { 4, 2, names, ports, expect, x, 8, NULL, 0 };
+        struct fabric_input in = { 4, 2, names, ports, expect, x, 8, NULL, 0, NULL, 0 };
         int suspect[4], good[4];
         for (int i = 0; i < 8; i++)
             ports[i].carrier = 1;
