@@ -1,0 +1,86 @@
+#!/bin/bash
+# railyard-fabric at scale under SimGrid's SMPI (scripts/sim-cluster): 64 x 8 and 128 x 8
+# simulated rail-optimized clusters, healthy and with one fault of each kind (a degraded port, a
+# port down, a port on another rail's leaf, a slow spine), each named exactly, the spine as the
+# spine layer's and no node's; and railyard-fabric keeps no mutable globals (SMPI runs every
+# rank as a thread of one process).
+. "$RAILYARD_SRCDIR/tests/lib.sh"
+FABRIC=$(dirname "$RAILYARD")/railyard-fabric
+SIM=$RAILYARD_SRCDIR/scripts/sim-cluster
+[ -x "$FABRIC" ] || skip_all "railyard-fabric not built (configure found no MPI)"
+for p in smpicc smpirun jq objdump; do
+    command -v $p >/dev/null || skip_all "$p is not installed (SimGrid: apt-get install libsimgrid-dev)"
+done
+[ -x "$RAILYARD_SRCDIR/configure" ] || skip_all "no configure script in $RAILYARD_SRCDIR (run ./autogen.sh)"
+export RAILYARD_SIM_BUILD=$TMP/simbuild
+trap 'rm -rf "$TMP"' EXIT
+
+# writable data of railyard-fabric (in build directory $1) that railyard's own objects define:
+# objects in .data/.bss of the program, less the C runtime's and the libraries' (copy
+# relocations of stdout, optind, MPI's predefined handles: undefined in railyard's objects)
+globals() {
+    local objs
+    objs=$(find "$1" -name 'librailyard.a' -o -name '*railyard_fabric*.o' | tr '\n' ' ')
+    # shellcheck disable=SC2086
+    objdump -t $objs 2>/dev/null | grep -v '\*UND\*' | awk 'NF >= 5 {print $NF}' | sort -u >"$TMP/ours"
+    objdump -t "$1/railyard-fabric" | awk '$3 == "O" && $4 ~ /^\.(data|bss|tdata|tbss)$/ {print $NF}' |
+        sort -u | comm -12 - "$TMP/ours" | tr '\n' ' '
+}
+# the CUDA driver's entry points (fabric/cuda.c), filled once by dlopen: alike for every rank
+is "$(globals "$(dirname "$FABRIC")" | sed 's/\bapi //')" "" "railyard-fabric: no writable globals of its own"
+
+"$SIM" build >"$TMP/build.out" 2>&1
+ok $? "railyard-fabric built with smpicc" || { sed 's/^/# /' "$TMP/build.out"; done_testing; exit; }
+is "$(globals "$RAILYARD_SIM_BUILD")" "" "the SMPI build: no writable globals"
+
+sim() { # sim-cluster with the rest of the arguments; status in $rc, the run kept in $TMP/run
+    rm -rf "$TMP/run"
+    "$SIM" --dir "$TMP/run" "$@" >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    [ -s "$TMP/run/run/results.json" ] || { sed 's/^/# /' "$TMP/err" | tail -20; }
+}
+res() { echo "$TMP/run/run/results.json"; }
+fails() { jq -r '[.findings[] | select(.severity != "ok") | "\(.severity) \(.check) \(.subject)"] | join(";")' "$(res)"; }
+
+sim --nodes 64 --rails 8
+is "$rc $(fails)" "0 " "64 x 8 healthy: exit 0, no finding"
+jq -e '(.links | length) == 512 and ([.links[].bw_gbps] | min > 380 and max <= 400.001) and .complete' \
+    "$(res)" >/dev/null
+ok $? "64 x 8: 512 links, each near the 400 Gb/s of its NIC"
+grep -Eq '^sim: 64 nodes x 8 rails, 512 ranks, [0-9.e-]+ s simulated to the verdict, cpu_s [0-9.]+ .* peak_mb [0-9]+' "$TMP/out"
+ok $? "sim-cluster prints the simulated time, the CPU time and the peak memory"
+
+sim --nodes 64 --rails 8 --degrade 5:3:200
+is "$rc $(fails)" "1 fail link.bandwidth n5/rail3" "a port at 200 Gb/s: link.bandwidth n5/rail3 alone"
+sim --nodes 64 --rails 8 --down 9:1
+is "$rc $(fails)" "1 fail rail.cabling n9/rail1" \
+   "a port down (no carrier in a simulation: it carries nothing by the deadline): n9/rail1 alone"
+sim --nodes 64 --rails 8 --miscable 20:2:5 -- --latency-sweep 2
+is "$rc $(fails)" "0 warn rail.cabling n20/rail2" \
+   "a port on rail 5's leaf, latency sweep: rail.cabling n20/rail2 (a warning), nothing else"
+jq -e '(.latency_links | length) > 0 and ([.latency_links[] | select(.ok)] | length) == (.latency_links | length)' \
+    "$(res)" >/dev/null
+ok $? "... the latency sweep's links are kept apart (latency_links)"
+sim --nodes 64 --rails 8 --miscable 20:2:5
+is "$rc $(fails)" "0 " "without the sweep two partners per port are too few to judge a leaf: no finding"
+
+sim --nodes 64 --rails 8 --slow-spine 1:100 -- --latency-sweep 2 --culprits "$TMP/culprits"
+f=$(fails)
+echo "$f" | tr ';' '\n' | grep -v '^fail link.path ' | grep -qx 'fail fabric.spine spine layer'
+ok $? "a slow spine: fabric.spine (the spine layer)"
+is "$(echo "$f" | tr ';' '\n' | grep -vc '^fail link.path \|^fail fabric.spine spine layer$')" 0 \
+   "... and otherwise only link.path findings between the leaves: no port, no node"
+is "$(grep -c '^drain ' "$TMP/culprits" 2>/dev/null)" 0 "... no node to drain in the culprits"
+[ "$rc" = 1 ]; ok $? "... exit 1: the fabric is faulty"
+
+sim --nodes 128 --rails 8 --degrade 5:3:200 --down 9:1 --miscable 70:2:5 --slow-spine 1:100 -- \
+    --latency-sweep 2 --retest
+is "$(fails | tr ';' '\n' | grep -v '^fail link.path ' | tr '\n' ';')" \
+   "fail fabric.spine spine layer;fail link.bandwidth n5/rail3;fail rail.cabling n9/rail1;warn rail.cabling n70/rail2;" \
+   "128 x 8, all four faults with the sweep and retests: exactly those four named"
+is "$(jq -r '.nodes, .rails' "$(res)" | tr '\n' ' ')" "128 8 " "... over 128 nodes x 8 rails"
+
+sim --nodes 4 --rails 2 --degrade 9:0:10
+is "$rc" 3 "a fault on a node the cluster does not have: refused (status 3)"
+grep -q 'node 9 is not in 1..4' "$TMP/err"; ok $? "... naming the node"
+done_testing
