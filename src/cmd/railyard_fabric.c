@@ -944,7 +944,9 @@ static void append_rounds(struct run *r, struct fabric_schedule *extra, int lat_
  * round. */
 static void retest(struct run *r, int pass)
 {
-    int n = r->nodes, *msg = xcalloc((size_t)(2 * n + 1), sizeof(*msg)), *list;
+    int n = r->nodes, *suspect = xcalloc((size_t)n, sizeof(int)),
+        *good = xcalloc((size_t)n, sizeof(int));
+    int *list = xcalloc((size_t)n, sizeof(int));
     struct fabric_schedule extra;
     struct fabric_port *ports;
     struct fabric_input in;
@@ -952,21 +954,21 @@ static void retest(struct run *r, int pass)
     ry_error_t err;
 
     make_input(r, &in, &ports);
-    msg[0] = (int)fabric_retest_suspects(&in, pass, msg + 1, msg + 1 + n);
+    fabric_retest_suspects(&in, pass, suspect, good);
     free((void *)in.failed_nodes);
     free(ports);
-    list = xcalloc((size_t)n, sizeof(*list));
     for (int k = 0; k < n; k++)
-        if (msg[1 + k])
+        if (suspect[k])
             list[ns++] = k;
-    if (ns > 0 && fabric_schedule_bisect(n, list, ns, msg + 1 + n, &extra, &err) == 0) {
+    if (ns > 0 && fabric_schedule_bisect(n, list, ns, good, &extra, &err) == 0) {
         append_rounds(r, &extra, 0);
         logmsg(r, "retesting %zu suspect node%s in %zu round%s", ns, ns == 1 ? "" : "s", extra.n,
                extra.n == 1 ? "" : "s");
     } else if (ns > 0)
         logmsg(r, "no retest: %s", err.text);
     free(list);
-    free(msg);
+    free(suspect);
+    free(good);
 }
 
 /* ---- the phases of main ---- */

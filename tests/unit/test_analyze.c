@@ -27,10 +27,24 @@ static struct fabric_link L(int round, int r, int a, int b, double bw) {
     return l;
 }
 
+/* the number of warnings in f; *what the subject of the last */
+static size_t
+warnings(const struct topo_findings *f, const char **what)
+{
+    size_t n = 0;
+
+    *what = "";
+    for (size_t i = 0; i < f->n; i++)
+        if (f->v[i].sev == TOPO_SEV_WARN) {
+            n++;
+            *what = f->v[i].subject;
+        }
+    return n;
+}
+
 /* "check subject" of every failure, joined with ';' */
-static const char *
-fails(const struct fabric_link *links, size_t n, int nodes, int rails, const int *carrier_down,
-      const double *expect)
+static const char *fails(const struct fabric_link *links, size_t n, int nodes, int rails,
+                         const int *carrier_down, const double *expect)
 {
     static char buf[1024];
     struct fabric_port ports[64];
@@ -214,14 +228,8 @@ int main(void)
             }
             struct fabric_input in = { 8, 3, n8, ports, NULL, bw, k, NULL, 0, ap, k };
             memset(&f, 0, sizeof(f));
-            nw = 0;
-            what = "";
             fabric_analyze(&in, &f);
-            for (size_t i = 0; i < f.n; i++)
-                if (f.v[i].sev == TOPO_SEV_WARN) {
-                    nw++;
-                    what = f.v[i].subject;
-                }
+            nw = warnings(&f, &what);
             ok(nw == 1 && !strcmp(what, "n1/rail1") && f.nfail == 0,
                "latencies of a latency sweep alone: the same rail.cabling warning (%zu, %s)", nw,
                what);
@@ -259,14 +267,8 @@ int main(void)
                     }
             struct fabric_input in = { 64, 3, names64, bports, NULL, big, kb, NULL, 0, NULL, 0 };
             memset(&f, 0, sizeof(f));
-            nw = 0;
-            what = "";
             fabric_analyze(&in, &f);
-            for (size_t i = 0; i < f.n; i++)
-                if (f.v[i].sev == TOPO_SEV_WARN) {
-                    nw++;
-                    what = f.v[i].subject;
-                }
+            nw = warnings(&f, &what);
             ok(nw == 1 && !strcmp(what, "n1/rail1"),
                "two latencies astray in the gap between the leaves: still one rail.cabling "
                "warning (%zu, %s)",
