@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <sqlite3.h>
 
 #include "reports/history.h"
+#include "reports/render_json.h"
 #include "reports/out.h"
 
 #define HISTORY_VERSION 2
@@ -144,6 +146,14 @@ static void bind_num(sqlite3_stmt *st, int i, json_t *v)
         sqlite3_bind_null(st, i);
 }
 
+static void bind_dbl(sqlite3_stmt *st, int i, double v)
+{
+    if (isnan(v))
+        sqlite3_bind_null(st, i);
+    else
+        sqlite3_bind_double(st, i, v);
+}
+
 int ry_history_record(const char *root, const char *id, const char *dir, const struct ry_report *r,
                       ry_error_t *err)
 {
@@ -152,16 +162,30 @@ int ry_history_record(const char *root, const char *id, const char *dir, const s
     char path[PATH_MAX];
     sqlite3_stmt *st = NULL;
     sqlite3 *db;
-    size_t i;
+    size_t i, have = 0; /* the run's links recorded before */
     int rc = -1;
 
     if (!(db = open_db(root, 1, path, sizeof(path), NULL, err)))
         return -1;
     if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
         goto fail;
-    /* a run recorded again (railyard-fabric records after every round) replaces its rows */
+    /* a run recorded again (railyard-fabric records after every round) replaces its rows; its
+     * links only grow, so those recorded before stay and the new ones are added: a run of
+     * millions of links does not insert them all again at every round */
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM links WHERE run = ?1", -1, &st, NULL) !=
+        SQLITE_OK)
+        goto fail;
+    bind_text(st, 1, id);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        have = (size_t)sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    st = NULL;
+    if (have > ry_report_links(r)->n)
+        have = 0; /* not the same run's links: all again */
     for (size_t t = 0; t < sizeof(run_tables) / sizeof(run_tables[0]); t++) {
         char sql[96];
+        if (have && !strcmp(run_tables[t], "links"))
+            continue;
         snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE run = ?1", run_tables[t]);
         if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
             goto fail;
@@ -206,19 +230,25 @@ int ry_history_record(const char *root, const char *id, const char *dir, const s
     if (sqlite3_prepare_v2(db, "INSERT INTO links VALUES(?1,?2,?3,?4,?5,?6,?7,?8)", -1, &st,
                            NULL) != SQLITE_OK)
         goto fail;
-    json_array_foreach(json_object_get(doc, "links"), i, x)
     {
-        sqlite3_reset(st);
-        bind_text(st, 1, id);
-        bind_num(st, 2, json_object_get(x, "rail"));
-        bind_text(st, 3, jstr(x, "from"));
-        bind_text(st, 4, jstr(x, "to"));
-        sqlite3_bind_int(st, 5, json_is_true(json_object_get(x, "ok")));
-        bind_num(st, 6, json_object_get(x, "bw_gbps"));
-        bind_num(st, 7, json_object_get(x, "lat_p50_us"));
-        bind_num(st, 8, json_object_get(x, "lat_p99_us"));
-        if (sqlite3_step(st) != SQLITE_DONE)
-            goto fail;
+        const struct ry_report_links *lv = ry_report_links(r);
+        for (i = have; i < lv->n; i++) {
+            const struct ry_link *l = &lv->v[i];
+            sqlite3_reset(st);
+            bind_text(st, 1, id);
+            if (l->rail >= 0)
+                sqlite3_bind_int(st, 2, l->rail);
+            else
+                sqlite3_bind_null(st, 2);
+            bind_text(st, 3, ry_link_node(lv, l->from));
+            bind_text(st, 4, ry_link_node(lv, l->to));
+            sqlite3_bind_int(st, 5, (l->flags & RY_LINK_OK) != 0);
+            bind_dbl(st, 6, l->bw_gbps);
+            bind_dbl(st, 7, l->lat_p50_us);
+            bind_dbl(st, 8, l->lat_p99_us);
+            if (sqlite3_step(st) != SQLITE_DONE)
+                goto fail;
+        }
     }
     sqlite3_finalize(st);
     if (sqlite3_prepare_v2(db, "INSERT INTO gpu_figures VALUES(?1,?2,?3,?4,?5,?6)", -1, &st,
@@ -353,7 +383,7 @@ static int gpu_trend(sqlite3 *db, const char *path, const struct ry_history_quer
             json_num_or_null(o, "peer", st, 5);
             json_num_or_null(o, "value", st, 6);
             json_object_set_new(o, "unit", unit ? json_string(unit) : json_null());
-            s = json_dumps(o, JSON_PRESERVE_ORDER);
+            s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
             fprintf(fp, "%s\n  %s", rows ? "," : "", s ? s : "null");
             free(s);
             json_decref(o);
@@ -458,7 +488,7 @@ int ry_history_list(const char *root, const struct ry_history_query *q, FILE *fp
                 json_object_set_new(o, "fail", json_integer(sqlite3_column_int(st, 6)));
                 json_object_set_new(o, "warn", json_integer(sqlite3_column_int(st, 7)));
             }
-            char *s = json_dumps(o, JSON_PRESERVE_ORDER);
+            char *s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
             fprintf(fp, "%s\n  %s", first ? "" : ",", s ? s : "null");
             free(s);
             json_decref(o);

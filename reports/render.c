@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
+#include "common/file.h"
 #include "common/xmalloc.h"
 #include "reports/out.h"
 #include "reports/render.h"
@@ -23,10 +25,172 @@ struct ry_report {
     struct ry_port_stats *ports; /* ry_report_port_stats, computed once */
     size_t nports;
     int ports_done;
+    struct ry_report_links lv; /* a fabric report's links, from either encoding */
 };
 
-/* take root (a reference is kept) as a report, or say why not */
-static struct ry_report *adopt(json_t *root, const char *name, ry_error_t *err)
+/* a name's index in lv->names, added when new (NULL: none) */
+static uint32_t name_index(struct ry_report_links *lv, json_t *index, const char *name,
+                           size_t *alloc)
+{
+    json_t *ix;
+
+    if (!name)
+        return RY_LINK_NONE;
+    if ((ix = json_object_get(index, name)))
+        return (uint32_t)json_integer_value(ix);
+    xgrow(&lv->names, alloc, lv->nnames + 1, sizeof(*lv->names));
+    lv->names[lv->nnames] = name;
+    json_object_set_new(index, name, json_integer((json_int_t)lv->nnames));
+    return (uint32_t)lv->nnames++;
+}
+
+static double jnum(json_t *o, const char *key)
+{
+    return num(o, key, NAN);
+}
+
+static long long jcount(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_integer(v) && json_integer_value(v) >= 0 ? (long long)json_integer_value(v) : -1;
+}
+
+/* links and latency_links as objects (every report before link records, and small runs) */
+static void inline_links(struct ry_report_links *lv, json_t *root, json_t *index, size_t *nalloc)
+{
+    size_t xalloc = 0;
+
+    for (int lat = 0; lat < 2; lat++) {
+        json_t *arr = json_object_get(root, lat ? "latency_links" : "links"), *o;
+        size_t i, n = json_array_size(arr);
+        struct ry_link *v = xcalloc(n ? n : 1, sizeof(*v));
+
+        json_array_foreach(arr, i, o)
+        {
+            struct ry_link *l = &v[i];
+            struct ry_link_extra x = { str(o, "error"), str(o, "counters_from"),
+                                       str(o, "counters_to"), str(o, "mem_from"),
+                                       str(o, "mem_to") };
+            double cpu;
+            l->from = name_index(lv, index, str(o, "from"), nalloc);
+            l->to = name_index(lv, index, str(o, "to"), nalloc);
+            l->round = (uint32_t)num(o, "round", 0);
+            l->rail = (int)num(o, "rail", -1);
+            l->flags = (json_is_true(json_object_get(o, "ok")) ? RY_LINK_OK : 0) |
+                       (lat ? RY_LINK_LATENCY : 0);
+            l->bw_gbps = jnum(o, "bw_gbps");
+            l->lat_p50_us = jnum(o, "lat_p50_us");
+            l->lat_p99_us = jnum(o, "lat_p99_us");
+            l->retrans = jcount(o, "retrans");
+            l->errors_from = jcount(o, "errors_from");
+            l->errors_to = jcount(o, "errors_to");
+            l->cpu_from = isnan(cpu = jnum(o, "cpu_from")) ? -1 : cpu;
+            l->wait_from = isnan(cpu = jnum(o, "wait_from")) ? -1 : cpu;
+            l->cpu_to = isnan(cpu = jnum(o, "cpu_to")) ? -1 : cpu;
+            l->wait_to = isnan(cpu = jnum(o, "wait_to")) ? -1 : cpu;
+            l->extra = RY_LINK_NONE;
+            if (x.error || x.counters_from || x.counters_to || x.mem_from || x.mem_to) {
+                xgrow(&lv->extra, &xalloc, lv->nextra + 1, sizeof(*lv->extra));
+                lv->extra[lv->nextra] = x;
+                l->extra = (uint32_t)lv->nextra++;
+            }
+        }
+        if (lat) {
+            lv->lat = v;
+            lv->nlat = n;
+        } else {
+            lv->v = v;
+            lv->n = n;
+        }
+    }
+}
+
+/* links_file: the records beside the report (dir: its folder, NULL when parsed from memory) */
+static int file_links(struct ry_report_links *lv, json_t *root, const char *name, const char *dir,
+                      ry_error_t *err)
+{
+    json_t *lf = json_object_get(root, "links_file"), *x, *records = json_object_get(lf, "records");
+    const char *file = str(lf, "path"), *format = str(lf, "format");
+    int rails = (int)num(root, "rails", 0);
+    char path[4200];
+    struct ry_link *all;
+    size_t n, i;
+
+    if (!file || !*file || strchr(file, '/') || !strcmp(file, ".") || !strcmp(file, "..") ||
+        !format || strcmp(format, "railyard-links") || !json_is_integer(records) ||
+        json_integer_value(records) < 0)
+        return ry_errorf(err,
+                         "%s: links_file is not a file name beside the report with format "
+                         "\"railyard-links\" and a record count",
+                         name);
+    if (num(lf, "version", 0) != RY_LINKS_VERSION)
+        return ry_errorf(err, "%s: links_file version %g; this railyard reads version %d", name,
+                         num(lf, "version", 0), RY_LINKS_VERSION);
+    if (!dir)
+        return ry_errorf(err, "%s: its links are in %s beside it, and it was not read from a file",
+                         name, file);
+    snprintf(path, sizeof(path), "%s/%s", dir, file);
+    n = (size_t)json_integer_value(records);
+    if (ry_links_read(path, n, &all, err) < 0)
+        return -1;
+    lv->nextra = json_array_size(json_object_get(lf, "extras"));
+    lv->extra = xcalloc(lv->nextra + 1, sizeof(*lv->extra));
+    json_array_foreach(json_object_get(lf, "extras"), i, x) lv->extra[i] =
+        (struct ry_link_extra){ str(x, "error"), str(x, "counters_from"), str(x, "counters_to"),
+                                str(x, "mem_from"), str(x, "mem_to") };
+    if (ry_links_check(path, all, n, lv->nnames, rails, lv->nextra, err) < 0) {
+        free(all);
+        return -1;
+    }
+    /* the sweep's links apart, each kind in the order of the file; the measured ones stay
+     * where they were read (a copy of millions of links would double the memory) */
+    for (i = 0; i < n; i++)
+        lv->nlat += (all[i].flags & RY_LINK_LATENCY) != 0;
+    lv->lat = xcalloc(lv->nlat + 1, sizeof(*lv->lat));
+    lv->nlat = 0;
+    for (i = 0; i < n; i++) {
+        if (all[i].flags & RY_LINK_LATENCY)
+            lv->lat[lv->nlat++] = all[i];
+        else
+            all[lv->n++] = all[i];
+    }
+    lv->v = all;
+    return 0;
+}
+
+static int load_links(struct ry_report *r, const char *name, const char *dir, ry_error_t *err)
+{
+    struct ry_report_links *lv = &r->lv;
+    json_t *index = json_object(), *v;
+    size_t alloc = 0, i;
+    int rc = 0;
+
+    json_array_foreach(json_object_get(r->root, "node_names"), i, v)
+    {
+        /* listed nodes keep their place even when a name repeats or is not a string */
+        xgrow(&lv->names, &alloc, lv->nnames + 1, sizeof(*lv->names));
+        lv->names[lv->nnames] = json_string_value(v);
+        if (json_is_string(v) && !json_object_get(index, json_string_value(v)))
+            json_object_set_new(index, json_string_value(v), json_integer((json_int_t)i));
+        lv->nnames++;
+    }
+    lv->nlisted = lv->nnames;
+    if (json_object_get(r->root, "links_file"))
+        rc = file_links(lv, r->root, name, dir, err);
+    else
+        inline_links(lv, r->root, index, &alloc);
+    json_decref(index);
+    return rc;
+}
+
+const struct ry_report_links *ry_report_links(const struct ry_report *r)
+{
+    return &r->lv;
+}
+
+/* take root (a reference is kept) as a report, or say why not; dir: the folder it was read
+ * from (its link records are there), NULL when parsed from memory */
+static struct ry_report *adopt(json_t *root, const char *name, const char *dir, ry_error_t *err)
 {
     const char *tool = str(root, "tool");
     struct ry_report *r;
@@ -47,6 +211,10 @@ static struct ry_report *adopt(json_t *root, const char *name, ry_error_t *err)
              !strcmp(tool, "railyard-fabric")                ? "fabric"
              : json_is_string(json_object_get(root, "node")) ? "check"
                                                              : "ib");
+    if (load_links(r, name, dir, err) < 0) {
+        ry_report_free(r);
+        return NULL;
+    }
     return r;
 }
 
@@ -59,13 +227,15 @@ struct ry_report *ry_report_parse(const char *text, const char *name, ry_error_t
         ry_errorf(err, "%s:%d:%d: not JSON: %s", name, je.line, je.column, je.text);
         return NULL;
     }
-    return adopt(root, name, err);
+    return adopt(root, name, NULL, err);
 }
 
 struct ry_report *ry_report_load(const char *path, ry_error_t *err)
 {
     json_error_t je;
     json_t *root = json_load_file(path, 0, &je);
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
 
     if (!root) {
         if (je.line < 0 || errno == ENOENT)
@@ -74,7 +244,13 @@ struct ry_report *ry_report_load(const char *path, ry_error_t *err)
             ry_errorf(err, "%s:%d:%d: not JSON: %s", path, je.line, je.column, je.text);
         return NULL;
     }
-    return adopt(root, path, err);
+    if (!slash)
+        snprintf(dir, sizeof(dir), ".");
+    else if (slash == path)
+        snprintf(dir, sizeof(dir), "/");
+    else
+        snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+    return adopt(root, path, dir, err);
 }
 
 void ry_report_free(struct ry_report *r)
@@ -83,6 +259,10 @@ void ry_report_free(struct ry_report *r)
         return;
     json_decref(r->root);
     free(r->ports);
+    free(r->lv.v);
+    free(r->lv.lat);
+    free(r->lv.names);
+    free(r->lv.extra);
     free(r);
 }
 
@@ -121,48 +301,43 @@ static int cmp_dbl(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static struct ry_port_stats *port_stats(json_t *root, size_t *n)
+static struct ry_port_stats *port_stats(const struct ry_report *r, size_t *n)
 {
-    json_t *names = json_object_get(root, "node_names"), *links = json_object_get(root, "links");
-    json_t *index = json_object(), *v, *l;
-    int rails = (int)num(root, "rails", 0);
-    size_t nn = json_array_size(names), i, cells, *fill, *cap, k = 0;
+    const struct ry_report_links *lv = &r->lv;
+    int rails = (int)num(r->root, "rails", 0);
+    size_t nn = lv->nlisted, i, cells, *fill, *cap, k = 0;
     struct ry_port_stats *ps;
     double **bw;
 
     *n = 0;
-    if (!nn || rails < 1 || rails > 1024) {
-        json_decref(index);
+    if (!nn || rails < 1 || rails > 1024)
         return NULL;
-    }
     cells = nn * (size_t)rails;
-    json_array_foreach(names, i, v) if (json_is_string(v))
-        json_object_set_new(index, json_string_value(v), json_integer((json_int_t)i));
     ps = xcalloc(cells, sizeof(*ps));
     bw = xcalloc(cells, sizeof(*bw));
     fill = xcalloc(cells, sizeof(*fill));
     cap = xcalloc(cells, sizeof(*cap));
     for (i = 0; i < cells; i++) {
-        ps[i].node = json_string_value(json_array_get(names, i / (size_t)rails));
+        ps[i].node = lv->names[i / (size_t)rails];
         ps[i].rail = (int)(i % (size_t)rails);
         ps[i].min_gbps = ps[i].median_gbps = NAN;
     }
-    json_array_foreach(links, i, l)
-    {
-        const char *end[2] = { str(l, "from"), str(l, "to") };
-        int r = (int)num(l, "rail", -1), ok = json_is_true(json_object_get(l, "ok"));
-        double b = num(l, "bw_gbps", NAN);
-        if (r < 0 || r >= rails)
+    for (i = 0; i < lv->n; i++) {
+        const struct ry_link *l = &lv->v[i];
+        uint32_t end[2] = { l->from, l->to };
+        int ok = l->flags & RY_LINK_OK;
+        double b = l->bw_gbps;
+        if (l->rail < 0 || l->rail >= rails)
             continue;
         for (int e = 0; e < 2; e++) {
-            json_t *ix = json_object_get(index, end[e] ? end[e] : "");
             size_t c;
-            if (!ix)
+            /* a listed node's first place (a name listed twice counts once) */
+            if (end[e] >= nn || !lv->names[end[e]])
                 continue;
-            c = (size_t)json_integer_value(ix) * (size_t)rails + (size_t)r;
+            c = (size_t)end[e] * (size_t)rails + (size_t)l->rail;
             ps[c].links++;
             if (!ok && ps[c].failed < 3)
-                ps[c].failed_peer[ps[c].failed] = end[!e];
+                ps[c].failed_peer[ps[c].failed] = ry_link_node(lv, end[!e]);
             ps[c].failed += !ok;
             if (ok && !isnan(b)) {
                 if (fill[c] == cap[c]) {
@@ -187,7 +362,6 @@ static struct ry_port_stats *port_stats(json_t *root, size_t *n)
     free(bw);
     free(fill);
     free(cap);
-    json_decref(index);
     *n = k;
     return ps;
 }
@@ -197,7 +371,7 @@ const struct ry_port_stats *ry_report_port_stats(const struct ry_report *r, size
     struct ry_report *m = (struct ry_report *)r; /* a cache: the report itself is unchanged */
 
     if (!m->ports_done) {
-        m->ports = port_stats(r->root, &m->nports);
+        m->ports = port_stats(r, &m->nports);
         m->ports_done = 1;
     }
     *n = m->nports;
@@ -206,22 +380,28 @@ const struct ry_port_stats *ry_report_port_stats(const struct ry_report *r, size
 
 int ry_report_rail_refs(const struct ry_report *r, int rails, double *ref, double *median)
 {
-    json_t *links = json_object_get(r->root, "links"), *l;
-    size_t nl = json_array_size(links), i, *nv;
+    const struct ry_report_links *lv = &r->lv;
+    size_t nl = lv->n, i, *nv;
     double **v, best = 0;
 
     if (rails < 1 || rails > 1024)
         return -1;
     v = xcalloc((size_t)rails, sizeof(*v));
     nv = xcalloc((size_t)rails, sizeof(*nv));
-    for (int k = 0; k < rails; k++)
-        v[k] = xcalloc(nl + 1, sizeof(**v));
-    json_array_foreach(links, i, l)
-    {
-        int k = (int)num(l, "rail", -1);
-        if (k >= 0 && k < rails && json_is_true(json_object_get(l, "ok")) &&
-            json_is_number(json_object_get(l, "bw_gbps")))
-            v[k][nv[k]++] = num(l, "bw_gbps", 0);
+    for (int pass = 0; pass < 2; pass++) { /* count, then fill */
+        for (i = 0; i < nl; i++) {
+            const struct ry_link *l = &lv->v[i];
+            if (l->rail < 0 || l->rail >= rails || !(l->flags & RY_LINK_OK) || isnan(l->bw_gbps))
+                continue;
+            if (pass)
+                v[l->rail][nv[l->rail]++] = l->bw_gbps;
+            else
+                nv[l->rail]++;
+        }
+        for (int k = 0; !pass && k < rails; k++) {
+            v[k] = xcalloc(nv[k] + 1, sizeof(**v));
+            nv[k] = 0;
+        }
     }
     for (int k = 0; k < rails; k++) {
         qsort(v[k], nv[k], sizeof(**v), cmp_dbl);
@@ -366,7 +546,7 @@ static void prometheus_gpu(FILE *fp, json_t *root, const char *node)
 
 int ry_render_prometheus(const struct ry_report *r, FILE *fp, ry_error_t *err)
 {
-    json_t *findings = json_object_get(r->root, "findings"), *f, *links, *l, *run;
+    json_t *findings = json_object_get(r->root, "findings"), *f, *run;
     const char *node = str(r->root, "node"), *verdict = str(r->root, "verdict");
     struct count *c = NULL;
     size_t nc = 0, i;
@@ -446,38 +626,39 @@ int ry_render_prometheus(const struct ry_report *r, FILE *fp, ry_error_t *err)
         label(fp, node ? "node" : "cluster", who, 0);
         fprintf(fp, "} %.0f\n", ts);
     }
-    links = json_object_get(r->root, "links");
-    if (json_is_array(links) && json_array_size(links)) {
+    if (r->lv.n) {
+        const struct ry_report_links *lv = &r->lv;
         const char *transport = str(r->root, "transport");
         static const struct {
-            const char *name, *key, *help;
+            const char *name, *help;
         } m[] = {
-            { "railyard_link_bandwidth_gbps", "bw_gbps",
-              "Goodput of the link at the receiver, Gb/s." },
-            { "railyard_link_latency_p50_microseconds", "lat_p50_us",
+            { "railyard_link_bandwidth_gbps", "Goodput of the link at the receiver, Gb/s." },
+            { "railyard_link_latency_p50_microseconds",
               "Median one-way latency of the link, microseconds." },
-            { "railyard_link_latency_p99_microseconds", "lat_p99_us",
+            { "railyard_link_latency_p99_microseconds",
               "99th percentile one-way latency of the link, microseconds." },
-            { "railyard_link_up", NULL, "1 when the link was measured, 0 when it failed." },
+            { "railyard_link_up", "1 when the link was measured, 0 when it failed." },
         };
         /* a large run: the links that failed, and every port's aggregate */
-        int detail = json_array_size(links) <= RY_REPORT_LINK_DETAIL;
+        int detail = lv->n <= RY_REPORT_LINK_DETAIL;
         for (size_t k = 0; k < sizeof(m) / sizeof(m[0]); k++) {
-            if (!detail && m[k].key)
+            if (!detail && k < 3)
                 continue;
             help(fp, m[k].name, m[k].help);
-            json_array_foreach(links, i, l)
-            {
-                double v =
-                    m[k].key ? num(l, m[k].key, NAN) : json_is_true(json_object_get(l, "ok"));
+            for (i = 0; i < lv->n; i++) {
+                const struct ry_link *l = &lv->v[i];
+                double v = k == 0   ? l->bw_gbps
+                           : k == 1 ? l->lat_p50_us
+                           : k == 2 ? l->lat_p99_us
+                                    : (l->flags & RY_LINK_OK) != 0;
                 char rail[16];
                 if (isnan(v) || (!detail && v))
                     continue;
-                snprintf(rail, sizeof(rail), "%d", (int)num(l, "rail", -1));
+                snprintf(rail, sizeof(rail), "%d", l->rail);
                 fprintf(fp, "%s{", m[k].name);
-                label(fp, "node", str(l, "from"), 1);
+                label(fp, "node", ry_link_node(lv, l->from), 1);
                 label(fp, "rail", rail, 0);
-                label(fp, "peer", str(l, "to"), 0);
+                label(fp, "peer", ry_link_node(lv, l->to), 0);
                 label(fp, "transport", transport ? transport : "tcp", 0);
                 fprintf(fp, "} %.6g\n", v);
             }
@@ -542,20 +723,22 @@ static json_t *find_finding(json_t *findings, json_t *f)
     return NULL;
 }
 
-static json_t *find_link(json_t *links, json_t *l)
-{
+/* a link's place for the diff: its ends (as node indexes of the older run) and rail, and its
+ * index, so that the first of several alike is found */
+struct link_key {
+    uint64_t key;
     size_t i;
-    json_t *m;
+};
 
-    json_array_foreach(links, i, m)
-    {
-        const char *a1 = str(l, "from"), *a2 = str(m, "from"), *b1 = str(l, "to"),
-                   *b2 = str(m, "to");
-        if (a1 && a2 && b1 && b2 && !strcmp(a1, a2) && !strcmp(b1, b2) &&
-            num(l, "rail", -1) == num(m, "rail", -2))
-            return m;
-    }
-    return NULL;
+static int cmp_key(const void *x, const void *y)
+{
+    const struct link_key *a = x, *b = y;
+    return a->key != b->key ? (a->key < b->key ? -1 : 1) : (a->i > b->i) - (a->i < b->i);
+}
+
+static uint64_t link_key(uint32_t from, uint32_t to, int rail)
+{
+    return ((uint64_t)from << 40) ^ ((uint64_t)to << 18) ^ (uint64_t)(rail & 0x3ffff);
 }
 
 /* the failures and warnings of from that to does not have, each on a line after what */
@@ -650,26 +833,231 @@ int ry_render_diff(const struct ry_report *a, const struct ry_report *b, double 
                    ry_error_t *err)
 {
     json_t *fa = json_object_get(a->root, "findings"), *fb = json_object_get(b->root, "findings");
-    json_t *la = json_object_get(a->root, "links"), *lb = json_object_get(b->root, "links"), *x;
+    const struct ry_report_links *la = &a->lv, *lb = &b->lv;
     char s1[512], s2[512];
     size_t i;
     int n = 0;
 
     n += diff_findings(fb, fa, "new     ", fp);
     n += diff_findings(fa, fb, "cleared ", fp);
-    json_array_foreach(lb, i, x)
-    {
-        json_t *old = find_link(la, x);
-        double v0 = old ? num(old, "bw_gbps", NAN) : NAN, v1 = num(x, "bw_gbps", NAN);
-        if (!old || isnan(v0) || isnan(v1) || v0 <= 0 || fabs(v1 - v0) / v0 <= threshold)
-            continue;
-        fprintf(fp, "link     %s->%s/rail%d %.3f -> %.3f Gb/s (%+.0f%%)\n",
-                out_inert(str(x, "from"), s1, sizeof(s1)), out_inert(str(x, "to"), s2, sizeof(s2)),
-                (int)num(x, "rail", -1), v0, v1, (v1 - v0) / v0 * 100);
-        n++;
+    if (la->n && lb->n) {
+        /* the older run's links sorted by place; the newer run's names mapped to its indexes */
+        struct link_key *ka = xcalloc(la->n, sizeof(*ka));
+        uint32_t *map = xcalloc(lb->nnames + 1, sizeof(*map));
+        json_t *index = json_object();
+        for (i = 0; i < la->nnames; i++)
+            if (la->names[i] && !json_object_get(index, la->names[i]))
+                json_object_set_new(index, la->names[i], json_integer((json_int_t)i));
+        for (i = 0; i < lb->nnames; i++) {
+            json_t *ix = lb->names[i] ? json_object_get(index, lb->names[i]) : NULL;
+            map[i] = ix ? (uint32_t)json_integer_value(ix) : RY_LINK_NONE;
+        }
+        json_decref(index);
+        for (i = 0; i < la->n; i++) {
+            /* a name listed twice: its first place */
+            const char *fn = ry_link_node(la, la->v[i].from), *tn = ry_link_node(la, la->v[i].to);
+            ka[i].key = fn && tn ? link_key(la->v[i].from, la->v[i].to, la->v[i].rail) : 0;
+            ka[i].i = fn && tn ? i : SIZE_MAX;
+        }
+        qsort(ka, la->n, sizeof(*ka), cmp_key);
+        for (i = 0; i < lb->n; i++) {
+            const struct ry_link *x = &lb->v[i], *old = NULL;
+            uint32_t f = x->from < lb->nnames ? map[x->from] : RY_LINK_NONE,
+                     t = x->to < lb->nnames ? map[x->to] : RY_LINK_NONE;
+            size_t lo = 0, hi = la->n;
+            double v0, v1 = x->bw_gbps;
+            if (f == RY_LINK_NONE || t == RY_LINK_NONE)
+                continue;
+            {
+                struct link_key want = { link_key(f, t, x->rail), 0 };
+                while (lo < hi) { /* the first at or past want */
+                    size_t mid = lo + (hi - lo) / 2;
+                    if (cmp_key(&ka[mid], &want) < 0)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                /* keys can collide: the same ends and rail, checked */
+                for (; lo < la->n && ka[lo].key == want.key && !old; lo++) {
+                    const struct ry_link *m = &la->v[ka[lo].i];
+                    if (ka[lo].i != SIZE_MAX && m->from == f && m->to == t && m->rail == x->rail)
+                        old = m;
+                }
+            }
+            v0 = old ? old->bw_gbps : NAN;
+            if (!old || isnan(v0) || isnan(v1) || v0 <= 0 || fabs(v1 - v0) / v0 <= threshold)
+                continue;
+            fprintf(fp, "link     %s->%s/rail%d %.3f -> %.3f Gb/s (%+.0f%%)\n",
+                    out_inert(ry_link_node(lb, x->from), s1, sizeof(s1)),
+                    out_inert(ry_link_node(lb, x->to), s2, sizeof(s2)), x->rail, v0, v1,
+                    (v1 - v0) / v0 * 100);
+            n++;
+        }
+        free(ka);
+        free(map);
     }
     n += diff_gpu(a->root, b->root, threshold, fp);
     if (ferror(fp))
         return ry_errorf(err, "cannot write: %s", strerror(errno));
     return n;
+}
+
+/* ---- the links' encoding ---- */
+
+static int dump_root(FILE *fp, void *arg, ry_error_t *err)
+{
+    /* as railyard writes every report (reports/out_json.c) */
+    if (json_dumpf(arg, fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) < 0 ||
+        fputc('\n', fp) == EOF)
+        return ry_errorf(err, "cannot write JSON: %s", strerror(errno));
+    return 0;
+}
+
+static json_t *jreal(double v)
+{
+    return isnan(v) ? json_null() : json_real(v);
+}
+
+static json_t *jcnt(long long v)
+{
+    return v < 0 ? json_null() : json_integer((json_int_t)v);
+}
+
+static json_t *jstring(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+/* a link as an object, the keys in railyard-fabric's order */
+static json_t *link_object(const struct ry_report_links *lv, const struct ry_link *l)
+{
+    struct ry_link_extra x = ry_link_strings(lv, l);
+    json_t *o = json_object();
+    int lat = (l->flags & RY_LINK_LATENCY) != 0;
+
+    json_object_set_new(o, "round", json_integer((json_int_t)l->round));
+    json_object_set_new(o, "rail", json_integer(l->rail));
+    json_object_set_new(o, "from", jstring(ry_link_node(lv, l->from)));
+    json_object_set_new(o, "to", jstring(ry_link_node(lv, l->to)));
+    json_object_set_new(o, "ok", json_boolean(l->flags & RY_LINK_OK));
+    json_object_set_new(o, "error", jstring(x.error));
+    if (!lat)
+        json_object_set_new(o, "bw_gbps", jreal(l->bw_gbps));
+    json_object_set_new(o, "lat_p50_us", jreal(l->lat_p50_us));
+    json_object_set_new(o, "lat_p99_us", jreal(l->lat_p99_us));
+    if (lat)
+        return o;
+    json_object_set_new(o, "retrans", jcnt(l->retrans));
+    json_object_set_new(o, "errors_from", jcnt(l->errors_from));
+    json_object_set_new(o, "errors_to", jcnt(l->errors_to));
+    json_object_set_new(o, "counters_from", jstring(x.counters_from));
+    json_object_set_new(o, "counters_to", jstring(x.counters_to));
+    json_object_set_new(o, "mem_from", jstring(x.mem_from));
+    json_object_set_new(o, "mem_to", jstring(x.mem_to));
+    json_object_set_new(o, "cpu_from", l->cpu_from < 0 ? json_null() : json_real(l->cpu_from));
+    json_object_set_new(o, "wait_from", l->wait_from < 0 ? json_null() : json_real(l->wait_from));
+    json_object_set_new(o, "cpu_to", l->cpu_to < 0 ? json_null() : json_real(l->cpu_to));
+    json_object_set_new(o, "wait_to", l->wait_to < 0 ? json_null() : json_real(l->wait_to));
+    return o;
+}
+
+int ry_report_convert(const char *dir, int records, ry_error_t *err)
+{
+    char path[4200], file[4300];
+    struct ry_report *r;
+    struct ry_report_links *lv;
+    json_t *root;
+    int rc = -1;
+
+    snprintf(path, sizeof(path), "%s/report.json", dir);
+    snprintf(file, sizeof(file), "%s/%s", dir, ry_links_file_name());
+    if (!(r = ry_report_load(path, err)))
+        return -1;
+    root = r->root;
+    lv = &r->lv;
+    if (strcmp(r->tool, "fabric")) {
+        ry_errorf(err, "%s: not a railyard-fabric report: it has no links", path);
+        goto out;
+    }
+    if (!json_object_get(root, "links_file") == !records) {
+        rc = 1;
+        goto out;
+    }
+    if (records) {
+        struct ry_links_writer *w;
+        json_t *lf, *ex;
+        if (lv->nnames > lv->nlisted) {
+            ry_errorf(err, "%s: links name nodes that node_names does not list", path);
+            goto out;
+        }
+        /* the records first: until report.json names them they are not read */
+        if (!(w = ry_links_writer_open(dir, err)))
+            goto out;
+        for (int lat = 0; lat < 2; lat++)
+            for (size_t i = 0; i < (lat ? lv->nlat : lv->n); i++) {
+                const struct ry_link *l = lat ? &lv->lat[i] : &lv->v[i];
+                struct ry_link_extra x = ry_link_strings(lv, l);
+                if (ry_links_writer_add(w, l, &x, err) < 0) {
+                    ry_links_writer_close(w);
+                    unlink(file);
+                    goto out;
+                }
+            }
+        if (ry_links_writer_flush(w, err) < 0) {
+            ry_links_writer_close(w);
+            unlink(file);
+            goto out;
+        }
+        lf = json_object();
+        json_object_set_new(lf, "path", json_string(ry_links_file_name()));
+        json_object_set_new(lf, "format", json_string("railyard-links"));
+        json_object_set_new(lf, "version", json_integer(RY_LINKS_VERSION));
+        json_object_set_new(lf, "records", json_integer((json_int_t)ry_links_writer_count(w)));
+        json_object_set_new(lf, "record_bytes", json_integer(RY_LINK_RECORD_BYTES));
+        json_object_set_new(lf, "missing", json_integer(0));
+        ex = json_array();
+        for (size_t i = 0; i < ry_links_writer_nextra(w); i++) {
+            const struct ry_link_extra *x = ry_links_writer_extra(w, i);
+            json_t *o = json_object();
+            json_object_set_new(o, "error", jstring(x->error));
+            json_object_set_new(o, "counters_from", jstring(x->counters_from));
+            json_object_set_new(o, "counters_to", jstring(x->counters_to));
+            json_object_set_new(o, "mem_from", jstring(x->mem_from));
+            json_object_set_new(o, "mem_to", jstring(x->mem_to));
+            json_array_append_new(ex, o);
+        }
+        json_object_set_new(lf, "extras", ex);
+        ry_links_writer_close(w);
+        /* the links' strings point into root: it is changed only once they are copied */
+        json_object_set_new(root, "links_file", lf);
+        json_object_del(root, "links");
+        json_object_del(root, "latency_links");
+        if (ry_write_atomic(path, dump_root, root, err) < 0) {
+            unlink(file);
+            goto out;
+        }
+    } else {
+        json_t *links = json_array(), *lat = json_array();
+        for (size_t i = 0; i < lv->n; i++)
+            json_array_append_new(links, link_object(lv, &lv->v[i]));
+        for (size_t i = 0; i < lv->nlat; i++)
+            json_array_append_new(lat, link_object(lv, &lv->lat[i]));
+        json_object_set_new(root, "links", links);
+        if (lv->nlat)
+            json_object_set_new(root, "latency_links", lat);
+        else
+            json_decref(lat);
+        json_object_del(root, "links_file");
+        /* report.json first: the records are not read once it holds the links */
+        if (ry_write_atomic(path, dump_root, root, err) < 0)
+            goto out;
+        if (unlink(file) < 0 && errno != ENOENT) {
+            ry_errorf(err, "%s: %s (report.json holds the links now)", file, strerror(errno));
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    ry_report_free(r);
+    return rc;
 }

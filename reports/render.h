@@ -47,6 +47,12 @@ int ry_render_diff(const struct ry_report *a, const struct ry_report *b, double 
  * NAN where nothing is known. 0, or -1 for a bad rail count. */
 int ry_report_rail_refs(const struct ry_report *r, int rails, double *ref, double *median);
 
+/* Rewrite the railyard-fabric report in dir with its links as records beside it (records 1,
+ * railyard-report(5) "LINK RECORDS") or as objects in report.json (0). Each step leaves a
+ * readable report: the new form is written whole before the old is let go. 0 done, 1 already
+ * so, -1 with err. */
+int ry_report_convert(const char *dir, int records, ry_error_t *err);
+
 /* Accessors for the archive and history. */
 const char *ry_report_tool(const struct ry_report *r);    /* "check", "fabric" */
 const char *ry_report_node(const struct ry_report *r);    /* check: the node; fabric: NULL */

@@ -67,6 +67,13 @@ int ry_render_diff(const struct ry_report *a, const struct ry_report *b, double 
     return ry_errorf(err, WHY);
 }
 
+int ry_report_convert(const char *dir, int records, ry_error_t *err)
+{
+    (void)dir;
+    (void)records;
+    return ry_errorf(err, WHY);
+}
+
 const char *ry_report_tool(const struct ry_report *r)
 {
     (void)r;

@@ -202,33 +202,35 @@ static void junit_ports(struct w *w, const struct ry_report *r)
 
 static void junit_links(struct w *w, const struct ry_report *r)
 {
-    json_t *ls = json_object_get(ry_report_json(r), "links"), *l;
+    const struct ry_report_links *lv = ry_report_links(r);
     size_t i, fails = 0;
 
-    if (json_array_size(ls) > RY_REPORT_LINK_DETAIL) {
+    if (lv->n > RY_REPORT_LINK_DETAIL) {
         junit_ports(w, r);
         return;
     }
-    json_array_foreach(ls, i, l) fails += !json_is_true(json_object_get(l, "ok"));
+    for (i = 0; i < lv->n; i++)
+        fails += !(lv->v[i].flags & RY_LINK_OK);
     el(w, "testsuite");
     attr(w, "name", "railyard-fabric links");
-    attrf(w, "tests", "%zu", json_array_size(ls));
+    attrf(w, "tests", "%zu", lv->n);
     attrf(w, "failures", "%zu", fails);
     attr(w, "errors", "0");
-    json_array_foreach(ls, i, l)
-    {
+    for (i = 0; i < lv->n; i++) {
+        const struct ry_link *l = &lv->v[i];
+        const char *from = ry_link_node(lv, l->from), *to = ry_link_node(lv, l->to);
         el(w, "testcase");
-        attrf(w, "classname", "rail%d", (int)num(l, "rail", -1));
-        attrf(w, "name", "%s->%s (round %d)", str(l, "from") ? str(l, "from") : "?",
-              str(l, "to") ? str(l, "to") : "?", (int)num(l, "round", 0));
-        if (!json_is_true(json_object_get(l, "ok"))) {
+        attrf(w, "classname", "rail%d", l->rail);
+        attrf(w, "name", "%s->%s (round %d)", from ? from : "?", to ? to : "?", (int)l->round);
+        if (!(l->flags & RY_LINK_OK)) {
+            const char *e = ry_link_strings(lv, l).error;
             el(w, "failure");
             attr(w, "type", "link");
-            attr(w, "message", str(l, "error") ? str(l, "error") : "failed");
+            attr(w, "message", e ? e : "failed");
             end(w);
         } else {
             char out[128];
-            snprintf(out, sizeof(out), "%.3f Gb/s", num(l, "bw_gbps", 0));
+            snprintf(out, sizeof(out), "%.3f Gb/s", isnan(l->bw_gbps) ? 0 : l->bw_gbps);
             leaf(w, "system-out", out);
         }
         end(w);
@@ -365,22 +367,33 @@ static void legend(struct w *w, const char *colour, const char *label)
 
 static void html_heatmaps(struct w *w, const struct ry_report *rep)
 {
-    json_t *root = ry_report_json(rep), *ls = json_object_get(root, "links"), *l,
-           *index = json_object();
+    json_t *root = ry_report_json(rep);
+    const struct ry_report_links *lv = ry_report_links(rep);
     int rails = (int)num(root, "rails", 0);
     const char **names;
     size_t n = node_list(root, &names), i, blk, g, cells;
     const int cell = 22, left = 110, top = 70;
     double *ref, *median, *worst;
     int *state;
+    uint32_t *at; /* a link's node index -> its place in names */
 
-    if (!n || rails < 1 || rails > 1024 || !json_array_size(ls)) {
+    if (!n || rails < 1 || rails > 1024 || !lv->n) {
         free(names);
-        json_decref(index);
         return;
     }
-    for (i = 0; i < n; i++) /* name -> index, hashed: links are many */
-        json_object_set_new(index, names[i], json_integer((json_int_t)i));
+    /* names holds node_names' strings in order; the links' indexes count every entry */
+    at = xcalloc(lv->nnames + 1, sizeof(*at));
+    {
+        json_t *index = json_object();
+        for (i = 0; i < n; i++)
+            if (!json_object_get(index, names[i]))
+                json_object_set_new(index, names[i], json_integer((json_int_t)i));
+        for (i = 0; i < lv->nnames; i++) {
+            json_t *ix = lv->names[i] ? json_object_get(index, lv->names[i]) : NULL;
+            at[i] = ix ? (uint32_t)json_integer_value(ix) : RY_LINK_NONE;
+        }
+        json_decref(index);
+    }
     blk = (n + MAX_CELLS - 1) / MAX_CELLS;
     g = (n + blk - 1) / blk;
     cells = g * g;
@@ -390,25 +403,25 @@ static void html_heatmaps(struct w *w, const struct ry_report *rep)
     /* one pass: every link into its rail's grid, a cell keeping its worst link */
     worst = xcalloc((size_t)rails * cells, sizeof(*worst));
     state = xcalloc((size_t)rails * cells, sizeof(*state)); /* 0 none, 1 measured, 2 failed */
-    json_array_foreach(ls, i, l)
-    {
-        int r = (int)num(l, "rail", -1);
-        json_t *ja = json_object_get(index, str(l, "from") ? str(l, "from") : ""),
-               *jb = json_object_get(index, str(l, "to") ? str(l, "to") : "");
+    for (i = 0; i < lv->n; i++) {
+        const struct ry_link *l = &lv->v[i];
+        int r = l->rail;
+        uint32_t ja = l->from < lv->nnames ? at[l->from] : RY_LINK_NONE,
+                 jb = l->to < lv->nnames ? at[l->to] : RY_LINK_NONE;
         size_t c;
-        if (r < 0 || r >= rails || !ja || !jb)
+        if (r < 0 || r >= rails || ja == RY_LINK_NONE || jb == RY_LINK_NONE)
             continue;
-        c = (size_t)r * cells + ((size_t)json_integer_value(ja) / blk) * g +
-            (size_t)json_integer_value(jb) / blk;
-        if (!json_is_true(json_object_get(l, "ok")))
+        c = (size_t)r * cells + ((size_t)ja / blk) * g + (size_t)jb / blk;
+        if (!(l->flags & RY_LINK_OK))
             state[c] = 2;
         else if (state[c] != 2) {
-            double f = ref[r] > 0 ? num(l, "bw_gbps", 0) / ref[r] : 0;
+            double f = ref[r] > 0 && !isnan(l->bw_gbps) ? l->bw_gbps / ref[r] : 0;
             if (!state[c] || f < worst[c])
                 worst[c] = f;
             state[c] = 1;
         }
     }
+    free(at);
     leaf(w, "h2", "Pair bandwidth per rail");
     el(w, "p");
     attr(w, "class", "legend");
@@ -486,7 +499,6 @@ static void html_heatmaps(struct w *w, const struct ry_report *rep)
     free(worst);
     free(state);
     free(names);
-    json_decref(index);
 }
 
 /* ---- the node's PCIe layout (pcie_tree), drawn as lstopo draws a machine ---- */

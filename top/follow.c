@@ -13,6 +13,9 @@
 
 #include "common/xmalloc.h"
 #include "reports/render.h"
+#ifdef HAVE_JANSSON
+#include "reports/render_json.h"
+#endif
 #include "top/source.h"
 
 /* railyard top --follow RUN_DIR: the results.json a railyard-fabric run (-o RUN_DIR) rewrites
@@ -21,18 +24,13 @@
  * findings so far. */
 
 #ifdef HAVE_JANSSON
-static int node_index(json_t *index, const char *name)
-{
-    json_t *v = json_object_get(index, name ? name : "");
-    return v ? (int)json_integer_value(v) : -1;
-}
-
 int top_follow_sample(struct top_source *s, struct top_model *m, ry_error_t *err)
 {
     char path[4200];
     struct stat st;
     struct ry_report *rep;
-    json_t *root, *names, *links, *l, *v, *index;
+    json_t *root, *names, *l, *v;
+    const struct ry_report_links *lv;
     size_t i, nfailed = 0, nmeasured = 0;
     int nodes, rails;
     double *ref, *median;
@@ -51,10 +49,13 @@ int top_follow_sample(struct top_source *s, struct top_model *m, ry_error_t *err
         return -1;
     root = ry_report_json(rep);
     names = json_object_get(root, "node_names");
-    links = json_object_get(root, "links");
+    lv = ry_report_links(rep);
     nodes = (int)json_array_size(names);
     rails = (int)json_integer_value(json_object_get(root, "rails"));
-    if (!json_is_array(names) || !json_is_array(links) || rails < 1 || rails > 64 || nodes > 4096) {
+    if (!json_is_array(names) ||
+        !(json_is_array(json_object_get(root, "links")) ||
+          json_is_object(json_object_get(root, "links_file"))) ||
+        rails < 1 || rails > 64 || nodes > 4096) {
         ry_report_free(rep);
         return ry_errorf(err, "%s: not a railyard-fabric result (node_names, rails, links)", path);
     }
@@ -67,13 +68,8 @@ int top_follow_sample(struct top_source *s, struct top_model *m, ry_error_t *err
         m->matrix = xcalloc((size_t)nodes * (size_t)nodes * (size_t)rails + 1, 1);
     }
     memset(m->matrix, 0, (size_t)nodes * (size_t)nodes * (size_t)rails);
-    index = json_object();
-    json_array_foreach(names, i, v)
-    {
-        snprintf(m->mnames[i], sizeof(m->mnames[i]), "%s",
-                 json_string_value(v) ? json_string_value(v) : "?");
-        json_object_set_new(index, m->mnames[i], json_integer((json_int_t)i));
-    }
+    json_array_foreach(names, i, v) snprintf(m->mnames[i], sizeof(m->mnames[i]), "%s",
+                                             json_string_value(v) ? json_string_value(v) : "?");
     ref = xcalloc((size_t)rails, sizeof(*ref));
     median = xcalloc((size_t)rails, sizeof(*median));
     ry_report_rail_refs(rep, rails, ref, median);
@@ -89,15 +85,12 @@ int top_follow_sample(struct top_source *s, struct top_model *m, ry_error_t *err
             p->rate_gbps = NAN;
             p->peer[0] = '\0';
         }
-    json_array_foreach(links, i, l)
-    {
-        int r = (int)json_integer_value(json_object_get(l, "rail"));
-        int a = node_index(index, json_string_value(json_object_get(l, "from")));
-        int b = node_index(index, json_string_value(json_object_get(l, "to")));
-        int ok = json_is_true(json_object_get(l, "ok"));
-        double bw = json_is_number(json_object_get(l, "bw_gbps"))
-                        ? json_number_value(json_object_get(l, "bw_gbps"))
-                        : NAN;
+    for (i = 0; i < lv->n; i++) {
+        /* node indexes below node_names' count are its places */
+        const struct ry_link *k = &lv->v[i];
+        int r = k->rail, a = k->from < (uint32_t)nodes ? (int)k->from : -1,
+            b = k->to < (uint32_t)nodes ? (int)k->to : -1, ok = (k->flags & RY_LINK_OK) != 0;
+        double bw = k->bw_gbps;
         unsigned char cell;
         if (a < 0 || b < 0 || r < 0 || r >= rails)
             continue;
@@ -154,7 +147,6 @@ int top_follow_sample(struct top_source *s, struct top_model *m, ry_error_t *err
     m->empty_why[0] = '\0';
     free(ref);
     free(median);
-    json_decref(index);
     ry_report_free(rep);
     return 0;
 }

@@ -12,6 +12,8 @@
 
 #ifdef HAVE_JANSSON
 #include <jansson.h>
+
+#include "reports/render_json.h"
 #endif
 
 #include "common/hostlist.h"
@@ -177,13 +179,13 @@ static void read_result(struct top_test *t, int status, struct top_model *m)
 #ifdef HAVE_JANSSON
     struct ry_report *rep = NULL;
     ry_error_t perr;
-    json_t *l;
     size_t i;
 
     if (t->len) /* poll keeps a byte free */
         t->buf[t->len] = '\0';
     if (t->len && (rep = ry_report_parse(t->buf, "the test's output", &perr))) {
         json_t *root = ry_report_json(rep);
+        const struct ry_report_links *lv = ry_report_links(rep);
         int rails = (int)json_integer_value(json_object_get(root, "rails"));
         double *refs = xcalloc(rails > 0 ? (size_t)rails : 1, sizeof(double)),
                *med = xcalloc(rails > 0 ? (size_t)rails : 1, sizeof(double)), ref = NAN;
@@ -191,22 +193,20 @@ static void read_result(struct top_test *t, int status, struct top_model *m)
             ref = refs[t->rail];
         free(refs);
         free(med);
-        json_array_foreach(json_object_get(root, "links"), i, l)
-        {
-            const char *from = json_string_value(json_object_get(l, "from"));
-            const char *to = json_string_value(json_object_get(l, "to"));
-            json_t *bw = json_object_get(l, "bw_gbps");
-            if (json_integer_value(json_object_get(l, "rail")) != t->rail || !from || !to ||
+        for (i = 0; i < lv->n; i++) {
+            const struct ry_link *l = &lv->v[i];
+            const char *from = ry_link_node(lv, l->from), *to = ry_link_node(lv, l->to);
+            if (l->rail != t->rail || !from || !to ||
                 !((!strcmp(from, t->node) && !strcmp(to, t->peer)) ||
                   (!strcmp(from, t->peer) && !strcmp(to, t->node))))
                 continue;
-            if (!json_is_true(json_object_get(l, "ok"))) {
-                const char *e = json_string_value(json_object_get(l, "error"));
+            if (!(l->flags & RY_LINK_OK)) {
+                const char *e = ry_link_strings(lv, l).error;
                 t->sev = TOP_FAIL;
                 snprintf(m->status, sizeof(m->status), "test %s rail %d <-> %s: failed: %.150s",
                          t->node, t->rail, t->peer, e ? e : "no reason given");
             } else {
-                double v = json_is_number(bw) ? json_number_value(bw) : NAN;
+                double v = l->bw_gbps;
                 char against[96] = "";
                 t->sev = !isnan(ref) && v < 0.5 * ref   ? TOP_FAIL
                          : !isnan(ref) && v < 0.9 * ref ? TOP_WARN

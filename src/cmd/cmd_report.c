@@ -20,6 +20,7 @@ struct report_opts {
     int keep, days, rail, limit;
     int gpu, peer;
     const char *test;
+    const char *records; /* convert: --link-records */
 };
 
 /* "3" (a GPU) or "0-1", "0,1" (a pair): 0, or -1 */
@@ -55,6 +56,7 @@ static int on_opt(int opt, const char *arg, void *ctx)
     case 'n': r->node = arg; return 0;
     case 's': r->since = arg; return 0;
     case 'T': r->test = arg; return 0;
+    case 'L': r->records = arg; return 0;
     case 'g':
         if (parse_gpu(arg, &r->gpu, &r->peer) == 0)
             return 0;
@@ -78,12 +80,19 @@ static int on_opt(int opt, const char *arg, void *ctx)
 }
 
 static const struct option report_long[] = {
-    { "archive", required_argument, NULL, 'A' },   { "format", required_argument, NULL, 'f' },
-    { "threshold", required_argument, NULL, 't' }, { "keep", required_argument, NULL, 'k' },
-    { "max-age", required_argument, NULL, 'd' },   { "node", required_argument, NULL, 'n' },
-    { "rail", required_argument, NULL, 'r' },      { "since", required_argument, NULL, 's' },
-    { "limit", required_argument, NULL, 'l' },     { "gpu", required_argument, NULL, 'g' },
-    { "test", required_argument, NULL, 'T' },      { NULL, 0, NULL, 0 },
+    { "archive", required_argument, NULL, 'A' },
+    { "format", required_argument, NULL, 'f' },
+    { "threshold", required_argument, NULL, 't' },
+    { "keep", required_argument, NULL, 'k' },
+    { "max-age", required_argument, NULL, 'd' },
+    { "node", required_argument, NULL, 'n' },
+    { "rail", required_argument, NULL, 'r' },
+    { "since", required_argument, NULL, 's' },
+    { "limit", required_argument, NULL, 'l' },
+    { "gpu", required_argument, NULL, 'g' },
+    { "test", required_argument, NULL, 'T' },
+    { "link-records", required_argument, NULL, 'L' },
+    { NULL, 0, NULL, 0 },
 };
 
 static const char *root_of(const struct report_opts *r)
@@ -94,7 +103,7 @@ static const char *root_of(const struct report_opts *r)
 
 static int run_report(int argc, char **argv)
 {
-    struct report_opts r = { NULL, "text", NULL, NULL, 0.10, 0, 0, -1, 0, -1, -1, NULL };
+    struct report_opts r = { NULL, "text", NULL, NULL, 0.10, 0, 0, -1, 0, -1, -1, NULL, NULL };
     struct cmd_common common;
     char dir[4096], dir2[4096];
     ry_error_t err;
@@ -105,7 +114,8 @@ static int run_report(int argc, char **argv)
     if (common.json)
         r.format = "json";
     if (idx >= argc) {
-        cmd_error("report: show, render, diff or prune expected (try railyard report --help)");
+        cmd_error("report: show, render, diff, convert or prune expected (try railyard report "
+                  "--help)");
         return RY_EXIT_ERROR;
     }
     if (!strcmp(argv[idx], "show")) {
@@ -159,6 +169,23 @@ static int run_report(int argc, char **argv)
             printf("no difference (findings, and links within %.0f%%)\n", r.threshold * 100);
         return n ? RY_EXIT_FAULT : RY_EXIT_OK;
     }
+    if (!strcmp(argv[idx], "convert")) {
+        int n, rec = r.records && !strcmp(r.records, "binary");
+        if (idx + 2 != argc || !r.records || (!rec && strcmp(r.records, "json"))) {
+            cmd_error("report convert: one run and --link-records binary|json expected");
+            return RY_EXIT_ERROR;
+        }
+        if (ry_archive_find(root_of(&r), argv[idx + 1], dir, sizeof(dir), &err) < 0 ||
+            (n = ry_report_convert(dir, rec, &err)) < 0) {
+            cmd_error("report convert: %s", err.text);
+            return RY_EXIT_ERROR;
+        }
+        printf("%s: %s\n", dir,
+               n ? (rec ? "its links are records already" : "its links are in report.json already")
+               : rec ? "links written as records"
+                     : "links written into report.json");
+        return RY_EXIT_OK;
+    }
     if (!strcmp(argv[idx], "prune")) {
         int n;
         if (r.keep < 1 && r.days < 1) {
@@ -174,13 +201,13 @@ static int run_report(int argc, char **argv)
         printf("%d run%s removed\n", n, n == 1 ? "" : "s");
         return RY_EXIT_OK;
     }
-    cmd_error("report: unknown action '%s' (show, render, diff, prune)", argv[idx]);
+    cmd_error("report: unknown action '%s' (show, render, diff, convert, prune)", argv[idx]);
     return RY_EXIT_ERROR;
 }
 
 static int run_history(int argc, char **argv)
 {
-    struct report_opts r = { NULL, "text", NULL, NULL, 0.10, 0, 0, -1, 0, -1, -1, NULL };
+    struct report_opts r = { NULL, "text", NULL, NULL, 0.10, 0, 0, -1, 0, -1, -1, NULL, NULL };
     struct cmd_common common;
     struct ry_history_query q;
     ry_error_t err;
@@ -221,14 +248,17 @@ const struct cmd_entry cmd_report = {
     .name = "report",
     .run = run_report,
     .usage = "report (show <run> [--format <fmt>] | render <run> | diff <run-a> <run-b> "
-             "[--threshold <pct>] | prune [--keep <n>] [--max-age <days>]) [--archive <dir>]",
-    .summary = "show, re-render, compare and prune archived runs (railyard-report(5))",
+             "[--threshold <pct>] | convert <run> --link-records binary|json | prune [--keep <n>] "
+             "[--max-age <days>]) [--archive <dir>]",
+    .summary = "show, re-render, compare, convert and prune archived runs (railyard-report(5))",
     .options =
         "  --archive <dir>      the archive (default $RAILYARD_ARCHIVE or /var/lib/railyard)\n"
         "  -f, --format <fmt>   show: text (default), json, junit, prometheus or html\n"
         "  --threshold <pct>    diff: report links that moved more (default 10)\n"
         "  --keep <n>           prune: keep the newest n runs\n"
         "  --max-age <days>     prune: keep the runs of the last days\n"
+        "  --link-records <how> convert: a railyard-fabric run's links as binary records beside\n"
+        "                       report.json (binary) or as objects in it (json)\n"
         "  A run is its id, its directory, or latest.\n",
     .no_node_inputs = 1,
     .options_anywhere = 1,

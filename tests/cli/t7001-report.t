@@ -115,6 +115,98 @@ printf '{"tool": "railyard-fabric", "findings": [' >"$BIG/run/report.json"
 "$RAILYARD" report render "$BIG/run" 2>"$TMP/err"; is $? 2 "report render of a damaged report.json: exit 2"
 [ -s "$BIG/run/metrics.prom" ]; ok $? "...and the renderings it had are kept"
 
+# --- link records (railyard-report(5) LINK RECORDS): the same runs with their links as records
+# beside report.json read and render alike; each damage is refused naming the file, and nothing
+# is lost
+RJ=$TMP/rec-json RB=$TMP/rec-bin
+rm -rf "$RJ" "$RB"; cp -r "$R/demo-fabric" "$RB"
+"$RAILYARD" report convert "$RB" --link-records binary >"$TMP/conv" 2>"$TMP/err"
+is "$? $(sed "s|$RB|DIR|" "$TMP/conv")" "0 DIR: links written as records" "report convert: the recorded run's links as records"
+jq -e '(has("links") | not) and (has("latency_links") | not) and .links_file.path == "links.bin.gz" and .links_file.records == 8' \
+    "$RB/report.json" >/dev/null && [ -s "$RB/links.bin.gz" ]
+ok $? "...report.json names links.bin.gz and its 8 records, and holds no link"
+for fmt in text junit; do
+    ext=$fmt; [ $fmt = junit ] && ext=junit.xml
+    [ $fmt = junit ] && [ $xml -eq 0 ] && { skip "built without libxml2: no JUnit"; continue; }
+    "$RAILYARD" report show "$RB" --format $fmt >"$TMP/rb.$ext" 2>"$TMP/err"
+    golden_cmp "$TMP/rb.$ext" "$GOLDEN/report-demo-fabric.$ext" "records: $fmt matches the golden output of the objects"
+done
+"$RAILYARD" report show "$RB" --format prometheus >"$TMP/rb.prom"
+"$PROMCHECK" "$TMP/rb.prom" >"$TMP/pc"; ok $? "records: the textfile passes the syntax check"
+is "$(grep -c '^railyard_link' "$TMP/rb.prom")" "$(grep -c '^railyard_link' "$GOLDEN/report-demo-fabric.prom")" \
+   "records: a series per link as from the objects (figures rounded to a record's precision)"
+if [ $have_schema -eq 1 ]; then
+    out=$(schema_ok "$RB/report.json"); is "$out" "" "records: report.json is valid against the schema"
+    jq '.links_file.path = "../x"' "$RB/report.json" >"$TMP/bad-schema.json"
+    out=$(schema_ok "$TMP/bad-schema.json"); [ -n "$out" ]; ok $? "a links_file path outside the run's folder fails the schema"
+else
+    skip "python3-jsonschema is not installed"; skip "python3-jsonschema is not installed"
+fi
+# both ways and back: the records of a run written by railyard-fabric's precision are the same
+cp -r "$RB" "$RJ"
+"$RAILYARD" report convert "$RJ" --link-records json >/dev/null; ok $? "report convert back to objects"
+jq -e '(.links | length) == 8 and (has("links_file") | not)' "$RJ/report.json" >/dev/null && [ ! -e "$RJ/links.bin.gz" ]
+ok $? "...the 8 links in report.json, the records removed"
+for fmt in text prometheus junit html; do
+    [ $xml -eq 0 ] && { [ $fmt = junit ] || [ $fmt = html ]; } && { skip "built without libxml2"; continue; }
+    "$RAILYARD" report show "$RB" --format $fmt >"$TMP/a.$fmt"; "$RAILYARD" report show "$RJ" --format $fmt >"$TMP/b.$fmt"
+    cmp -s "$TMP/a.$fmt" "$TMP/b.$fmt"; ok $? "records and objects of one run: the same $fmt"
+done
+cp -r "$RJ" "$TMP/rec-bin2"; "$RAILYARD" report convert "$TMP/rec-bin2" --link-records binary >/dev/null
+zcat "$RB/links.bin.gz" | cmp -s - <(zcat "$TMP/rec-bin2/links.bin.gz"); ok $? "...and to records again: the same records"
+"$RAILYARD" report convert "$RB" --link-records binary >"$TMP/conv"; is "$? $(sed "s|$RB|DIR|" "$TMP/conv")" \
+    "0 DIR: its links are records already" "report convert: records already"
+"$RAILYARD" report diff --archive "$A" "$RJ" "$RB" >"$TMP/diff.out"
+is "$? $(cat "$TMP/diff.out")" "0 no difference (findings, and links within 10%)" "report diff: objects and records of one run alike"
+"$RAILYARD" report diff --archive "$A" "$R/demo-fabric" "$RB" --threshold 0.000001 >"$TMP/diff.out"
+grep -q '^link     node1->node2/rail0 ' "$TMP/diff.out"; ok $? "report diff: links matched across encodings (rounded figures differ past 1e-6 %)"
+# a latency sweep's links are kept apart in the records too: renderings unchanged, and back
+RL=$TMP/rec-lat; rm -rf "$RL"; mkdir -p "$RL"
+jq '.latency_links = [{"round": 3, "rail": 0, "from": "node1", "to": "node3", "ok": true, "error": null, "lat_p50_us": 12.5, "lat_p99_us": 20.25},
+                      {"round": 3, "rail": 1, "from": "node2", "to": "node4", "ok": false, "error": "ping: timed out", "lat_p50_us": null, "lat_p99_us": null}]' \
+    "$R/demo-fabric/report.json" >"$RL/report.json"
+jq -c .latency_links "$RL/report.json" >"$TMP/lat.before"
+"$RAILYARD" report convert "$RL" --link-records binary >/dev/null
+is "$(jq '.links_file.records' "$RL/report.json")" 10 "a run with a latency sweep: 8 links and 2 sweep links as records"
+if [ $xml -eq 1 ]; then
+    "$RAILYARD" report show "$RL" --format junit >"$TMP/rl.junit.xml"
+    golden_cmp "$TMP/rl.junit.xml" "$GOLDEN/report-demo-fabric.junit.xml" "...the sweep's links are not measured links: JUnit as without them"
+else skip "built without libxml2: no JUnit"; fi
+"$RAILYARD" report convert "$RL" --link-records json >/dev/null
+jq -c '.latency_links' "$RL/report.json" | cmp -s - "$TMP/lat.before"; ok $? "...and back: latency_links as they were"
+# the large run: converted, the three renderings are byte for byte those of the objects
+"$RAILYARD_SRCDIR/scripts/bench-report" --nodes 182 --rails 4 --write "$BIG" >/dev/null
+"$RAILYARD" report render "$BIG/run" >/dev/null 2>&1
+rm -rf "$TMP/bigrec"; cp -r "$BIG" "$TMP/bigrec"
+"$RAILYARD" report convert "$TMP/bigrec/run" --link-records binary >/dev/null; ok $? "the 65884-link run converted"
+"$RAILYARD" report render "$TMP/bigrec/run" >/dev/null 2>&1
+for f in metrics.prom junit.xml report.html; do
+    [ $xml -eq 0 ] && [ $f != metrics.prom ] && { skip "built without libxml2"; continue; }
+    cmp -s "$BIG/run/$f" "$TMP/bigrec/run/$f"; ok $? "65884 links as records: the same $f"
+done
+is "$(( $(stat -c %s "$TMP/bigrec/run/links.bin.gz") * 8 < $(stat -c %s "$BIG/run/report.json") ))" 1 \
+   "...in less than an eighth of the bytes ($(stat -c %s "$TMP/bigrec/run/links.bin.gz") against $(stat -c %s "$BIG/run/report.json"))"
+# damage: each refused with the file named, exit 2, and both files left as they were
+damaged() { # damaged DESCRIPTION PATTERN: report show of $D2 fails naming PATTERN, nothing changed
+    local s1 s2; s1=$(md5sum "$D2/report.json" "$D2"/links.bin* 2>/dev/null)
+    "$RAILYARD" report show "$D2" >/dev/null 2>"$TMP/err"; local rc=$?
+    s2=$(md5sum "$D2/report.json" "$D2"/links.bin* 2>/dev/null)
+    is "$rc $(grep -c -- "$2" "$TMP/err") $([ "$s1" = "$s2" ] && echo kept)" "2 1 kept" "$1: $(head -c 160 "$TMP/err")"
+}
+D2=$TMP/dmg
+rm -rf "$D2"; cp -r "$RB" "$D2"; jq '.links_file.records = 9' "$RB/report.json" >"$D2/report.json"
+damaged "more records named than the file holds" "links.bin.gz: 8 of 9 link records"
+rm -rf "$D2"; cp -r "$RB" "$D2"; rm "$D2/links.bin.gz"
+damaged "the records file missing" "links.bin.gz: No such file"
+rm -rf "$D2"; cp -r "$RB" "$D2"; jq '.node_names = .node_names[0:2]' "$RB/report.json" >"$D2/report.json"
+damaged "a record naming a node past node_names" "links.bin.gz: link record [0-9]*: node [0-9]* past the report's 2 nodes"
+rm -rf "$D2"; cp -r "$RB" "$D2"; jq '.links_file.path = "../../etc/passwd"' "$RB/report.json" >"$D2/report.json"
+damaged "a records path outside the run's folder" "links_file is not a file name beside the report"
+rm -rf "$D2"; cp -r "$RB" "$D2"; printf 'not records at all\n' | gzip >"$D2/links.bin.gz"
+damaged "a file that is not records" "not a railyard link record file"
+rm -rf "$D2"; cp -r "$RB" "$D2"; jq '.links_file.version = 2' "$RB/report.json" >"$D2/report.json"
+damaged "records of a later version" "links_file version 2"
+
 # --- leaf per port: a `railyard fabric` run (an ibnetdiscover dump of the demo cluster's rails
 # as an InfiniBand fabric, node4's rail-1 HCA on a rail-0 leaf) is archived with its cabling;
 # its page and the page of a railyard-fabric run in the same archive name each port's leaf and
