@@ -27,6 +27,7 @@
 #include "reports/archive.h"
 #include "reports/findings.h"
 #include "reports/history.h"
+#include "reports/links.h"
 #include "reports/out.h"
 #include "reports/render.h"
 #include "topo/map.h"
@@ -84,8 +85,11 @@ struct opts {
     int no_archive, keep;
     int lat_sweep;               /* --latency-sweep: ring shifts 2..K+1, ping-pong only */
     int nic_hosts;               /* --nic-hosts: each rank on a host of its own, named NODE-rRAIL */
+    const char *link_records;    /* --link-records: auto, json, binary */
     struct fabric_verbs_opts vo; /* verbs and mpi: what moves the data */
 };
+
+enum { REC_UNDECIDED, REC_JSON, REC_BINARY };
 
 /* One run as a rank sees it: what it is, the layout every rank computes alike, and (rank 0)
  * the results collected so far. Every phase of main reads and fills it. */
@@ -133,6 +137,13 @@ struct run {
     double analysis_cpu;       /* CPU seconds of rank 0's analysis */
     struct ry_archive archive; /* archive.dir[0]: archiving */
     struct ry_archive run_dir; /* -o: run_dir.dir[0] set */
+    /* link records beside report.json (archive) and results.json (run directory), decided at
+     * the first save */
+    int records;                   /* REC_* */
+    struct ry_links_writer *lw[2]; /* 0 the archive, 1 the run directory */
+    size_t lw_links[2], lw_lat[2]; /* links and sweep links appended so far */
+    size_t lw_valid[2];            /* records known written (named in the JSON) */
+    int lw_broken[2];              /* a write failed: the JSON names what came before */
 };
 
 __attribute__((format(printf, 2, 3))) static void logmsg(const struct run *r, const char *fmt, ...)
@@ -184,11 +195,14 @@ static void usage(FILE *fp)
         "  --start-timeout <s>     deadline of the start-up exchange (default 60)\n"
         "  --connect-timeout <s>   a link that does not connect by then fails (default 5)\n"
         "  -o, --run-dir <dir>     keep results.json, the map and the command line there\n"
+        "  --link-records <how>    links beside report.json as binary records (binary), as\n"
+        "                          JSON objects (json), or records past %d links (auto)\n"
         "  --culprits <file>       write what a preflight acts on: nodes to drain with a\n"
         "                          reason, faults pinned to no node, lost nodes\n"
         "  -j, --json              print the results as JSON\n"
         "  -v, --verbose           list passed checks and every link\n"
-        "  -h, --help              this help\n");
+        "  -h, --help              this help\n",
+        RY_LINKS_INLINE_MAX);
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o, int speak)
@@ -227,6 +241,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, int speak)
         { "nic-hosts", no_argument, NULL, 'H' },
         { "latency-sweep", required_argument, NULL, 'L' },
         { "retest", no_argument, NULL, 'X' },
+        { "link-records", required_argument, NULL, 'Z' },
         { "json", no_argument, NULL, 'j' },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
@@ -238,6 +253,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, int speak)
     memset(o, 0, sizeof(*o));
     o->schedule = "neighbor";
     o->transport = "tcp";
+    o->link_records = "auto";
     o->duration = 2;
     o->streams = 1;
     o->iters = 200;
@@ -335,6 +351,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, int speak)
         case 'H': o->nic_hosts = 1; break;
         case 'L': o->lat_sweep = (int)v; break;
         case 'X': o->retest = 1; break;
+        case 'Z': o->link_records = optarg; break;
         case 'v': o->verbose++; break;
         case 'h':
             if (speak)
@@ -368,6 +385,14 @@ static int parse_opts(int argc, char **argv, struct opts *o, int speak)
         if (speak)
             fprintf(stderr, "railyard-fabric: unknown transport '%s' (tcp, verbs, mpi)\n",
                     o->transport);
+        return -1;
+    }
+    if (strcmp(o->link_records, "auto") && strcmp(o->link_records, "json") &&
+        strcmp(o->link_records, "binary")) {
+        if (speak)
+            fprintf(stderr,
+                    "railyard-fabric: --link-records takes auto, json or binary, not '%s'\n",
+                    o->link_records);
         return -1;
     }
     if (!strcmp(o->schedule, "custom") && !o->pairs) {
@@ -513,8 +538,49 @@ static int name_cmp(const void *a, const void *b)
 
 /* ---- output (rank 0) ---- */
 
-static void print_results(struct out *o, struct run *r, const struct topo_findings *f, int done)
+/* a link as railyard-report(5) keeps it, at the precision it is kept (reports/links.h): the same
+ * from the JSON objects and from the records; x points into l */
+static void link_record(const struct fabric_link *l, int lat, struct ry_link *k,
+                        struct ry_link_extra *x)
 {
+    memset(k, 0, sizeof(*k));
+    memset(x, 0, sizeof(*x));
+    k->from = (uint32_t)l->a;
+    k->to = (uint32_t)l->b;
+    k->round = (uint32_t)l->round + 1;
+    k->rail = l->rail;
+    k->flags = (l->ok ? RY_LINK_OK : 0) | (lat ? RY_LINK_LATENCY : 0);
+    k->extra = RY_LINK_NONE;
+    k->bw_gbps = l->ok && !lat ? l->bw_gbps : NAN;
+    k->lat_p50_us = l->ok && l->lat_p50_us > 0 ? l->lat_p50_us : NAN;
+    k->lat_p99_us = l->ok && l->lat_p99_us > 0 ? l->lat_p99_us : NAN;
+    k->retrans = k->errors_from = k->errors_to = -1;
+    k->cpu_from = k->wait_from = k->cpu_to = k->wait_to = -1;
+    x->error = l->ok ? NULL : l->error;
+    if (lat) { /* a sweep link keeps its latency and its error, no more */
+        ry_link_quantize(k);
+        return;
+    }
+    k->retrans = l->retrans >= 0 ? l->retrans : -1;
+    k->errors_from = l->errors_a >= 0 ? l->errors_a : -1;
+    k->errors_to = l->errors_b >= 0 ? l->errors_b : -1;
+    k->cpu_from = l->cpu_a;
+    k->wait_from = l->wait_a;
+    k->cpu_to = l->cpu_b;
+    k->wait_to = l->wait_b;
+    x->counters_from = l->counters_a[0] ? l->counters_a : NULL;
+    x->counters_to = l->counters_b[0] ? l->counters_b : NULL;
+    x->mem_from = l->mem_a[0] ? l->mem_a : NULL;
+    x->mem_to = l->mem_b[0] ? l->mem_b : NULL;
+    ry_link_quantize(k);
+}
+
+/* where: -1 stdout (links always as objects), 0 the archive, 1 the run directory (links in
+ * records when r->records) */
+static void print_results(struct out *o, struct run *r, const struct topo_findings *f, int done,
+                          int where)
+{
+    int records = where >= 0 && r->records == REC_BINARY;
     char stamp[64];
     time_t now = time(NULL);
     struct tm tm;
@@ -568,13 +634,41 @@ static void print_results(struct out *o, struct run *r, const struct topo_findin
     for (int i = 0; i < r->nodes; i++)
         out_str(o, NULL, NULL, r->names[i]);
     out_arr_close(o);
-    if (r->nlinks)
+    if (records) {
+        const struct ry_links_writer *w = r->lw[where];
+        out_obj_open(o, "links_file");
+        out_str(o, "path", NULL, ry_links_file_name());
+        out_str(o, "format", NULL, "railyard-links");
+        out_int(o, "version", NULL, RY_LINKS_VERSION);
+        out_u64(o, "records", NULL, r->lw_valid[where]);
+        /* a write that failed (a full disk): the links measured that the file lacks */
+        out_u64(o, "missing", NULL, r->nlinks + r->nlat - r->lw_valid[where]);
+        out_int(o, "record_bytes", NULL, RY_LINK_RECORD_BYTES);
+        out_arr_open(o, "extras");
+        for (size_t i = 0; w && i < ry_links_writer_nextra(w); i++) {
+            const struct ry_link_extra *x = ry_links_writer_extra(w, i);
+            out_obj_open(o, NULL);
+            out_str(o, "error", NULL, x->error);
+            out_str(o, "counters_from", NULL, x->counters_from);
+            out_str(o, "counters_to", NULL, x->counters_to);
+            out_str(o, "mem_from", NULL, x->mem_from);
+            out_str(o, "mem_to", NULL, x->mem_to);
+            out_obj_close(o);
+        }
+        out_arr_close(o);
+        out_obj_close(o);
+    }
+    if (r->nlinks && !records)
         out_text(o, "  %-5s %-4s %-24s %-12s %-22s %s\n", "ROUND", "RAIL", "LINK", "GOODPUT",
                  "LATENCY p50/p99", "STATUS");
-    out_arr_open(o, "links");
-    for (size_t i = 0; i < r->nlinks; i++) {
+    if (!records)
+        out_arr_open(o, "links");
+    for (size_t i = 0; !records && i < r->nlinks; i++) {
         const struct fabric_link *l = &r->links[i];
         char pair[NAME_LEN * 2 + 8], bw[32] = "n/a", lat[48] = "n/a";
+        struct ry_link k;
+        struct ry_link_extra x;
+        link_record(l, 0, &k, &x);
         snprintf(pair, sizeof(pair), "%s->%s", r->names[l->a], r->names[l->b]);
         if (l->ok) {
             snprintf(bw, sizeof(bw), "%.3f Gb/s", l->bw_gbps);
@@ -598,45 +692,51 @@ static void print_results(struct out *o, struct run *r, const struct topo_findin
                      busy);
         }
         out_bool(o, "ok", NULL, l->ok);
-        out_str(o, "error", NULL, l->ok ? NULL : l->error);
-        out_double(o, "bw_gbps", NULL, 4, l->bw_gbps, l->ok);
-        out_double(o, "lat_p50_us", NULL, 1, l->lat_p50_us, l->ok && l->lat_p50_us > 0);
-        out_double(o, "lat_p99_us", NULL, 1, l->lat_p99_us, l->ok && l->lat_p99_us > 0);
-        out_int_opt(o, "retrans", NULL, l->retrans, l->retrans >= 0);
-        out_int_opt(o, "errors_from", NULL, l->errors_a, l->errors_a >= 0);
-        out_int_opt(o, "errors_to", NULL, l->errors_b, l->errors_b >= 0);
-        out_str(o, "counters_from", NULL, l->counters_a[0] ? l->counters_a : NULL);
-        out_str(o, "counters_to", NULL, l->counters_b[0] ? l->counters_b : NULL);
-        out_str(o, "mem_from", NULL, l->mem_a[0] ? l->mem_a : NULL);
-        out_str(o, "mem_to", NULL, l->mem_b[0] ? l->mem_b : NULL);
+        out_str(o, "error", NULL, x.error);
+        out_double(o, "bw_gbps", NULL, 4, k.bw_gbps, !isnan(k.bw_gbps));
+        out_double(o, "lat_p50_us", NULL, 1, k.lat_p50_us, !isnan(k.lat_p50_us));
+        out_double(o, "lat_p99_us", NULL, 1, k.lat_p99_us, !isnan(k.lat_p99_us));
+        out_int_opt(o, "retrans", NULL, k.retrans, k.retrans >= 0);
+        out_int_opt(o, "errors_from", NULL, k.errors_from, k.errors_from >= 0);
+        out_int_opt(o, "errors_to", NULL, k.errors_to, k.errors_to >= 0);
+        out_str(o, "counters_from", NULL, x.counters_from);
+        out_str(o, "counters_to", NULL, x.counters_to);
+        out_str(o, "mem_from", NULL, x.mem_from);
+        out_str(o, "mem_to", NULL, x.mem_to);
         /* each end's host: the share of the round its rank ran, and waited for a CPU */
-        out_double(o, "cpu_from", NULL, 3, l->cpu_a, l->cpu_a >= 0);
-        out_double(o, "wait_from", NULL, 3, l->wait_a, l->wait_a >= 0);
-        out_double(o, "cpu_to", NULL, 3, l->cpu_b, l->cpu_b >= 0);
-        out_double(o, "wait_to", NULL, 3, l->wait_b, l->wait_b >= 0);
+        out_double(o, "cpu_from", NULL, 3, k.cpu_from, k.cpu_from >= 0);
+        out_double(o, "wait_from", NULL, 3, k.wait_from, k.wait_from >= 0);
+        out_double(o, "cpu_to", NULL, 3, k.cpu_to, k.cpu_to >= 0);
+        out_double(o, "wait_to", NULL, 3, k.wait_to, k.wait_to >= 0);
         out_obj_close(o);
     }
-    out_arr_close(o);
+    if (!records)
+        out_arr_close(o);
     if (r->nlat) { /* --latency-sweep: ping-pong only */
         size_t bad = 0;
         for (size_t i = 0; i < r->nlat; i++)
             bad += !r->lat_links[i].ok;
         out_text(o, "  latency sweep: %zu links, %zu failed\n", r->nlat, bad);
-        out_arr_open(o, "latency_links");
-        for (size_t i = 0; i < r->nlat; i++) {
+        if (!records)
+            out_arr_open(o, "latency_links");
+        for (size_t i = 0; !records && i < r->nlat; i++) {
             const struct fabric_link *l = &r->lat_links[i];
+            struct ry_link k;
+            struct ry_link_extra x;
+            link_record(l, 1, &k, &x);
             out_obj_open(o, NULL);
             out_int(o, "round", NULL, l->round + 1);
             out_int(o, "rail", NULL, l->rail);
             out_str(o, "from", NULL, r->names[l->a]);
             out_str(o, "to", NULL, r->names[l->b]);
             out_bool(o, "ok", NULL, l->ok);
-            out_str(o, "error", NULL, l->ok ? NULL : l->error);
-            out_double(o, "lat_p50_us", NULL, 2, l->lat_p50_us, l->ok && l->lat_p50_us > 0);
-            out_double(o, "lat_p99_us", NULL, 2, l->lat_p99_us, l->ok && l->lat_p99_us > 0);
+            out_str(o, "error", NULL, x.error);
+            out_double(o, "lat_p50_us", NULL, 2, k.lat_p50_us, !isnan(k.lat_p50_us));
+            out_double(o, "lat_p99_us", NULL, 2, k.lat_p99_us, !isnan(k.lat_p99_us));
             out_obj_close(o);
         }
-        out_arr_close(o);
+        if (!records)
+            out_arr_close(o);
     }
     if (f) {
         report_findings(o, f, r->o.verbose);
@@ -657,6 +757,7 @@ struct print_arg {
     struct run *r;
     const struct topo_findings *f;
     int done;
+    int where; /* print_results' */
 };
 
 static int fill_results(FILE *fp, void *arg, ry_error_t *err)
@@ -667,21 +768,71 @@ static int fill_results(FILE *fp, void *arg, ry_error_t *err)
 
     if (!o)
         return -1;
-    print_results(o, p->r, p->f, p->done);
+    print_results(o, p->r, p->f, p->done, p->where);
     rc = out_finish(o, err);
     out_destroy(o);
     return rc;
+}
+
+/* links as records or JSON objects: --link-records, or how many the schedule plans */
+static void decide_records(struct run *r)
+{
+    size_t planned = 0;
+
+    if (r->records != REC_UNDECIDED)
+        return;
+    for (size_t i = 0; i < r->sched.n; i++)
+        planned +=
+            r->sched.rounds[i].n * (size_t)r->rails * (r->o.bidir && !r->lat_only[i] ? 2 : 1);
+    r->records = !strcmp(r->o.link_records, "binary")        ? REC_BINARY
+                 : !strcmp(r->o.link_records, "json")        ? REC_JSON
+                 : planned + r->nlinks > RY_LINKS_INLINE_MAX ? REC_BINARY
+                                                             : REC_JSON;
+}
+
+/* append the links measured since the last save to the records in dir (k: 0 the archive, 1
+ * the run directory); only what was flushed whole is named in the JSON. A write that fails
+ * (a full disk) is said once and the file is left as it was: the verdict stands. */
+static void append_records(struct run *r, int k, const char *dir)
+{
+    ry_error_t err;
+    struct ry_link l;
+    struct ry_link_extra x;
+
+    if (r->records != REC_BINARY || r->lw_broken[k])
+        return;
+    if (!r->lw[k] && !(r->lw[k] = ry_links_writer_open(dir, &err)))
+        goto broken;
+    for (; r->lw_links[k] < r->nlinks; r->lw_links[k]++) {
+        link_record(&r->links[r->lw_links[k]], 0, &l, &x);
+        if (ry_links_writer_add(r->lw[k], &l, &x, &err) < 0)
+            goto broken;
+    }
+    for (; r->lw_lat[k] < r->nlat; r->lw_lat[k]++) {
+        link_record(&r->lat_links[r->lw_lat[k]], 1, &l, &x);
+        if (ry_links_writer_add(r->lw[k], &l, &x, &err) < 0)
+            goto broken;
+    }
+    if (ry_links_writer_flush(r->lw[k], &err) < 0)
+        goto broken;
+    r->lw_valid[k] = ry_links_writer_count(r->lw[k]);
+    return;
+broken:
+    logmsg(r, "link records: %s (the report names the %zu written before)", err.text,
+           r->lw_valid[k]);
+    r->lw_broken[k] = 1;
 }
 
 /* the archive's report.json after every round (complete: false until the end), and its
  * history row, so a run cut short leaves both */
 static void save_archive(struct run *r, const struct topo_findings *f, int done)
 {
-    struct print_arg p = { r, f, done };
+    struct print_arg p = { r, f, done, 0 };
     ry_error_t err;
 
     if (!r->archive.dir[0])
         return;
+    append_records(r, 0, r->archive.dir);
     if (ry_archive_write(&r->archive, "report.json", fill_results, &p, &err) < 0) {
         logmsg(r, "archive: %s", err.text);
         return;
@@ -697,7 +848,7 @@ static void save_archive(struct run *r, const struct topo_findings *f, int done)
 /* results.json in the run directory, rewritten atomically after every round */
 static void save_run(struct run *r, const struct topo_findings *f, int done)
 {
-    struct print_arg p = { r, f, done };
+    struct print_arg p = { r, f, done, 1 };
     ry_error_t err;
 
     /* a report is rewritten whole: at most every 10 s while the rounds run, so that many
@@ -706,10 +857,18 @@ static void save_run(struct run *r, const struct topo_findings *f, int done)
         return;
     r->saved = fabric_now();
 
+    decide_records(r);
     save_archive(r, f, done);
-    if (r->run_dir.dir[0] &&
-        ry_archive_write(&r->run_dir, "results.json", fill_results, &p, &err) < 0)
-        logmsg(r, "%s", err.text);
+    if (r->run_dir.dir[0]) {
+        append_records(r, 1, r->run_dir.dir);
+        if (ry_archive_write(&r->run_dir, "results.json", fill_results, &p, &err) < 0)
+            logmsg(r, "%s", err.text);
+    }
+    if (done)
+        for (int k = 0; k < 2; k++) {
+            ry_links_writer_close(r->lw[k]);
+            r->lw[k] = NULL;
+        }
 }
 
 static int prepare_run_dir(struct run *r)
@@ -1485,7 +1644,7 @@ static int report(struct run *r, const struct topo_findings *f)
     if (r->o.culprits)
         write_culprits(r, f);
     if ((out = out_create(stdout, r->o.json ? OUT_JSON : OUT_TEXT, &err))) {
-        print_results(out, r, f, 1);
+        print_results(out, r, f, 1, -1);
         if (r->o.run_dir)
             out_str(out, "run_dir", "  run directory: %s\n", r->o.run_dir);
         out_finish(out, &err);

@@ -131,7 +131,7 @@ if have_feature ncursesw && have_feature jansson && command -v tmux >/dev/null; 
     "${TM[@]}" send-keys -t top q; sleep 0.5
     "${TM[@]}" kill-server >/dev/null 2>&1
     rm -rf "$TMP/follow"
-    "$DEMO" run -- "$FABRIC" --map "$TMP/demo.map" -d 1 --schedule all-pairs -o "$TMP/follow" >/dev/null 2>&1 &
+    "$DEMO" run -- "$FABRIC" --map "$TMP/demo.map" -d 1 --schedule all-pairs -o "$TMP/follow" --link-records binary >/dev/null 2>&1 &
     bg=$!
     # refreshes until the run has ended (then it is stopped): a busy host makes the run longer
     "$RAILYARD" top --follow "$TMP/follow" --batch -d 0.4 -n 1500 >"$TMP/follow.out" 2>&1 &
@@ -156,6 +156,39 @@ is "$rc $(fails)" "1 rail.cabling node4/rail1" "miscabled rail alone: rail.cabli
 up --nodes 4 --rails 2 --degrade 2:1:50mbit --down 3:0 --miscable 4:1:0; fabric
 is "$rc $(fails)" "1 link.bandwidth node2/rail1;nic.port.state node3/rail0;rail.cabling node4/rail1" \
    "all three faults together: exactly the three culprits"
+# the same run with its links as records (railyard-report(5) LINK RECORDS), archived: the same
+# culprits; the archive's renderings and history read the records, and match those of the
+# run's links converted to objects
+rm -rf "$TMP/arch-rec"
+fabric --link-records binary --archive "$TMP/arch-rec" --latency-sweep 1
+is "$rc $(fails)" "1 link.bandwidth node2/rail1;nic.port.state node3/rail0;rail.cabling node4/rail1" \
+   "--link-records binary: the same three culprits"
+jq -e '(has("links") | not) and .links_file.records == (.rounds_done * 4) and .links_file.missing == 0' \
+    "$TMP/run/results.json" >/dev/null && [ -s "$TMP/run/links.bin.gz" ]
+ok $? "--link-records binary: results.json names its $(jq .links_file.records "$TMP/run/results.json") records in links.bin.gz beside it"
+AR=$(ls -d "$TMP"/arch-rec/*/*-fabric-* 2>/dev/null | head -1)
+[ -n "$AR" ] && [ -s "$AR/links.bin.gz" ] && jq -e '.links_file.records > 0' "$AR/report.json" >/dev/null
+ok $? "...and the archived run's report.json its own"
+if have_feature libxml2 && have_feature sqlite; then
+    grep -q 'node2/rail1' "$AR/junit.xml" && grep -q '^railyard_link_bandwidth_gbps{node="node2",rail="1"' "$AR/metrics.prom"
+    ok $? "...its JUnit and textfile name the degraded port from the records"
+    "$RAILYARD" history --archive "$TMP/arch-rec" --node node2 --rail 1 --json >"$TMP/hist.json"
+    jq -e '[.[] | .bw_gbps] | length > 0 and max < 0.1' "$TMP/hist.json" >/dev/null
+    ok $? "...history reads the degraded rail's links from the records"
+    cp -r "$AR" "$TMP/arch-json"
+    "$RAILYARD" report convert "$TMP/arch-json" --link-records json >/dev/null
+    # recorded after the first round and again at the end: the rows of the first kept, the
+    # second round's added, none twice
+    is "$(jq length "$TMP/hist.json")" \
+       "$(jq '[.links[] | select(.rail == 1 and (.from == "node2" or .to == "node2"))] | length' "$TMP/arch-json/report.json")" \
+       "...every one of node2's rail-1 links in the history once"
+    for fmt in text prometheus junit html; do
+        "$RAILYARD" report show "$AR" --format $fmt >"$TMP/r1" 2>&1; "$RAILYARD" report show "$TMP/arch-json" --format $fmt >"$TMP/r2" 2>&1
+        cmp -s "$TMP/r1" "$TMP/r2"; ok $? "...records and objects of this run: the same $fmt"
+    done
+else
+    for i in 1 2 3 4 5 6 7; do skip "built without libxml2 or SQLite"; done
+fi
 
 # a rank killed in the middle of the run
 up --nodes 4 --rails 2
