@@ -16,6 +16,7 @@ void top_model_init(struct top_model *m)
 
 void top_model_free(struct top_model *m)
 {
+    free(m->slot);
     free(m->p);
     free(m->nv);
     free(m->f);
@@ -34,25 +35,75 @@ static void port_init(struct top_port *p, const char *node, const char *dev, int
     p->rail = p->peer_rail = -1;
     p->rate_gbps = p->expect_gbps = NAN;
     p->tx_gbps = p->rx_gbps = p->err_per_s = NAN;
+    p->src = -1;
+}
+
+void top_model_clear_ports(struct top_model *m)
+{
+    m->n = m->hint = 0;
+    if (m->slot)
+        memset(m->slot, 0, m->nslot * sizeof(*m->slot));
+    free(m->order);
+    m->order = NULL;
+    m->nshown = m->selected = 0;
+}
+
+static size_t port_hash(const char *node, const char *dev, int port)
+{
+    size_t h = 1469598103934665603ULL & SIZE_MAX;
+    for (const char *s = node; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    h = (h ^ 0x1f) * 1099511628211ULL;
+    for (const char *s = dev; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return (h ^ (size_t)port) * 1099511628211ULL;
+}
+
+static void slot_put(struct top_model *m, size_t i)
+{
+    size_t k = port_hash(m->p[i].node, m->p[i].dev, m->p[i].port) & (m->nslot - 1);
+    while (m->slot[k])
+        k = (k + 1) & (m->nslot - 1);
+    m->slot[k] = i + 1;
 }
 
 struct top_port *top_model_port(struct top_model *m, const char *node, const char *dev, int port)
 {
     struct top_port *p;
+    char n[TOP_NAME], d[64];
+    size_t k;
 
     /* each refresh asks for the ports in the order of the last one: the one after the last
-     * found is tried first, so a refresh is linear in the ports, not quadratic */
-    for (size_t k = 0; k < m->n; k++) {
-        size_t i = (m->hint + k) % m->n;
-        if (m->p[i].port == port && !strcmp(m->p[i].node, node) && !strcmp(m->p[i].dev, dev)) {
-            m->hint = i + 1;
-            return &m->p[i];
+     * found is tried first; else the hash (a fabric of thousands of ports is added in one
+     * refresh: a scan per port would be quadratic) */
+    if (m->hint < m->n && m->p[m->hint].port == port && !strcmp(m->p[m->hint].node, node) &&
+        !strcmp(m->p[m->hint].dev, dev))
+        return &m->p[m->hint++];
+    /* stored cut to the fields' sizes: looked up the same way */
+    snprintf(n, sizeof(n), "%s", node);
+    snprintf(d, sizeof(d), "%s", dev);
+    if (m->nslot)
+        for (k = port_hash(n, d, port) & (m->nslot - 1); m->slot[k]; k = (k + 1) & (m->nslot - 1)) {
+            p = &m->p[m->slot[k] - 1];
+            if (p->port == port && !strcmp(p->node, n) && !strcmp(p->dev, d)) {
+                m->hint = m->slot[k];
+                return p;
+            }
         }
-    }
     xgrow((void **)&m->p, &m->alloc, m->n + 1, sizeof(*m->p));
-    m->hint = m->n + 1;
     p = &m->p[m->n++];
-    port_init(p, node, dev, port);
+    port_init(p, n, d, port);
+    if ((m->n + 1) * 2 > m->nslot) {
+        free(m->slot);
+        m->nslot = m->nslot ? m->nslot * 2 : 256;
+        while ((m->n + 1) * 2 > m->nslot)
+            m->nslot *= 2;
+        m->slot = xcalloc(m->nslot, sizeof(*m->slot));
+        for (size_t i = 0; i < m->n; i++)
+            slot_put(m, i);
+    } else
+        slot_put(m, m->n - 1);
+    m->hint = m->n;
     return p;
 }
 

@@ -64,6 +64,7 @@ struct top_port {
     double tx_gbps, rx_gbps, err_per_s; /* NAN not known */
     char rising[160];                   /* the error counters that rose */
     char unread[160]; /* set by the source: why this refresh could not read the counters */
+    int src;          /* the source's own index of the port (fabric: flat port), -1 none */
     enum top_sev sev;
     char why[160];
 };
@@ -76,7 +77,9 @@ struct top_finding { /* a live check result (the fabric source's ibf_analyze) */
 struct top_model {
     struct top_port *p;
     size_t n, alloc;
-    size_t hint;         /* where top_model_port looks first: sources add ports in the same order */
+    size_t hint;  /* where top_model_port looks first: sources add ports in the same order */
+    size_t *slot; /* a hash of the ports by (node, dev, port): index + 1, 0 empty */
+    size_t nslot;
     struct top_port *nv; /* NVLink links (the NVLink view): node the GPU, dev "nvlinkN" */
     size_t nnv, nvalloc;
     struct top_finding *f;
@@ -109,6 +112,8 @@ struct top_model {
 
 void top_model_init(struct top_model *m);
 void top_model_free(struct top_model *m);
+/* Forget every port (a source whose ports changed wholesale: a new discovery). */
+void top_model_clear_ports(struct top_model *m);
 /* The port (node, dev, port): found, or added with rail -1 and unknown values. */
 struct top_port *top_model_port(struct top_model *m, const char *node, const char *dev, int port);
 /* A counter sample at time t (seconds): bytes sent and received, the error counters' sum and

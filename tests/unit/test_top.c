@@ -358,5 +358,40 @@ int main(void)
            "a port not read: yellow, with why");
     }
     top_model_free(&m);
+
+    /* a fabric's worth of ports: each found again in any order, none added twice, the hash
+     * rebuilt as it grows; a name longer than a row keeps is found by its cut form */
+    {
+        char node[32], dev[16], longname[TOP_NAME + 40];
+        size_t bad = 0;
+        top_model_init(&m);
+        for (int i = 0; i < 20000; i++) {
+            snprintf(node, sizeof(node), "gpu%04d", i / 8);
+            snprintf(dev, sizeof(dev), "mlx5_%d", i % 8);
+            top_model_port(&m, node, dev, 1);
+        }
+        is_int((long long)m.n, 20000, "20000 ports added");
+        for (int i = 19999; i >= 0; i -= 7) { /* backwards, skipping: never the hint */
+            struct top_port *p;
+            snprintf(node, sizeof(node), "gpu%04d", i / 8);
+            snprintf(dev, sizeof(dev), "mlx5_%d", i % 8);
+            p = top_model_port(&m, node, dev, 1);
+            bad += strcmp(p->node, node) || strcmp(p->dev, dev) || p->port != 1;
+        }
+        is_int((long long)bad, 0, "...each found again out of order");
+        is_int((long long)m.n, 20000, "...and none added twice");
+        top_model_port(&m, "gpu0001", "mlx5_1", 2);
+        is_int((long long)m.n, 20001, "another port number of the same HCA is another row");
+        memset(longname, 'x', sizeof(longname) - 1);
+        longname[sizeof(longname) - 1] = '\0';
+        a = top_model_port(&m, longname, "mlx5_0", 1);
+        ok(top_model_port(&m, longname, "mlx5_0", 1) == a && m.n == 20002,
+           "a name past a row's width is found again (its cut form)");
+        top_model_clear_ports(&m);
+        is_int((long long)m.n, 0, "cleared: no port");
+        top_model_port(&m, "gpu0000", "mlx5_0", 1);
+        is_int((long long)m.n, 1, "...and a port after it is new");
+        top_model_free(&m);
+    }
     return done_testing();
 }
