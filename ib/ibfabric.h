@@ -115,10 +115,18 @@ struct ibf_live_opts {
     int retries;
     const char *only_host; /* read the counters of this host's cables only (NULL: all) */
     void *mad;             /* a MAD port kept open across samples (ibf_mad_open), or NULL */
-    int one_end; /* an HCA's data counters are read at its leaf's port only (what it receives
-                  * the HCA sent): one PortCountersExtended per HCA cable instead of two */
+    int one_end;       /* an HCA's data counters are read at its leaf's port only (what it receives
+                        * the HCA sent): one PortCountersExtended per HCA cable instead of two */
+    const char *cache; /* ibf_discover: also save the discovery there (libibnetdisc's cache) */
+    /* ibf_sample_counters: read only the ports for which want() says 1 (NULL: all); the
+     * others keep their samples and their error */
+    int (*want)(const struct ibf_fabric *f, int node, int port, void *arg);
+    void *want_arg;
 };
 int ibf_discover(struct ibf_fabric *f, const struct ibf_live_opts *o, ry_error_t *err);
+/* The fabric of an earlier discovery from its cache (ibf_live_opts.cache), no MAD sent: its
+ * source says when it was saved. 0, or -1 with err naming the file. */
+int ibf_discover_cached(struct ibf_fabric *f, const char *path, ry_error_t *err);
 /* Read PortCounters (and PortCountersExtended where ClassPortInfo says so) of every cabled port
  * into sample slot (0 or 1). Ports that do not answer keep an error string; -1 only when no port
  * at all could be read. */

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <infiniband/ibnetdisc.h>
 #include <infiniband/mad.h>
@@ -79,24 +81,13 @@ static int index_of(const struct ptr_idx *v, size_t n, const void *p)
     return hit ? (int)hit->i : -1;
 }
 
-int ibf_discover(struct ibf_fabric *f, const struct ibf_live_opts *o, ry_error_t *err)
+/* f from a fabric libibnetdisc discovered or loaded from its cache (fab is destroyed) */
+static void from_ibnd(struct ibf_fabric *f, ibnd_fabric_t *fab)
 {
-    ibnd_config_t cfg;
-    ibnd_fabric_t *fab;
     ibnd_node_t *nd;
     struct ptr_idx *idx;
     size_t count = 0, k = 0;
 
-    memset(f, 0, sizeof(*f));
-    memset(&cfg, 0, sizeof(cfg));
-    cfg.timeout_ms = (unsigned)(o->timeout_ms > 0 ? o->timeout_ms : 500);
-    cfg.retries = (unsigned)(o->retries >= 0 ? o->retries : 2);
-    fab = ibnd_discover_fabric((char *)o->ca, o->port, NULL, &cfg);
-    if (!fab)
-        return ry_errorf(err,
-                         "fabric discovery failed from %s port %d (no usable HCA port, or ib_umad "
-                         "not loaded, or no access to /dev/infiniband/umad*)",
-                         o->ca ? o->ca : "the first HCA", o->port);
     for (nd = fab->nodes; nd; nd = nd->next)
         count++;
     idx = xcalloc(count ? count : 1, sizeof(*idx));
@@ -149,11 +140,55 @@ int ibf_discover(struct ibf_fabric *f, const struct ibf_live_opts *o, ry_error_t
     }
     free(idx);
     ibnd_destroy_fabric(fab);
+    ibf_name_nodes(f, NULL);
+}
+
+int ibf_discover(struct ibf_fabric *f, const struct ibf_live_opts *o, ry_error_t *err)
+{
+    ibnd_config_t cfg;
+    ibnd_fabric_t *fab;
+
+    memset(f, 0, sizeof(*f));
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.timeout_ms = (unsigned)(o->timeout_ms > 0 ? o->timeout_ms : 500);
+    cfg.retries = (unsigned)(o->retries >= 0 ? o->retries : 2);
+    fab = ibnd_discover_fabric((char *)o->ca, o->port, NULL, &cfg);
+    if (!fab)
+        return ry_errorf(err,
+                         "fabric discovery failed from %s port %d (no usable HCA port, or ib_umad "
+                         "not loaded, or no access to /dev/infiniband/umad*)",
+                         o->ca ? o->ca : "the first HCA", o->port);
+    if (o->cache) {
+        /* written aside and renamed: a console starting meanwhile never reads half a file */
+        char *tmp = xasprintf("%s.tmp.%ld", o->cache, (long)getpid());
+        unlink(tmp);
+        if (ibnd_cache_fabric(fab, tmp, IBND_CACHE_FABRIC_FLAG_DEFAULT) != 0 ||
+            rename(tmp, o->cache) != 0)
+            unlink(tmp); /* no cache: the next start discovers, as without one */
+        free(tmp);
+    }
+    from_ibnd(f, fab);
     if (o->ca)
         f->source = xasprintf("live from %s port %d", o->ca, o->port ? o->port : 1);
     else
         f->source = xasprintf("live from the first active local HCA port");
-    ibf_name_nodes(f, NULL);
+    return 0;
+}
+
+int ibf_discover_cached(struct ibf_fabric *f, const char *path, ry_error_t *err)
+{
+    ibnd_fabric_t *fab;
+    struct stat st;
+    char when[32];
+
+    memset(f, 0, sizeof(*f));
+    if (stat(path, &st) != 0)
+        return ry_errorf(err, "%s: %s", path, strerror(errno));
+    if (!(fab = ibnd_load_fabric(path, 0)))
+        return ry_errorf(err, "%s: not a fabric cache libibnetdisc can load", path);
+    from_ibnd(f, fab);
+    strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime(&st.st_mtime));
+    f->source = xasprintf("discovery cached %s", when);
     return 0;
 }
 
@@ -438,6 +473,8 @@ int ibf_sample_counters(struct ibf_fabric *f, const struct ibf_live_opts *o, int
             if (o->only_host && !(n->host && !strcmp(n->host, o->only_host)) &&
                 !(f->nodes[pt->remote].host && !strcmp(f->nodes[pt->remote].host, o->only_host)))
                 continue;
+            if (o->want && !o->want(f, (int)i, p, o->want_arg))
+                continue; /* not this time: its last sample stays */
             asked++;
             memset(&pt->s[slot], 0, sizeof(pt->s[slot]));
             free(pt->error);

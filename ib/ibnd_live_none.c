@@ -17,6 +17,15 @@ int ibf_discover(struct ibf_fabric *f, const struct ibf_live_opts *o, ry_error_t
                           "discovery is not available (read a dump with --ibnetdiscover FILE)");
 }
 
+int ibf_discover_cached(struct ibf_fabric *f, const char *path, ry_error_t *err)
+{
+    (void)f;
+    return ry_errorf(err,
+                     "%s: this railyard was built without libibnetdisc: its fabric caches "
+                     "cannot be read",
+                     path);
+}
+
 int ibf_sample_counters(struct ibf_fabric *f, const struct ibf_live_opts *o, int slot,
                         ry_error_t *err)
 {

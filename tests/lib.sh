@@ -7,6 +7,9 @@ T_RUN=0
 T_FAIL=0
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/railyard-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
+# the console keeps no fabric discovery between the tests' simulated fabrics unless a test
+# names its own cache (railyard top --fabric-cache)
+export RAILYARD_FABRIC_CACHE=none
 
 plan() { echo "1..$1"; T_PLAN=$1; }
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }

@@ -192,7 +192,131 @@ static int sample_netdev(struct top_source *s, struct top_model *m, double now, 
     return 0;
 }
 
-/* ---- the InfiniBand fabric: every cabled port through the PMA (libibmad) ---- */
+/* ---- the InfiniBand fabric: cabled ports through the PMA (libibmad) ---- */
+
+/* Up to read_all cabled ports (TOP_FABRIC_ALL unless --read-all) a refresh reads every one.
+ * Past it (a fabric of a thousand nodes has tens of thousands) a refresh reads the cables of the
+ * rows around the selection and of the ports judged not ok, and a share of the rest in turn, so
+ * that every port is read every TOP_FABRIC_SHARE refreshes: a port's rates are then over its own
+ * last two reads. */
+#define TOP_FABRIC_SHARE  8
+#define TOP_FABRIC_AROUND 64 /* rows either side of the selection: more than a screen */
+
+static int want_port(const struct ibf_fabric *f, int node, int port, void *arg)
+{
+    const struct top_source *s = arg;
+    (void)f;
+    return s->want[s->base[node] + (size_t)port - 1];
+}
+
+/* after a discovery: rails and the flat port index */
+static void fabric_setup(struct top_source *s)
+{
+    struct ibf_fabric *f = &s->fab;
+
+    free(s->rail);
+    s->rail = xcalloc(f->n ? f->n : 1, sizeof(*s->rail));
+    ibf_rails(f, s->map, s->rail);
+    free(s->base);
+    free(s->fnode);
+    free(s->fport);
+    free(s->want);
+    s->base = xcalloc(f->n + 1, sizeof(*s->base));
+    s->nflat = s->ncabled = s->cursor = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        s->base[i] = s->nflat;
+        s->nflat += (size_t)f->nodes[i].nports;
+    }
+    s->fnode = xcalloc(s->nflat + 1, sizeof(*s->fnode));
+    s->fport = xcalloc(s->nflat + 1, sizeof(*s->fport));
+    s->want = xcalloc(s->nflat + 1, 1);
+    for (size_t i = 0; i < f->n; i++)
+        for (int p = 1; p <= f->nodes[i].nports; p++) {
+            size_t k = s->base[i] + (size_t)p - 1;
+            s->fnode[k] = (int)i;
+            s->fport[k] = p;
+            s->ncabled += f->nodes[i].ports[p].present && f->nodes[i].ports[p].remote >= 0;
+        }
+}
+
+static int cabled(const struct top_source *s, size_t k)
+{
+    const struct ibf_port *q = &s->fab.nodes[s->fnode[k]].ports[s->fport[k]];
+    return q->present && q->remote >= 0;
+}
+
+/* the end of a cable by which a turn takes it: the lower flat index */
+static int canonical(const struct top_source *s, size_t k)
+{
+    const struct ibf_port *q = &s->fab.nodes[s->fnode[k]].ports[s->fport[k]];
+    return s->base[q->remote] + (size_t)q->remote_port - 1 >= k;
+}
+
+/* both ends of a cable: an HCA's traffic is read at its leaf's end (one_end) */
+static int want_cable(struct top_source *s, size_t k)
+{
+    const struct ibf_port *q = &s->fab.nodes[s->fnode[k]].ports[s->fport[k]];
+    int fresh = !s->want[k];
+
+    s->want[k] = 1;
+    if (q->remote >= 0)
+        s->want[s->base[q->remote] + (size_t)q->remote_port - 1] = 1;
+    return fresh;
+}
+
+/* the ports this refresh reads (s->want) */
+static void choose_ports(struct top_source *s, const struct top_model *m)
+{
+    size_t quota, got = 0, from;
+
+    if (s->ncabled <= (s->read_all > 0 ? s->read_all : TOP_FABRIC_ALL)) {
+        memset(s->want, 1, s->nflat);
+        return;
+    }
+    memset(s->want, 0, s->nflat);
+    from = m->selected > TOP_FABRIC_AROUND ? m->selected - TOP_FABRIC_AROUND : 0;
+    for (size_t k = from; k < m->nshown && k < from + 2 * TOP_FABRIC_AROUND; k++) {
+        const struct top_port *p = &m->p[m->order[k]];
+        if (p->src >= 0 && (size_t)p->src < s->nflat)
+            want_cable(s, (size_t)p->src);
+    }
+    for (size_t i = 0; i < m->n; i++)
+        if (m->p[i].src >= 0 && (size_t)m->p[i].src < s->nflat &&
+            (m->p[i].sev == TOP_FAIL || m->p[i].sev == TOP_WARN))
+            want_cable(s, (size_t)m->p[i].src);
+    quota = (s->ncabled / 2 + TOP_FABRIC_SHARE - 1) / TOP_FABRIC_SHARE; /* cables */
+    for (size_t n = 0; n < s->nflat && got < quota; n++) {
+        size_t k = s->cursor;
+        s->cursor = (s->cursor + 1) % s->nflat;
+        /* a cable once in a turn: at the end the turn meets first */
+        if (cabled(s, k) && canonical(s, k) && want_cable(s, k))
+            got++;
+    }
+}
+
+static int discover(struct top_source *s, struct top_model *m, int from_cache, ry_error_t *err)
+{
+    struct ibf_fabric nf;
+
+    if (from_cache ? ibf_discover_cached(&nf, s->live.cache, err) < 0
+                   : ibf_discover(&nf, &s->live, err) < 0)
+        return -1;
+    if (!from_cache && ibf_mad_open(&s->live, err) < 0) {
+        ibf_fabric_free(&nf);
+        return -1;
+    }
+    ibf_fabric_free(&s->fab);
+    s->fab = nf;
+    ibf_name_nodes(&s->fab, NULL);
+    fabric_setup(s);
+    /* the rows of another discovery are not these */
+    top_model_clear_ports(m);
+    s->discovered = 1;
+    s->cached = from_cache;
+    snprintf(m->source, sizeof(m->source), "fabric (PMA): %s%s", s->fab.source,
+             from_cache ? ", discovering now" : "");
+    return 0;
+}
 
 static int sample_fabric(struct top_source *s, struct top_model *m, double now, ry_error_t *err)
 {
@@ -200,25 +324,36 @@ static int sample_fabric(struct top_source *s, struct top_model *m, double now, 
     struct topo_findings fnd = { 0 };
 
     if (!s->discovered) {
-        if (ibf_discover(f, &s->live, err) < 0 || ibf_mad_open(&s->live, err) < 0)
+        /* a console's first screen from the last discovery (a large fabric takes seconds to
+         * discover), the live one at the next refresh; a batch run never shows a cached one */
+        ry_error_t cerr;
+        if (!(s->cache_first && s->live.cache && discover(s, m, 1, &cerr) == 0) &&
+            discover(s, m, 0, err) < 0)
             return -1;
-        ibf_name_nodes(f, NULL);
-        s->rail = xcalloc(f->n ? f->n : 1, sizeof(*s->rail));
-        ibf_rails(f, s->map, s->rail);
-        s->discovered = 1;
-        snprintf(m->source, sizeof(m->source), "fabric (PMA): %s", f->source);
-    }
-    if (f->nsamples >= 1) /* the last sample becomes the older one */
-        for (size_t i = 0; i < f->n; i++)
-            for (int p = 1; p <= f->nodes[i].nports; p++)
-                f->nodes[i].ports[p].s[0] = f->nodes[i].ports[p].s[1];
-    if (ibf_sample_counters(f, &s->live, 1, err) < 0)
+    } else if (s->cached && discover(s, m, 0, err) < 0)
         return -1;
-    if (f->nsamples == 0)
-        for (size_t i = 0; i < f->n; i++)
-            for (int p = 1; p <= f->nodes[i].nports; p++)
-                f->nodes[i].ports[p].s[0] = f->nodes[i].ports[p].s[1];
-    f->nsamples = 2;
+    f = &s->fab;
+    if (!s->cached) {
+        choose_ports(s, m);
+        /* a port read now: its last sample becomes the older one */
+        for (size_t k = 0; k < s->nflat; k++)
+            if (s->want[k]) {
+                struct ibf_port *q = &f->nodes[s->fnode[k]].ports[s->fport[k]];
+                if (q->s[1].valid)
+                    q->s[0] = q->s[1];
+            }
+        s->live.want = want_port;
+        s->live.want_arg = s;
+        if (ibf_sample_counters(f, &s->live, 1, err) < 0)
+            return -1;
+        for (size_t k = 0; k < s->nflat; k++)
+            if (s->want[k]) { /* read for the first time: no older sample yet */
+                struct ibf_port *q = &f->nodes[s->fnode[k]].ports[s->fport[k]];
+                if (!q->s[0].valid)
+                    q->s[0] = q->s[1];
+            }
+        f->nsamples = 2;
+    }
     for (size_t i = 0; i < f->n; i++) {
         const struct ibf_node *n = &f->nodes[i];
         int rp = n->type == IBF_CA ? ibf_hca_rail_port(f, s->map, (int)i) : 0;
@@ -239,6 +374,7 @@ static int sample_fabric(struct top_source *s, struct top_model *m, double now, 
                                                                             : n->name,
                                n->type == IBF_CA && n->hca ? n->hca : "", pn);
             ibf_port_label(f, q->remote, q->remote_port, p->peer, sizeof(p->peer));
+            p->src = (int)(s->base[i] + (size_t)pn - 1);
             if (pn == rp)
                 p->rail = s->rail[i];
             if (n->type == IBF_CA && f->nodes[q->remote].type == IBF_SWITCH)
@@ -249,6 +385,12 @@ static int sample_fabric(struct top_source *s, struct top_model *m, double now, 
             snprintf(p->state_text, sizeof(p->state_text), "%.23s",
                      q->state ? ibf_state_name(q->state) : "n/a");
             p->rate_gbps = q->width && q->speed ? q->width * ibf_speed_nominal_gbps(q->speed) : NAN;
+            if (s->cached) {
+                snprintf(p->unread, sizeof(p->unread), "counters: after the live discovery");
+                continue;
+            }
+            if (!s->want[p->src]) /* not read this refresh: its rates stay those of its reads */
+                continue;
             if (!x->valid) { /* its rates are no longer known, and the row says why */
                 p->nsamples = 0;
                 snprintf(p->unread, sizeof(p->unread), "%.150s",
@@ -382,6 +524,13 @@ void top_source_free(struct top_source *s)
     ibf_fabric_free(&s->fab);
     free(s->rail);
     s->rail = NULL;
+    free(s->base);
+    free(s->fnode);
+    free(s->fport);
+    free(s->want);
+    s->base = NULL;
+    s->fnode = s->fport = NULL;
+    s->want = NULL;
     s->discovered = 0;
     topo_nvml_links_close(s->nvl);
     s->nvl = NULL;

@@ -13,6 +13,9 @@ struct topo_nvml_links;
 
 enum top_source_kind { TOP_SRC_SYSFS = 0, TOP_SRC_NETDEV, TOP_SRC_FABRIC, TOP_SRC_FOLLOW };
 
+/* the fabric source reads every cabled port at each refresh up to this many (top/source.c) */
+#define TOP_FABRIC_ALL 4096
+
 struct top_source {
     enum top_source_kind kind;
     const char *sysfs_root;     /* sysfs, netdev: the directory standing for /sys (NULL: /sys) */
@@ -24,7 +27,17 @@ struct top_source {
     /* fabric state */
     struct ibf_fabric fab;
     int discovered, slot;
-    int *rail; /* fabric: ibf_rails */
+    int *rail;       /* fabric: ibf_rails */
+    int cache_first; /* fabric: the first screen from live.cache's discovery, when there is one */
+    int cached;      /* fabric: fab came from the cache: discovered live at the next refresh */
+    /* fabric: the ports by a flat index (node i's port p is base[i] + p - 1), those a refresh
+     * reads (past TOP_FABRIC_ALL cabled ports: a share, top/source.c), and where the next
+     * share of the rest starts */
+    size_t *base, nflat, ncabled, cursor;
+    size_t read_all; /* fabric: up to this many cabled ports every refresh reads all (0: the
+                      * default, TOP_FABRIC_ALL) */
+    int *fnode, *fport;
+    unsigned char *want;
     /* the NVLink view's rows (any source): NULL without a driver */
     struct topo_nvml_links *nvl;
 };

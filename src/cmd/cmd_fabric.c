@@ -46,9 +46,11 @@ int fabric_collect(const struct fabric_opts *o, const struct topo_map *map, stru
     double interval = o->interval >= 0                  ? o->interval
                       : map && map->fabric.interval > 0 ? map->fabric.interval
                                                         : 1.0;
-    struct ibf_live_opts lo = {
-        o->ca, o->port, o->mad_timeout_ms, o->retries, o->only_host, NULL, 0
-    };
+    struct ibf_live_opts lo = { .ca = o->ca,
+                                .port = o->port,
+                                .timeout_ms = o->mad_timeout_ms,
+                                .retries = o->retries,
+                                .only_host = o->only_host };
 
     memset(d, 0, sizeof(*d));
     if (names && ibf_namemap_load(&d->names, names, err) < 0)

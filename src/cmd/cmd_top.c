@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <locale.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,9 @@
  * source, derives rates and judgements (top/model.c) and draws the current view: through
  * ncursesw on a terminal, as plain text with --batch (or when stdout is not a terminal). */
 
+/* where root's console keeps the fabric's last discovery */
+#define RY_FABRIC_CACHE_DIR "/var/cache/railyard"
+
 enum {
     OPT_SOURCE = 400,
     OPT_SYSFS,
@@ -39,17 +43,20 @@ enum {
     OPT_TEST_CMD,
     OPT_PEER,
     OPT_TEST_TIMEOUT,
-    OPT_FOLLOW
+    OPT_FOLLOW,
+    OPT_FABRIC_CACHE,
+    OPT_READ_ALL
 };
 
 struct top_cli {
     const char *source, *sysfs_root, *map, *node, *netdev, *view, *sort, *filter, *ca;
-    const char *test_cmd, *peer, *follow;
+    const char *test_cmd, *peer, *follow, *fabric_cache;
     double test_timeout;
     const struct topo_map *mapped;
     double delay;
     long count;
     int batch, port;
+    long read_all;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -75,6 +82,14 @@ static int on_opt(int opt, const char *arg, void *ctx)
     case OPT_TEST_CMD: c->test_cmd = arg; return 0;
     case OPT_PEER: c->peer = arg; return 0;
     case OPT_FOLLOW: c->follow = arg; return 0;
+    case OPT_FABRIC_CACHE: c->fabric_cache = arg; return 0;
+    case OPT_READ_ALL:
+        c->read_all = strtol(arg, &end, 10);
+        if (end == arg || *end || c->read_all < 1) {
+            cmd_error("top: --read-all takes a number of ports (>= 1), not '%s'", arg);
+            return -1;
+        }
+        return 0;
     case OPT_TEST_TIMEOUT:
         c->test_timeout = strtod(arg, &end);
         if (end == arg || *end || !(c->test_timeout >= 1 && c->test_timeout <= 86400)) {
@@ -512,6 +527,8 @@ static int run(int argc, char **argv)
         { "peer", required_argument, NULL, OPT_PEER },
         { "test-timeout", required_argument, NULL, OPT_TEST_TIMEOUT },
         { "follow", required_argument, NULL, OPT_FOLLOW },
+        { "fabric-cache", required_argument, NULL, OPT_FABRIC_CACHE },
+        { "read-all", required_argument, NULL, OPT_READ_ALL },
         { NULL, 0, NULL, 0 },
     };
     struct top_cli c = { .delay = 1.0, .test_timeout = 60 };
@@ -562,6 +579,17 @@ static int run(int argc, char **argv)
     src.live.port = c.port;
     src.live.retries = -1;
     src.live.one_end = 1; /* traffic of an HCA cable read at the leaf: half the queries */
+    /* the last discovery, kept for the console's next first screen: --fabric-cache, else
+     * $RAILYARD_FABRIC_CACHE, else RY_FABRIC_CACHE for root ("none": no cache) */
+    if (!c.fabric_cache)
+        c.fabric_cache = getenv("RAILYARD_FABRIC_CACHE");
+    if (!c.fabric_cache && c.source && !strcmp(c.source, "fabric") && geteuid() == 0 &&
+        (mkdir(RY_FABRIC_CACHE_DIR, 0755) == 0 || errno == EEXIST))
+        c.fabric_cache = RY_FABRIC_CACHE_DIR "/fabric.cache";
+    if (c.fabric_cache && *c.fabric_cache && strcmp(c.fabric_cache, "none"))
+        src.live.cache = c.fabric_cache;
+    src.cache_first = !c.batch && isatty(STDOUT_FILENO);
+    src.read_all = (size_t)c.read_all;
     src.follow_dir = c.follow;
     if (c.follow) {
         if (c.source) {
@@ -652,6 +680,12 @@ const struct cmd_entry cmd_top = {
         "  -m, --map <file>     rails and expected rates from the map\n"
         "  --node <name>        the node's name (default the host name)\n"
         "  --ca <hca>, --port <n>  fabric: discover from this local port\n"
+        "  --fabric-cache <file> fabric: keep each discovery there and draw the console's\n"
+        "                       first screen from it (default $RAILYARD_FABRIC_CACHE, for\n"
+        "                       root " RY_FABRIC_CACHE_DIR "/fabric.cache; none: no cache)\n"
+        "  --read-all <ports>   fabric: read every port each refresh up to this many cabled\n"
+        "                       ports (default 4096); past it the rows on screen, the ports\n"
+        "                       judged not ok and an eighth of the rest in turn\n"
         "  -d, --delay <s>      seconds between refreshes (default 1)\n"
         "  -n, --iterations <n> exit after n refreshes\n"
         "  -b, --batch          plain text, one screen per refresh (default when not on a\n"
