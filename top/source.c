@@ -227,6 +227,11 @@ static void fabric_setup(struct top_source *s)
         s->base[i] = s->nflat;
         s->nflat += (size_t)f->nodes[i].nports;
     }
+    /* what the map says of each HCA (its rail's port) does not change with the counters */
+    free(s->rail_port);
+    s->rail_port = xcalloc(f->n + 1, sizeof(*s->rail_port));
+    for (size_t i = 0; i < f->n; i++)
+        s->rail_port[i] = f->nodes[i].type == IBF_CA ? ibf_hca_rail_port(f, s->map, (int)i) : 0;
     s->fnode = xcalloc(s->nflat + 1, sizeof(*s->fnode));
     s->fport = xcalloc(s->nflat + 1, sizeof(*s->fport));
     s->want = xcalloc(s->nflat + 1, 1);
@@ -322,6 +327,7 @@ static int sample_fabric(struct top_source *s, struct top_model *m, double now, 
 {
     struct ibf_fabric *f = &s->fab;
     struct topo_findings fnd = { 0 };
+    int counted[IBF_NERRCTR];
 
     if (!s->discovered) {
         /* a console's first screen from the last discovery (a large fabric takes seconds to
@@ -333,6 +339,11 @@ static int sample_fabric(struct top_source *s, struct top_model *m, double now, 
     } else if (s->cached && discover(s, m, 0, err) < 0)
         return -1;
     f = &s->fab;
+    for (int k = 0; k < IBF_NERRCTR; k++) { /* the map's limits, once a refresh */
+        long long total, rising;
+        ibf_counter_limits(s->map, k, &total, &rising);
+        counted[k] = rising >= 0;
+    }
     if (!s->cached) {
         choose_ports(s, m);
         /* a port read now: its last sample becomes the older one */
@@ -356,7 +367,7 @@ static int sample_fabric(struct top_source *s, struct top_model *m, double now, 
     }
     for (size_t i = 0; i < f->n; i++) {
         const struct ibf_node *n = &f->nodes[i];
-        int rp = n->type == IBF_CA ? ibf_hca_rail_port(f, s->map, (int)i) : 0;
+        int rp = s->rail_port[i];
         for (int pn = 1; pn <= n->nports; pn++) {
             const struct ibf_port *q = &n->ports[pn];
             const struct ibf_sample *x = &q->s[1];
@@ -399,9 +410,7 @@ static int sample_fabric(struct top_source *s, struct top_model *m, double now, 
             }
             p->unread[0] = '\0';
             for (int k = 0; k < IBF_NERRCTR; k++) {
-                long long total, rising;
-                ibf_counter_limits(s->map, k, &total, &rising);
-                if (rising < 0) /* not an error of the port (VL15Dropped, relay errors) */
+                if (!counted[k]) /* not an error of the port (VL15Dropped, relay errors) */
                     continue;
                 add_counter(names, sizeof(names), &used, &errs, ibf_ctr_name((enum ibf_ctr)k),
                             x->v[k]);
@@ -528,6 +537,8 @@ void top_source_free(struct top_source *s)
     free(s->fnode);
     free(s->fport);
     free(s->want);
+    free(s->rail_port);
+    s->rail_port = NULL;
     s->base = NULL;
     s->fnode = s->fport = NULL;
     s->want = NULL;

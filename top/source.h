@@ -37,6 +37,7 @@ struct top_source {
     size_t read_all; /* fabric: up to this many cabled ports every refresh reads all (0: the
                       * default, TOP_FABRIC_ALL) */
     int *fnode, *fport;
+    int *rail_port; /* fabric: per node, an HCA's port on its rail (ibf_hca_rail_port) */
     unsigned char *want;
     /* the NVLink view's rows (any source): NULL without a driver */
     struct topo_nvml_links *nvl;

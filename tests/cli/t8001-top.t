@@ -259,10 +259,15 @@ ok $? "an erroring port past the first screen is found in turn: $(printf '%b' "$
 # the cache: the first console saves its discovery; the next draws its first screen from it,
 # then discovers live; a batch run and a damaged cache never show a cached fabric
 FC=$TMP/fabric.cache
+# each console on a tmux server of its own: a server being killed can refuse the next session
 "${TM[@]}" kill-server >/dev/null 2>&1
-"${TM[@]}" new-session -d -s top -x 150 -y 50 "$SIM run $RAILYARD top --source fabric --map $TMP/big.map -d 1 --fabric-cache $FC -n 3 2>/dev/null; sleep 60"
-wait_for 60 'refresh 1 '; [ -s "$FC" ]; ok $? "the console saved its discovery to --fabric-cache"
+TM=(tmux -L "railyard-test-$$-cache1")
+"${TM[@]}" new-session -d -s top -x 150 -y 50 "$SIM run $RAILYARD top --source fabric --map $TMP/big.map -d 1 --fabric-cache $FC -n 3 2>$TMP/cache.err; sleep 60"
+wait_for 60 'refresh 1 '; [ -s "$FC" ]; saved=$?
+ok $saved "the console saved its discovery to --fabric-cache"
+[ $saved -eq 0 ] || { screen | head -3 | sed 's/^/# screen: /'; grep -v ibwarn "$TMP/cache.err" | head -3 | sed 's/^/# stderr: /'; ls -la "$TMP" | sed 's/^/# /'; }
 "${TM[@]}" kill-server >/dev/null 2>&1
+TM=(tmux -L "railyard-test-$$-cache2")
 "${TM[@]}" new-session -d -s top -x 150 -y 50 "$SIM run $RAILYARD top --source fabric --map $TMP/big.map -d 1 --fabric-cache $FC -n 4 2>/dev/null; sleep 60"
 wait_for 60 'discovery cached .*ports up 1056/1056'; ok $? "the next console's first screen: the cached discovery, 1056 ports"
 wait_for 60 'live from .*ports up 1056/1056'; ok $? "...then the live discovery: $(screen | head -1 | cut -c1-100)"
@@ -270,6 +275,7 @@ wait_for 60 'live from .*ports up 1056/1056'; ok $? "...then the live discovery:
 "$SIM" run "$RAILYARD" top --source fabric --map "$TMP/big.map" --batch -n 1 --fabric-cache "$FC" >"$TMP/b1" 2>/dev/null
 grep -q 'live from' "$TMP/b1" && ! grep -q 'cached' "$TMP/b1"; ok $? "--batch never shows the cached discovery"
 head -c 4096 /dev/urandom >"$FC"
+TM=(tmux -L "railyard-test-$$-cache3")
 "${TM[@]}" new-session -d -s top -x 150 -y 50 "$SIM run $RAILYARD top --source fabric --map $TMP/big.map -d 1 --fabric-cache $FC -n 2 2>/dev/null; sleep 60"
 wait_for 60 'refresh 1 '; screen | head -1 | grep -q 'live from .*ports up 1056/1056'
 ok $? "a damaged cache: the first screen is the live discovery"
