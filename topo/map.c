@@ -565,10 +565,14 @@ static int parse_fabric(struct parse *p, yaml_node_t *n)
         } else if (is_key(k, "expect") || is_key(k, "node_name_map")) {
             if (get_str(p, v, scalar(k), &str) < 0)
                 return -1;
-            if (is_key(k, "expect"))
+            /* a fabric section given twice: the last one counts */
+            if (is_key(k, "expect")) {
+                free(fb->expect);
                 fb->expect = map_relative(p, str);
-            else
+            } else {
+                free(fb->node_name_map);
                 fb->node_name_map = map_relative(p, str);
+            }
             free(str);
         } else if (is_key(k, "interval")) {
             if (get_double(p, v, "interval", &fb->interval) < 0)
