@@ -10,6 +10,7 @@
 #include <zlib.h>
 #endif
 
+#include "common/hash.h"
 #include "common/xmalloc.h"
 #include "reports/links.h"
 
@@ -226,10 +227,7 @@ struct ry_links_writer *ry_links_writer_open(const char *dir, ry_error_t *err)
 
 static size_t hash(const char *s)
 {
-    size_t h = 1469598103934665603ULL & SIZE_MAX;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
+    return ry_hash_str(RY_HASH_INIT, s);
 }
 
 static void rehash(struct ry_links_writer *w)

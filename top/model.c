@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hash.h"
 #include "common/xmalloc.h"
 #include "reports/out.h"
 #include "top/top.h"
@@ -50,13 +51,8 @@ void top_model_clear_ports(struct top_model *m)
 
 static size_t port_hash(const char *node, const char *dev, int port)
 {
-    size_t h = 1469598103934665603ULL & SIZE_MAX;
-    for (const char *s = node; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    h = (h ^ 0x1f) * 1099511628211ULL;
-    for (const char *s = dev; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return (h ^ (size_t)port) * 1099511628211ULL;
+    size_t h = ry_hash_byte(ry_hash_str(RY_HASH_INIT, node), 0x1f);
+    return (ry_hash_str(h, dev) ^ (size_t)port) * (size_t)1099511628211ULL;
 }
 
 static void slot_put(struct top_model *m, size_t i)
