@@ -102,11 +102,15 @@ void out_json_null(struct out_json *j, const char *key)
     add(j, key, json_null());
 }
 
-int out_json_dump(struct out_json *j, FILE *fp, ry_error_t *err)
+int out_json_dump_doc(void *doc, FILE *fp, ry_error_t *err)
 {
-    if (json_dumpf(j->stack[0], fp,
-                   JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) < 0 ||
+    if (json_dumpf(doc, fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) < 0 ||
         fputc('\n', fp) == EOF)
         return ry_errorf(err, "cannot write JSON output: %s", strerror(errno));
     return 0;
+}
+
+int out_json_dump(struct out_json *j, FILE *fp, ry_error_t *err)
+{
+    return out_json_dump_doc(j->stack[0], fp, err);
 }

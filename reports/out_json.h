@@ -6,7 +6,8 @@
 #include "common/error.h"
 
 /* The JSON side of reports/out.c: builds a document through the JSON library (out_json.c) or
- * refuses (out_json_none.c when railyard is built without one). Used only by out.c. */
+ * refuses (out_json_none.c when railyard is built without one). Used by out.c, and for
+ * out_json_dump_doc by whatever rewrites a document it read (report convert). */
 
 struct out_json;
 
@@ -20,5 +21,7 @@ void out_json_real(struct out_json *j, const char *key, double value);
 void out_json_bool(struct out_json *j, const char *key, int value);
 void out_json_null(struct out_json *j, const char *key);
 int out_json_dump(struct out_json *j, FILE *fp, ry_error_t *err);
+/* Write a JSON library document (a json_t) as every railyard document is written. */
+int out_json_dump_doc(void *doc, FILE *fp, ry_error_t *err);
 
 #endif

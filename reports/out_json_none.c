@@ -54,6 +54,13 @@ void out_json_null(struct out_json *j, const char *key)
     (void)j, (void)key;
 }
 
+int out_json_dump_doc(void *doc, FILE *fp, ry_error_t *err)
+{
+    (void)doc, (void)fp;
+    errno = ENOTSUP;
+    return ry_errorf(err, "no JSON library");
+}
+
 int out_json_dump(struct out_json *j, FILE *fp, ry_error_t *err)
 {
     (void)j, (void)fp;

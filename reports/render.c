@@ -12,6 +12,7 @@
 #include "common/file.h"
 #include "common/xmalloc.h"
 #include "reports/out.h"
+#include "reports/out_json.h"
 #include "reports/render.h"
 #include "reports/render_json.h"
 
@@ -906,11 +907,7 @@ int ry_render_diff(const struct ry_report *a, const struct ry_report *b, double 
 
 static int dump_root(FILE *fp, void *arg, ry_error_t *err)
 {
-    /* as railyard writes every report (reports/out_json.c) */
-    if (json_dumpf(arg, fp, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) < 0 ||
-        fputc('\n', fp) == EOF)
-        return ry_errorf(err, "cannot write JSON: %s", strerror(errno));
-    return 0;
+    return out_json_dump_doc(arg, fp, err);
 }
 
 static json_t *jreal(double v)
