@@ -240,10 +240,11 @@ static void report_links(struct ctx *c)
  * plugged into another leaf of a non-blocking fabric keeps its bandwidth but not its leaf
  * latency: its set differs from the node's other rails. */
 /* a link with a node that lost a rank: its timing was disturbed by the death; a link one of
- * whose ranks waited for a CPU: its latency is the scheduler's */
+ * whose ranks waited for a CPU, or whose host was short of CPU: its latency is the scheduler's */
 static int touches_failed(const struct fabric_input *in, const struct fabric_link *l)
 {
-    if (l->wait_a >= FABRIC_HOST_WAIT || l->wait_b >= FABRIC_HOST_WAIT)
+    if (l->wait_a >= FABRIC_HOST_WAIT || l->wait_b >= FABRIC_HOST_WAIT ||
+        l->pressure_a >= FABRIC_HOST_WAIT || l->pressure_b >= FABRIC_HOST_WAIT)
         return 1;
     for (size_t i = 0; i < in->nfailed; i++)
         if (in->failed_nodes[i] == l->a || in->failed_nodes[i] == l->b)
@@ -420,16 +421,23 @@ static void report_leaf_sets(struct ctx *c)
 }
 
 /* What a starved host explains: a link low by no more than the share of the round its ranks
- * could not run (and any low link of a CPU-bound rank), or one that failed by a deadline while
- * an end waited for a CPU */
+ * could not run or its hosts were short of CPU (and any low link of a CPU-bound rank), or one
+ * that failed by a deadline while an end's rank waited for a CPU. Pressure alone does not
+ * explain a failure: a host short of CPU part of the round still answers within a deadline of
+ * seconds, and a miscabled or dead port must not hide behind a busy host. */
 static int inconclusive(const struct ctx *c, const struct fabric_link *l)
 {
-    double share = fabric_host_share(l->cpu_a, l->wait_a, l->cpu_b, l->wait_b);
+    double share;
 
-    if (share >= 1 || l->rank_failed)
+    if (l->rank_failed)
         return 0;
     if (!l->ok)
-        return strstr(l->error, "deadline") != NULL || strstr(l->error, "timed out") != NULL;
+        return fabric_host_share(l->cpu_a, l->wait_a, -1, l->cpu_b, l->wait_b, -1) < 1 &&
+               (strstr(l->error, "deadline") != NULL || strstr(l->error, "timed out") != NULL);
+    share =
+        fabric_host_share(l->cpu_a, l->wait_a, l->pressure_a, l->cpu_b, l->wait_b, l->pressure_b);
+    if (share >= 1)
+        return 0;
     return c->ref[l->rail] > 0 && l->bw_gbps < c->ref[l->rail] &&
            l->bw_gbps >= share * c->ref[l->rail];
 }
@@ -442,6 +450,10 @@ static void report_inconclusive(struct ctx *c)
         const struct fabric_link *l = &in->links[i];
         const char *who = l->wait_a >= l->wait_b ? in->node_names[l->a] : in->node_names[l->b];
         double wait = l->wait_a >= l->wait_b ? l->wait_a : l->wait_b;
+        /* a failure is never explained by pressure alone (inconclusive) */
+        double press = !l->ok ? -1 : l->pressure_a >= l->pressure_b ? l->pressure_a : l->pressure_b;
+        const char *pwho =
+            l->pressure_a >= l->pressure_b ? in->node_names[l->a] : in->node_names[l->b];
         char what[64];
         if (!c->incon[i])
             continue;
@@ -456,6 +468,13 @@ static void report_inconclusive(struct ctx *c)
                                    in->node_names[l->a], in->node_names[l->b], l->rail, what,
                                    l->cpu_a >= l->cpu_b ? in->node_names[l->a]
                                                         : in->node_names[l->b]);
+        else if (press > wait)
+            topo_findings_unjudged(c->out,
+                                   "%s->%s/rail%d: %s while the host of %s was short of CPU "
+                                   "(tasks waiting for one) %.0f%% of the round: host-limited, "
+                                   "not judged",
+                                   in->node_names[l->a], in->node_names[l->b], l->rail, what, pwho,
+                                   100 * press);
         else
             topo_findings_unjudged(c->out,
                                    "%s->%s/rail%d: %s while the rank of %s waited for a CPU "

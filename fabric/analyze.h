@@ -23,8 +23,9 @@ struct fabric_link {
     char counters_a[128], counters_b[128]; /* RDMA port counters that rose ("" none) */
     char mem_a[96], mem_b[96];             /* verbs: the memory each end used ("" n/a) */
     /* each end's host over the round (fabric/host.h): the share of the time its rank ran and
-     * waited for a CPU, <0 unknown */
+     * waited for a CPU, and its host's CPU pressure, <0 unknown */
     double cpu_a, wait_a, cpu_b, wait_b;
+    double pressure_a, pressure_b;
 };
 
 struct fabric_port {
@@ -52,9 +53,10 @@ struct fabric_input {
  * Without a map, the fleet reference of a rail is the median over its ports of each port's
  * best link.
  * A link measured on a starved host is inconclusive, never a finding: low by no more than its
- * hosts' lost CPU time explains (fabric_host_share), or failed by a deadline while an end waited
- * for a CPU. It is left out of the localization and its latency out of the leaf sets, and
- * named in out's not-judged list. */
+ * hosts' lost CPU time explains (fabric_host_share, the host's CPU pressure included), or failed
+ * by a deadline while an end's rank waited for a CPU (pressure alone does not explain a link
+ * that never answered). It is left out of the localization and its latency out of the leaf sets,
+ * and named in out's not-judged list. */
 void fabric_analyze(const struct fabric_input *in, struct topo_findings *out);
 
 /* Mark in suspect[node] (nodes entries, zeroed first) the nodes worth a retest: those with a

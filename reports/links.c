@@ -95,6 +95,13 @@ static double unfixed16(uint16_t u)
     return u == U16_NONE ? -1 : (double)u / 1000;
 }
 
+/* an error count in 31 bits: -1 unknown, saturated at INT32_MAX (a round with two billion
+ * errors is named for them either way) */
+static uint32_t count31(long long v)
+{
+    return (uint32_t)(int32_t)(v < 0 ? -1 : v > INT32_MAX ? INT32_MAX : v);
+}
+
 /* the record's layout: railyard-report(5) */
 static int encode(const struct ry_link *l, unsigned char *p)
 {
@@ -117,12 +124,16 @@ static int encode(const struct ry_link *l, unsigned char *p)
     put16(p + 38, fixed16(l->wait_to));
     put32(p + 40, l->extra);
     put32(p + 44, (uint32_t)(int32_t)(l->retrans < 0 ? -1 : l->retrans));
-    put64(p + 48, (uint64_t)(l->errors_from < 0 ? -1 : l->errors_from));
-    put64(p + 56, (uint64_t)(l->errors_to < 0 ? -1 : l->errors_to));
+    put32(p + 48, count31(l->errors_from));
+    put32(p + 52, count31(l->errors_to));
+    put16(p + 56, fixed16(l->pressure_from));
+    put16(p + 58, fixed16(l->pressure_to));
+    put32(p + 60, 0); /* reserved */
     return 0;
 }
 
-static void decode(const unsigned char *p, struct ry_link *l)
+/* a record of the given version (1: 64-bit error counts at 48 and 56, no pressure) */
+static void decode(const unsigned char *p, unsigned version, struct ry_link *l)
 {
     l->from = get32(p);
     l->to = get32(p + 4);
@@ -138,8 +149,16 @@ static void decode(const unsigned char *p, struct ry_link *l)
     l->wait_to = unfixed16(get16(p + 38));
     l->extra = get32(p + 40);
     l->retrans = (int32_t)get32(p + 44);
-    l->errors_from = (long long)get64(p + 48);
-    l->errors_to = (long long)get64(p + 56);
+    if (version == 1) {
+        l->errors_from = (long long)get64(p + 48);
+        l->errors_to = (long long)get64(p + 56);
+        l->pressure_from = l->pressure_to = -1;
+        return;
+    }
+    l->errors_from = (int32_t)get32(p + 48);
+    l->errors_to = (int32_t)get32(p + 52);
+    l->pressure_from = unfixed16(get16(p + 56));
+    l->pressure_to = unfixed16(get16(p + 58));
 }
 
 int ry_link_quantize(struct ry_link *l)
@@ -148,7 +167,7 @@ int ry_link_quantize(struct ry_link *l)
 
     if (encode(l, rec) < 0)
         return -1;
-    decode(rec, l);
+    decode(rec, RY_LINKS_VERSION, l);
     return 0;
 }
 
@@ -387,6 +406,7 @@ int ry_links_read(const char *path, size_t count, struct ry_link **v, ry_error_t
     const size_t chunk = 4096;
     size_t done = 0;
     long long got;
+    unsigned version;
     int rc = -1;
 
     *v = NULL;
@@ -408,11 +428,12 @@ int ry_links_read(const char *path, size_t count, struct ry_link **v, ry_error_t
         ry_errorf(err, "%s: not a railyard link record file (no RYLINKS header)", path);
         goto out;
     }
-    if (get16(hdr + 8) != RY_LINKS_VERSION || get16(hdr + 10) != RY_LINK_RECORD_BYTES) {
+    version = get16(hdr + 8);
+    if (version < 1 || version > RY_LINKS_VERSION || get16(hdr + 10) != RY_LINK_RECORD_BYTES) {
         ry_errorf(err,
                   "%s: link records of version %u, %u bytes each; this railyard reads "
-                  "version %d, %d bytes",
-                  path, get16(hdr + 8), get16(hdr + 10), RY_LINKS_VERSION, RY_LINK_RECORD_BYTES);
+                  "versions 1 to %d, %d bytes",
+                  path, version, get16(hdr + 10), RY_LINKS_VERSION, RY_LINK_RECORD_BYTES);
         goto out;
     }
     *v = xcalloc(count ? count : 1, sizeof(**v));
@@ -422,7 +443,7 @@ int ry_links_read(const char *path, size_t count, struct ry_link **v, ry_error_t
         if ((got = rd(&r, buf, want * RY_LINK_RECORD_BYTES, err)) < 0)
             goto out;
         for (size_t i = 0; i < (size_t)got / RY_LINK_RECORD_BYTES; i++)
-            decode(buf + i * RY_LINK_RECORD_BYTES, &(*v)[done + i]);
+            decode(buf + i * RY_LINK_RECORD_BYTES, version, &(*v)[done + i]);
         done += (size_t)got / RY_LINK_RECORD_BYTES;
         if ((size_t)got < want * RY_LINK_RECORD_BYTES)
             break;

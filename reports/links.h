@@ -16,11 +16,12 @@
  * Record (little-endian, RY_LINK_RECORD_BYTES, railyard-report(5)): from, to (node_names
  * indexes), round (from 1), rail, flags; goodput in kb/s (1e-6 Gb/s), latencies p50 and p99 in
  * 1/100 us; host CPU and wait shares of each end in 1/1000; the strings' index; the sender's
- * retransmissions and each end's error counts. A field that is unknown holds its type's all-ones
- * value (-1 for the counts). */
+ * retransmissions and each end's error counts; each end's host CPU pressure in 1/1000. A field
+ * that is unknown holds its type's all-ones value (-1 for the counts). Version 1 (64-bit error
+ * counts, no pressure) is still read. */
 
 #define RY_LINKS_MAGIC        "RYLINKS\n"
-#define RY_LINKS_VERSION      1
+#define RY_LINKS_VERSION      2
 #define RY_LINK_RECORD_BYTES  64
 #define RY_LINKS_HEADER_BYTES 16
 
@@ -40,6 +41,7 @@ struct ry_link {
     uint32_t extra;    /* index of its strings, RY_LINK_NONE: none */
     double bw_gbps, lat_p50_us, lat_p99_us;
     double cpu_from, wait_from, cpu_to, wait_to; /* <0: unknown */
+    double pressure_from, pressure_to;           /* each end's host CPU pressure, <0: unknown */
     long long retrans, errors_from, errors_to;
 };
 

@@ -89,6 +89,8 @@ static void inline_links(struct ry_report_links *lv, json_t *root, json_t *index
             l->wait_from = isnan(cpu = jnum(o, "wait_from")) ? -1 : cpu;
             l->cpu_to = isnan(cpu = jnum(o, "cpu_to")) ? -1 : cpu;
             l->wait_to = isnan(cpu = jnum(o, "wait_to")) ? -1 : cpu;
+            l->pressure_from = isnan(cpu = jnum(o, "pressure_from")) ? -1 : cpu;
+            l->pressure_to = isnan(cpu = jnum(o, "pressure_to")) ? -1 : cpu;
             l->extra = RY_LINK_NONE;
             if (x.error || x.counters_from || x.counters_to || x.mem_from || x.mem_to) {
                 xgrow(&lv->extra, &xalloc, lv->nextra + 1, sizeof(*lv->extra));
@@ -124,9 +126,9 @@ static int file_links(struct ry_report_links *lv, json_t *root, const char *name
                          "%s: links_file is not a file name beside the report with format "
                          "\"railyard-links\" and a record count",
                          name);
-    if (num(lf, "version", 0) != RY_LINKS_VERSION)
-        return ry_errorf(err, "%s: links_file version %g; this railyard reads version %d", name,
-                         num(lf, "version", 0), RY_LINKS_VERSION);
+    if (num(lf, "version", 0) < 1 || num(lf, "version", 0) > RY_LINKS_VERSION)
+        return ry_errorf(err, "%s: links_file version %g; this railyard reads versions 1 to %d",
+                         name, num(lf, "version", 0), RY_LINKS_VERSION);
     if (!dir)
         return ry_errorf(err, "%s: its links are in %s beside it, and it was not read from a file",
                          name, file);
@@ -953,8 +955,12 @@ static json_t *link_object(const struct ry_report_links *lv, const struct ry_lin
     json_object_set_new(o, "mem_to", jstring(x.mem_to));
     json_object_set_new(o, "cpu_from", l->cpu_from < 0 ? json_null() : json_real(l->cpu_from));
     json_object_set_new(o, "wait_from", l->wait_from < 0 ? json_null() : json_real(l->wait_from));
+    json_object_set_new(o, "pressure_from",
+                        l->pressure_from < 0 ? json_null() : json_real(l->pressure_from));
     json_object_set_new(o, "cpu_to", l->cpu_to < 0 ? json_null() : json_real(l->cpu_to));
     json_object_set_new(o, "wait_to", l->wait_to < 0 ? json_null() : json_real(l->wait_to));
+    json_object_set_new(o, "pressure_to",
+                        l->pressure_to < 0 ? json_null() : json_real(l->pressure_to));
     return o;
 }
 

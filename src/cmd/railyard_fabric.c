@@ -71,9 +71,10 @@ struct result_msg { /* one per rank per round */
     int32_t ok2; /* --bidir: the reverse direction */
     char error2[320];
     double bw2_gbps;
-    char counters[128];         /* RDMA port counters that rose during the round */
-    char mem[96];               /* verbs: the memory the data moved through */
-    double cpu_frac, wait_frac; /* the rank's host over the round (fabric/host.h), <0 unknown */
+    char counters[128];                        /* RDMA port counters that rose during the round */
+    char mem[96];                              /* verbs: the memory the data moved through */
+    double cpu_frac, wait_frac, pressure_frac; /* the rank's host over the round (fabric/host.h),
+                                                  <0 unknown */
 };
 
 struct opts {
@@ -556,6 +557,7 @@ static void link_record(const struct fabric_link *l, int lat, struct ry_link *k,
     k->lat_p99_us = l->ok && l->lat_p99_us > 0 ? l->lat_p99_us : NAN;
     k->retrans = k->errors_from = k->errors_to = -1;
     k->cpu_from = k->wait_from = k->cpu_to = k->wait_to = -1;
+    k->pressure_from = k->pressure_to = -1;
     x->error = l->ok ? NULL : l->error;
     if (lat) { /* a sweep link keeps its latency and its error, no more */
         ry_link_quantize(k);
@@ -568,6 +570,8 @@ static void link_record(const struct fabric_link *l, int lat, struct ry_link *k,
     k->wait_from = l->wait_a;
     k->cpu_to = l->cpu_b;
     k->wait_to = l->wait_b;
+    k->pressure_from = l->pressure_a;
+    k->pressure_to = l->pressure_b;
     x->counters_from = l->counters_a[0] ? l->counters_a : NULL;
     x->counters_to = l->counters_b[0] ? l->counters_b : NULL;
     x->mem_from = l->mem_a[0] ? l->mem_a : NULL;
@@ -681,10 +685,13 @@ static void print_results(struct out *o, struct run *r, const struct topo_findin
         out_str(o, "from", NULL, r->names[l->a]);
         out_str(o, "to", NULL, r->names[l->b]);
         {
-            double w = l->wait_a > l->wait_b ? l->wait_a : l->wait_b;
+            double w = l->wait_a > l->wait_b ? l->wait_a : l->wait_b,
+                   p = l->pressure_a > l->pressure_b ? l->pressure_a : l->pressure_b;
             char busy[64] = "";
-            if (w >= FABRIC_HOST_WAIT)
+            if (w >= FABRIC_HOST_WAIT && w >= p)
                 snprintf(busy, sizeof(busy), " (a rank waited for a CPU %.0f%%)", 100 * w);
+            else if (p >= FABRIC_HOST_WAIT)
+                snprintf(busy, sizeof(busy), " (a host short of CPU %.0f%%)", 100 * p);
             out_text(o, " %-24s %-12s %-22s %s%s\n", pair, bw, lat,
                      l->ok            ? "ok"
                      : l->rank_failed ? "rank lost"
@@ -703,11 +710,14 @@ static void print_results(struct out *o, struct run *r, const struct topo_findin
         out_str(o, "counters_to", NULL, x.counters_to);
         out_str(o, "mem_from", NULL, x.mem_from);
         out_str(o, "mem_to", NULL, x.mem_to);
-        /* each end's host: the share of the round its rank ran, and waited for a CPU */
+        /* each end's host: the share of the round its rank ran, and waited for a CPU, and the
+         * share some task of the host waited for one */
         out_double(o, "cpu_from", NULL, 3, k.cpu_from, k.cpu_from >= 0);
         out_double(o, "wait_from", NULL, 3, k.wait_from, k.wait_from >= 0);
+        out_double(o, "pressure_from", NULL, 3, k.pressure_from, k.pressure_from >= 0);
         out_double(o, "cpu_to", NULL, 3, k.cpu_to, k.cpu_to >= 0);
         out_double(o, "wait_to", NULL, 3, k.wait_to, k.wait_to >= 0);
+        out_double(o, "pressure_to", NULL, 3, k.pressure_to, k.pressure_to >= 0);
         out_obj_close(o);
     }
     if (!records)
@@ -978,7 +988,7 @@ static void run_round(const struct run *r, const struct go_msg *g, struct result
         snprintf(res->error2, sizeof(res->error2), "%s", rc2 == 0 ? "" : err2.text);
     }
     fabric_host_sample(&s1);
-    fabric_host_load(&s0, &s1, &res->cpu_frac, &res->wait_frac);
+    fabric_host_load(&s0, &s1, &res->cpu_frac, &res->wait_frac, &res->pressure_frac);
     if (t->polls)
         res->cpu_frac = -1; /* busy-polling: a full CPU by design */
     e1 = read_errors(netdev);
@@ -1021,6 +1031,7 @@ static void add_links(struct run *r, int round, const struct result_msg *res, co
             l->errors_a = l->errors_b = -1;
             l->lat_p50_us = l->lat_p99_us = -1;
             l->cpu_a = l->wait_a = l->cpu_b = l->wait_b = -1;
+            l->pressure_a = l->pressure_b = -1;
             if (!got[ra] || !got[rb] || r->rank_lost[ra] || r->rank_lost[rb]) {
                 l->rank_failed = 1;
                 snprintf(l->error, sizeof(l->error), "rank lost");
@@ -1044,6 +1055,8 @@ static void add_links(struct run *r, int round, const struct result_msg *res, co
             l->wait_a = res[ra].wait_frac;
             l->cpu_b = res[rb].cpu_frac;
             l->wait_b = res[rb].wait_frac;
+            l->pressure_a = res[ra].pressure_frac;
+            l->pressure_b = res[rb].pressure_frac;
             if (r->o.bidir && l->ok && !r->lat_only[round]) {
                 /* the reverse link: b sent, a measured */
                 struct fabric_link rev = *l;
@@ -1057,6 +1070,7 @@ static void add_links(struct run *r, int round, const struct result_msg *res, co
                 rev.lat_p50_us = rev.lat_p99_us = -1;
                 rev.cpu_a = l->cpu_b, rev.wait_a = l->wait_b;
                 rev.cpu_b = l->cpu_a, rev.wait_b = l->wait_a;
+                rev.pressure_a = l->pressure_b, rev.pressure_b = l->pressure_a;
                 rev.retrans = -1;
                 xgrow(&r->links, &r->links_alloc, r->nlinks + 1, sizeof(*r->links));
                 r->links[r->nlinks++] = rev;

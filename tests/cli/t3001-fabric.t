@@ -87,6 +87,17 @@ ok $? "the demo cluster's map validates"
 fabric
 is $rc 0 "healthy cluster: exit 0"
 is "$(fails)" "" "healthy cluster: no finding"
+[ -z "$(fails)" ] ||
+    jq -r '.links[] | "# \(.from)->\(.to)/rail\(.rail): \(.bw_gbps) Gb/s, wait \(.wait_from)/\(.wait_to), pressure \(.pressure_from)/\(.pressure_to)"' \
+        "$TMP/run/results.json"
+if [ -r /proc/pressure/cpu ]; then
+    jq -e '[.links[] | .pressure_from, .pressure_to] | all(type == "number" and . >= 0 and . <= 1)' \
+        "$TMP/run/results.json" >/dev/null
+    ok $? "each link carries its hosts' CPU pressure over the round"
+else
+    jq -e '[.links[] | .pressure_from, .pressure_to] | all(. == null)' "$TMP/run/results.json" >/dev/null
+    ok $? "a kernel without /proc/pressure/cpu: no pressure figures"
+fi
 is "$(jq -r '.complete, .rounds_done, (.links | length), ([.links[].ok] | all)' "$TMP/run/results.json" | tr '\n' ' ')" \
    "true 2 8 true " "healthy: 2 rounds, 8 links, all measured"
 jq -e '[.links[].bw_gbps] | min > 0.17 and max < 0.21' "$TMP/run/results.json" >/dev/null

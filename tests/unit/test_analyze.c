@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fabric/analyze.h"
 #include "fabric/host.h"
@@ -218,6 +219,20 @@ int main(void)
         ok(nw == 1 && !strcmp(what, "n1/rail1"),
            "a port on another leaf of its rail: one rail.cabling warning (%zu, %s)", nw, what);
         topo_findings_free(&f);
+        /* the same latencies taken while n1's host was short of CPU: the scheduler's, no leaf */
+        {
+            struct fabric_link busy[84];
+            memcpy(busy, ap, k * sizeof(*ap));
+            for (size_t i = 0; i < k; i++)
+                if (busy[i].a == 0 && busy[i].rail == 1)
+                    busy[i].pressure_a = 0.4;
+            struct fabric_input in = { 8, 3, n8, ports, NULL, busy, k, NULL, 0, NULL, 0 };
+            memset(&f, 0, sizeof(f));
+            fabric_analyze(&in, &f);
+            nw = warnings(&f, &what);
+            is_int((long long)nw, 0, "... taken on a host short of CPU: no leaf judged");
+            topo_findings_free(&f);
+        }
         /* the same, the latencies from a latency sweep's ping-pong links (no goodput) and the
          * measured links carrying none: the same warning */
         {
@@ -359,11 +374,19 @@ int main(void)
         int suspect[4], good[4];
         for (int i = 0; i < 8; i++)
             ports[i].carrier = 1;
-        is_int((long long)(fabric_host_share(0.1, 0.02, 0.2, 0.05) * 100), 100,
-               "share: ranks neither starved nor CPU-bound: 1");
-        is_int((long long)(fabric_host_share(0.1, 0.35, 0.2, 0.05) * 100 + 0.5), 65,
+        is_int((long long)(fabric_host_share(0.1, 0.02, 0.05, 0.2, 0.05, 0.08) * 100), 100,
+               "share: ranks neither starved nor CPU-bound, hosts not short of CPU: 1");
+        is_int((long long)(fabric_host_share(0.1, 0.35, -1, 0.2, 0.05, -1) * 100 + 0.5), 65,
                "share: an end that waited 35%% of the round: 0.65");
-        is_int((long long)(fabric_host_share(0.95, 0, 0.2, 0) * 100), 0,
+        is_int((long long)(fabric_host_share(0.1, 0.02, 0.2, 0.2, 0.05, 0.45) * 100 + 0.5), 55,
+               "share: a host short of CPU 45%% of the round: 0.55");
+        is_int((long long)(fabric_host_share(0.1, 0.3, 0.2, 0.2, 0.05, -1) * 100 + 0.5), 70,
+               "share: the longer of wait and pressure: 0.7");
+        is_int((long long)(fabric_host_share(0.1, 0.02, 0.95, 0.2, 0.05, 0.9) * 100 + 0.5), 50,
+               "share: a pressure explains at most half the floor: 0.5");
+        is_int((long long)(fabric_host_share(0.1, 0.7, 0.95, 0.2, 0.05, 0.9) * 100 + 0.5), 30,
+               "share: the rank's own wait is not capped: 0.3");
+        is_int((long long)(fabric_host_share(0.95, 0, -1, 0.2, 0, -1) * 100), 0,
                "share: a CPU-bound end: 0");
         memcpy(x, h, sizeof(x));
         x[1].bw_gbps = 0.7; /* n1-n2 rail 1 below the 0.9 floor... */
@@ -408,21 +431,85 @@ int main(void)
         x[3].lat_p50_us = 900; /* a latency taken while waiting: not a leaf's evidence */
         x[3].wait_a = 0.5;
         is_str(fails(x, 8, 4, 2, NULL, expect), "link.bandwidth n2/rail1", "... nor its latency");
+        /* the host short of CPU while the rank itself did not wait: the kernel's network work
+         * (softirq threads) waited, which the rank's own run delay does not see */
+        memcpy(x, h, sizeof(x));
+        x[1].bw_gbps = 0.85; /* n1-n2 rail 1 a little under the 0.9 floor */
+        x[1].wait_a = x[1].wait_b = 0.02;
+        x[1].pressure_b = 0.5; /* while tasks of n2's host waited for a CPU half the round */
+        is_str(fails(x, 8, 4, 2, NULL, expect), "",
+               "a link low by what its host's CPU pressure explains: no finding (was link.path)");
+        memset(&f, 0, sizeof(f));
+        fabric_analyze(&in, &f);
+        ok(f.nunjudged == 1 && strstr(f.unjudged[0], "n1->n2/rail1: 0.85 Gb/s while the host of "
+                                                     "n2 was short of CPU"),
+           "... it is named as not judged, with the host: %s",
+           f.nunjudged ? f.unjudged[0] : "(none)");
+        ok(f.nunjudged == 1 && strstr(f.unjudged[0], " 50% of the round"), "... and the share");
+        topo_findings_free(&f);
+        x[1].bw_gbps = 0.4; /* lower than the pressure explains */
+        is_str(fails(x, 8, 4, 2, NULL, expect), "link.path n1<->n2/rail1",
+               "a link lower than its host's CPU pressure explains is judged");
+        x[1].pressure_b = 0.95; /* however short of CPU the host, under half the floor */
+        is_str(fails(x, 8, 4, 2, NULL, expect), "link.path n1<->n2/rail1",
+               "a link under half the floor is judged on a host short of CPU 95%% of the round");
+        x[1].bw_gbps = 0.5;
+        is_str(fails(x, 8, 4, 2, NULL, expect), "", "...and one over half of it is not");
+        x[1].pressure_b = 0.5;
+        x[1].bw_gbps = 0.85;
+        x[1].pressure_b = 0.06; /* pressure under the threshold */
+        is_str(fails(x, 8, 4, 2, NULL, expect), "link.path n1<->n2/rail1",
+               "pressure under a tenth of the round changes nothing");
+        x[1].pressure_b = -1;
+        x[1].pressure_a = 0.3; /* either end's host */
+        is_str(fails(x, 8, 4, 2, NULL, expect), "", "the sender's host short of CPU: no finding");
+        /* a failure is not explained by pressure alone: a dead port behind a busy host */
+        memcpy(x, h, sizeof(x));
+        x[4] = L(1, 0, 1, 2, -1);
+        strcpy(x[4].error, "connect 10.0.0.3:7000: no answer before the deadline");
+        x[4].pressure_a = x[4].pressure_b = 0.6;
+        is_str(fails(x, 8, 4, 2, NULL, expect), "link.unreachable n2<->n3/rail0",
+               "a link that missed its deadline on a host short of CPU: still unreachable");
+    }
+    {
+        const char *psi = "some avg10=12.50 avg60=8.00 avg300=2.40 total=8434751\n"
+                          "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n";
+        is_int((long long)(fabric_host_parse_pressure(psi) * 1e6 + 0.5), 8434751,
+               "pressure: the \"some\" total, in seconds");
+        is_int((long long)(fabric_host_parse_pressure("full avg10=0.00 total=77\n"
+                                                      "some avg10=1.00 total=5000000\n") +
+                           0.5),
+               5, "pressure: the \"some\" line wherever it is");
+        ok(fabric_host_parse_pressure("full avg10=0.00 total=77\n") < 0,
+           "pressure: no \"some\" line: unknown");
+        ok(fabric_host_parse_pressure("some avg10=1.00\nfull total=5\n") < 0,
+           "pressure: a \"some\" line without a total: unknown (not the next line's)");
+        ok(fabric_host_parse_pressure("") < 0, "pressure: empty: unknown");
     }
     {
         struct fabric_host_sample a, b;
-        double cpu, wait;
+        double cpu, wait, press;
         volatile double spin = 0;
         fabric_host_sample(&a);
         for (int i = 0; i < 20000000; i++)
             spin += i;
         fabric_host_sample(&b);
-        fabric_host_load(&a, &b, &cpu, &wait);
+        fabric_host_load(&a, &b, &cpu, &wait, &press);
         ok(b.wall > a.wall && cpu > 0 && cpu <= 1 && (wait < 0 || (wait >= 0 && wait <= 1)),
            "the thread's load over a busy loop: ran %.2f, waited %.2f of it", cpu, wait);
+        if (access("/proc/pressure/cpu", R_OK) == 0)
+            ok(a.pressure >= 0 && b.pressure >= a.pressure && press >= 0 && press <= 1,
+               "the host's CPU pressure read (%.2f of the loop)", press);
+        else
+            ok(a.pressure < 0 && press < 0, "a kernel without /proc/pressure/cpu: unknown");
         a.cpu = -1;
-        fabric_host_load(&a, &b, &cpu, &wait);
-        ok(cpu < 0, "an unknown CPU time stays unknown");
+        a.pressure = 5e9;
+        fabric_host_load(&a, &b, &cpu, &wait, &press);
+        ok(cpu < 0 && press < 0,
+           "an unknown CPU time stays unknown, and a pressure that went back");
+        a.pressure = b.pressure - 100 * (b.wall - a.wall);
+        fabric_host_load(&a, &b, &cpu, &wait, &press);
+        ok(press == 1, "a pressure share is at most 1");
     }
     {
         double v[] = { 5, 1, 3, 2, 4 };

@@ -33,6 +33,8 @@ static struct ry_link link_of(uint32_t from, uint32_t to, int rail, double bw)
     l.retrans = 17;
     l.errors_from = 5000000000LL; /* past 32 bits */
     l.errors_to = -1;
+    l.pressure_from = 0.4567;
+    l.pressure_to = -1;
     return l;
 }
 
@@ -73,7 +75,10 @@ int main(void)
        q.cpu_from, q.wait_from);
     ok(q.cpu_to < 0 && q.wait_to < 0, "unknown shares stay unknown");
     is_int(q.retrans, 17, "retransmissions kept");
-    is_int(q.errors_from, 5000000000LL, "an error count past 32 bits kept");
+    is_int(q.errors_from, 2147483647LL, "an error count past 31 bits saturates");
+    ok(q.pressure_from == 0.457 && q.pressure_to < 0,
+       "host CPU pressure kept to 0.001, unknown stays unknown: %.5f %.5f", q.pressure_from,
+       q.pressure_to);
     is_int(q.errors_to, -1, "an unknown error count stays unknown");
     {
         struct ry_link big = a;
@@ -125,7 +130,8 @@ int main(void)
     if (v) {
         ok(v[0].bw_gbps == q.bw_gbps && v[0].lat_p50_us == q.lat_p50_us &&
                v[0].cpu_from == q.cpu_from && v[0].errors_from == q.errors_from &&
-               v[0].round == 3 && v[0].rail == 2 && v[0].from == 0 && v[0].to == 1,
+               v[0].pressure_from == q.pressure_from && v[0].pressure_to < 0 && v[0].round == 3 &&
+               v[0].rail == 2 && v[0].from == 0 && v[0].to == 1,
            "the first reads as it was quantized");
         ok(isnan(v[1].bw_gbps) && !(v[1].flags & RY_LINK_OK) && v[1].extra == 1,
            "the failed link: no goodput, not ok, its strings");
@@ -155,11 +161,34 @@ int main(void)
         put_file("other", "{\"links\": []}\n", 14);
         is_int(ry_links_read(other, 1, &v, &err), -1, "a JSON file is refused");
         ok(strstr(err.text, "not a railyard link record file") != NULL, "...%s", err.text);
-        junk[8] = 2; /* version 2 */
+        unsigned char v1[RY_LINKS_HEADER_BYTES + RY_LINK_RECORD_BYTES];
+        junk[8] = RY_LINKS_VERSION + 1; /* a later version */
         junk[10] = RY_LINK_RECORD_BYTES;
         put_file("other", junk, sizeof(junk));
-        is_int(ry_links_read(other, 0, &v, &err), -1, "another version is refused");
-        ok(strstr(err.text, "version 2") != NULL, "...%s", err.text);
+        is_int(ry_links_read(other, 0, &v, &err), -1, "a later version is refused");
+        ok(strstr(err.text, "version 3") != NULL, "...%s", err.text);
+        free(v);
+        /* version 1: 64-bit error counts at 48 and 56, no pressure */
+        memset(v1, 0, sizeof(v1));
+        memcpy(v1, RY_LINKS_MAGIC, 8);
+        v1[8] = 1;
+        v1[10] = RY_LINK_RECORD_BYTES;
+        {
+            unsigned char *r = v1 + RY_LINKS_HEADER_BYTES;
+            r[0] = 1;                /* from 1, to 0 */
+            r[8] = 2;                /* round 2 */
+            r[14] = RY_LINK_OK;      /* flags */
+            r[16 + 2] = 1;           /* 65536 kb/s */
+            r[48 + 4] = 1;           /* errors_from 2^32 */
+            memset(r + 56, 0xff, 8); /* errors_to unknown */
+        }
+        put_file("other", v1, sizeof(v1));
+        is_int(ry_links_read(other, 1, &v, &err), 0, "a version 1 file is read");
+        ok(v && v[0].from == 1 && v[0].round == 2 && v[0].bw_gbps == 0.065536 &&
+               v[0].errors_from == 4294967296LL && v[0].errors_to == -1 && v[0].pressure_from < 0 &&
+               v[0].pressure_to < 0,
+           "...its 64-bit error counts, and no pressure: %lld %lld %.3f", v ? v[0].errors_from : 0,
+           v ? v[0].errors_to : 0, v ? v[0].pressure_from : 0);
         free(v);
         is_int(ry_links_read("/nonexistent/links.bin", 1, &v, &err), -1, "a missing file");
         ok(strstr(err.text, "/nonexistent/links.bin") != NULL, "...named: %s", err.text);
