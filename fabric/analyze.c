@@ -452,6 +452,8 @@ static void report_inconclusive(struct ctx *c)
         double wait = l->wait_a >= l->wait_b ? l->wait_a : l->wait_b;
         /* a failure is never explained by pressure alone (inconclusive) */
         double press = !l->ok ? -1 : l->pressure_a >= l->pressure_b ? l->pressure_a : l->pressure_b;
+        /* the figure the rule went by: a pressure counts for at most FABRIC_HOST_PRESSURE_MAX */
+        double counted = press < FABRIC_HOST_PRESSURE_MAX ? press : FABRIC_HOST_PRESSURE_MAX;
         const char *pwho =
             l->pressure_a >= l->pressure_b ? in->node_names[l->a] : in->node_names[l->b];
         char what[64];
@@ -468,7 +470,7 @@ static void report_inconclusive(struct ctx *c)
                                    in->node_names[l->a], in->node_names[l->b], l->rail, what,
                                    l->cpu_a >= l->cpu_b ? in->node_names[l->a]
                                                         : in->node_names[l->b]);
-        else if (press > wait)
+        else if (counted > wait)
             topo_findings_unjudged(c->out,
                                    "%s->%s/rail%d: %s while the host of %s was short of CPU "
                                    "(tasks waiting for one) %.0f%% of the round: host-limited, "

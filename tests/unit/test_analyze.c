@@ -447,6 +447,16 @@ int main(void)
            f.nunjudged ? f.unjudged[0] : "(none)");
         ok(f.nunjudged == 1 && strstr(f.unjudged[0], " 50% of the round"), "... and the share");
         topo_findings_free(&f);
+        x[1].wait_b = 0.55;
+        x[1].pressure_b = 0.7; /* pressure counts for 0.5 at most: the rank's wait decided */
+        memset(&f, 0, sizeof(f));
+        fabric_analyze(&in, &f);
+        ok(f.nunjudged == 1 && strstr(f.unjudged[0], "the rank of n2 waited for a CPU 55%"),
+           "... named by the rank's wait when that, not the capped pressure, decided: %s",
+           f.nunjudged ? f.unjudged[0] : "(none)");
+        topo_findings_free(&f);
+        x[1].wait_b = 0.02;
+        x[1].pressure_b = 0.5;
         x[1].bw_gbps = 0.4; /* lower than the pressure explains */
         is_str(fails(x, 8, 4, 2, NULL, expect), "link.path n1<->n2/rail1",
                "a link lower than its host's CPU pressure explains is judged");
