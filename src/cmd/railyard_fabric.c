@@ -21,6 +21,7 @@
 #include "fabric/mpi.h"
 #include "fabric/port_counters.h"
 #include "fabric/schedule.h"
+#include "fabric/side.h"
 #include "fabric/transport.h"
 #include "fabric/verbs.h"
 #include "readers/numa.h"
@@ -41,7 +42,16 @@
 #define TAG_GO         11
 #define TAG_RESULT     12
 #define TAG_RETEST     13
-#define NAME_LEN       64
+#define TAG_HELLO      14
+/* the side channel's keys: a rank's start-up facts, rank 0's verdict */
+#define SIDE_FACTS   "railyard.fabric.facts"
+#define SIDE_DROPPED "railyard.fabric.dropped" /* rank 0: a bit per rank it could not hear */
+#define SIDE_END     "railyard.fabric.end"
+#define SIDE_BYE     "railyard.fabric.bye" /* a dropped rank took the end */
+/* a rank whose facts came through the side channel but whose MPI message did not, this long
+ * after the last one that did, reaches no rank over MPI */
+#define REACH_GRACE 15.0
+#define NAME_LEN    64
 
 enum role { ROLE_IDLE = 0, ROLE_SEND, ROLE_RECV };
 
@@ -107,8 +117,11 @@ struct run {
     int node, rail;  /* its place in the layout */
     char netdev[32]; /* its rail's interface, "" when the map names none */
     const struct fabric_transport *t;
-    void *ts;    /* the transport's state, NULL until set up */
-    int stopped; /* it gave up waiting for rank 0: leave with status 2 */
+    void *ts;                /* the transport's state, NULL until set up */
+    int stopped;             /* it gave up waiting for rank 0: leave with status 2 */
+    struct fabric_side side; /* the launcher's PMIx server, when there is one */
+    int unheard;             /* its start-up facts did not reach rank 0 over MPI */
+    int heard;               /* a word of rank 0 came */
     /* the map */
     struct topo_map *map;
     const struct map_node_type *type;
@@ -132,7 +145,10 @@ struct run {
     size_t nlat, lat_alloc;
     int *failed; /* nodes with a lost rank */
     size_t nfailed;
-    int *rank_lost; /* per world rank */
+    int *rank_lost;           /* per world rank */
+    unsigned char *unreached; /* per world rank: alive (its facts came through the side channel)
+                                 but its MPI messages reached no one: its links fail unmeasured */
+    int nunreached;
     size_t rounds_done;
     double saved;              /* when results were last written */
     double analysis_cpu;       /* CPU seconds of rank 0's analysis */
@@ -490,14 +506,31 @@ static void send_go(struct run *r, int last)
     free(reqs);
 }
 
+static int dropped_me(struct run *r);
+
 /* wait for rank 0's word: the next round, or the end with the verdict */
 static int wait_go(struct run *r, struct go_msg *go)
 {
     MPI_Request req;
 
     /* a round, rank 0's collection, the analysis and the output fit in this deadline */
+    double deadline = fabric_now() + r->o.round_timeout * 2 + 30;
+
     MPI_Irecv(go, (int)sizeof(*go), MPI_BYTE, 0, TAG_GO, MPI_COMM_WORLD, &req);
-    if (!mpi_wait_until(&req, fabric_now() + r->o.round_timeout * 2 + 30)) {
+    /* before rank 0's first word: a start-up message that left but never came (a send can
+     * complete here and be lost on the way) is found through the side channel */
+    while (r->side.open && !r->heard &&
+           !mpi_poll_until(&req, fmin(deadline, fabric_now() + REACH_GRACE + 5)))
+        if (fabric_now() > deadline || dropped_me(r)) {
+            r->unheard = fabric_now() <= deadline;
+            break;
+        }
+    if (r->unheard) {
+        MPI_Cancel(&req);
+        return -1;
+    }
+    r->heard = 1;
+    if (!mpi_wait_until(&req, deadline)) {
         logmsg(r, "no word from rank 0 in time: stopping");
         r->stopped = 1;
         MPI_Cancel(&req);
@@ -918,9 +951,14 @@ static void task_of(const struct run *r, size_t round, int k, struct go_msg *g)
             node = n;
     for (size_t i = 0; node >= 0 && i < rd->n; i++)
         if (rd->pairs[i].a == node || rd->pairs[i].b == node) {
+            int peer = rd->pairs[i].a == node ? rd->pairs[i].b : rd->pairs[i].a;
+            int pk = r->rank_of[peer * r->rails + rail];
+            /* a link with an end that reaches no rank over MPI is failed unmeasured */
+            if (r->unreached && (r->unreached[k] || r->unreached[pk]))
+                break;
             g->role = rd->pairs[i].a == node ? ROLE_SEND : ROLE_RECV;
-            g->peer = rd->pairs[i].a == node ? rd->pairs[i].b : rd->pairs[i].a;
-            g->pep = r->info[r->rank_of[g->peer * r->rails + rail]].ep;
+            g->peer = peer;
+            g->pep = r->info[pk].ep;
             break;
         }
 }
@@ -1032,6 +1070,13 @@ static void add_links(struct run *r, int round, const struct result_msg *res, co
             l->lat_p50_us = l->lat_p99_us = -1;
             l->cpu_a = l->wait_a = l->cpu_b = l->wait_b = -1;
             l->pressure_a = l->pressure_b = -1;
+            if (r->unreached && (r->unreached[ra] || r->unreached[rb])) {
+                int u = r->unreached[ra] ? ra : rb;
+                snprintf(l->error, sizeof(l->error),
+                         "not measured: rank %d (%s, rail %d) reaches no rank over MPI", u,
+                         r->info[u].host, rail);
+                continue;
+            }
             if (!got[ra] || !got[rb] || r->rank_lost[ra] || r->rank_lost[rb]) {
                 l->rank_failed = 1;
                 snprintf(l->error, sizeof(l->error), "rank lost");
@@ -1164,6 +1209,13 @@ static int set_up(struct run *r, int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &r->size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     {
+        /* the side channel: without it (no PMIx server, or a build without PMIx) the start-up
+         * exchange is MPI's alone, and a rank that MPI cannot reach stops the run (exit 2) */
+        char why[160];
+        if (fabric_side_open(&r->side, why, sizeof(why)) < 0 && getenv("RAILYARD_FABRIC_DEBUG"))
+            fprintf(stderr, "railyard-fabric: rank %d: no side channel: %s\n", r->rank, why);
+    }
+    {
         /* the host's name (under SMPI: the simulated host's) */
         char pn[MPI_MAX_PROCESSOR_NAME];
         int len = 0;
@@ -1233,8 +1285,20 @@ static int place(struct run *r, struct rank_info *me)
             *dash = '\0';
         }
     } else {
+        const char *slurm = getenv("SLURMD_NODENAME");
+        int lr, ls;
+        /* the launcher knows each rank's place on its host: no MPI message needed (one that
+         * could not leave a rank whose MPI runs on a dead port) */
+        if ((!forced || !*forced) && fabric_side_local(&r->side, &lr, &ls) == 0) {
+            if (slurm && *slurm)
+                snprintf(r->host, sizeof(r->host), "%s", slurm);
+            me->local_rank = lr;
+            me->local_size = ls;
+            snprintf(me->host, sizeof(me->host), "%s", r->host);
+            return GO_ON;
+        }
         if (!forced || !*forced)
-            forced = getenv("SLURMD_NODENAME");
+            forced = slurm;
         if (!forced || !*forced) {
             MPI_Comm node_comm;
             MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm);
@@ -1312,6 +1376,129 @@ static int place(struct run *r, struct rank_info *me)
     return rc;
 }
 
+/* Has rank 0 gone on without this rank (its start-up message never came)? Then it says so. */
+static int dropped_me(struct run *r)
+{
+    size_t nb = ((size_t)r->size + 7) / 8;
+    unsigned char *dropped = xcalloc(nb, 1);
+    int me = fabric_side_get(&r->side, 0, SIDE_DROPPED, dropped, nb, fabric_now() + 2) == 0 &&
+             dropped[r->rank / 8] & (1u << (r->rank % 8));
+
+    free(dropped);
+    if (me)
+        logmsg(r,
+               "rank %d (%s, rail %d): its start-up message did not reach rank 0 over MPI in "
+               "%.0f s: rank 0 judges without it",
+               r->rank, r->me.host, r->me.local_rank, fabric_now() - r->started);
+    return me;
+}
+
+/* The start-up exchange where the side channel holds every rank's facts: each rank sends them
+ * to rank 0 over MPI (point to point: a rank that cannot send holds up no other). A rank whose
+ * message has not come REACH_GRACE s after the last that did, and whose facts the side channel
+ * has, is alive but reaches no rank over MPI: where its MPI runs on its rail (UCX_NET_DEVICES,
+ * Open MPI's btl_tcp_if_include), its port is dead or cabled elsewhere. Rank 0 takes its facts
+ * from the side channel and fails its links unmeasured; the analysis names the port. A rank
+ * with no facts either did not start: the run stops (exit 2), as without the side channel. */
+static int hello(struct run *r, int placed)
+{
+    MPI_Request *reqs, one;
+    int missing = r->size - 1, nofacts = 0, outcount, *idx;
+    double start = fabric_now(), last = start, next_look = start + REACH_GRACE;
+    struct timespec nap = { 0, 1000000 };
+
+    if (r->rank != 0) {
+        MPI_Isend(&r->me, (int)sizeof(r->me), MPI_BYTE, 0, TAG_HELLO, MPI_COMM_WORLD, &one);
+        /* sent, or rank 0 says it went on without this rank, or the deadline (a send cannot be
+         * taken back: it stays posted until the rank leaves) */
+        while (!mpi_poll_until(&one, fabric_now() + REACH_GRACE + 1))
+            if (dropped_me(r) || fabric_now() > start + r->o.start_timeout) {
+                r->unheard = 1;
+                break;
+            }
+        return placed;
+    }
+    r->info[0] = r->me;
+    r->unreached = xcalloc((size_t)r->size, 1);
+    reqs = xcalloc((size_t)r->size, sizeof(*reqs));
+    idx = xcalloc((size_t)r->size, sizeof(*idx));
+    for (int k = 1; k < r->size; k++)
+        MPI_Irecv(&r->info[k], (int)sizeof(r->info[k]), MPI_BYTE, k, TAG_HELLO, MPI_COMM_WORLD,
+                  &reqs[k]);
+    while (missing > 0 && fabric_now() < start + r->o.start_timeout) {
+        double now;
+        MPI_Testsome(r->size - 1, reqs + 1, &outcount, idx, MPI_STATUSES_IGNORE);
+        now = fabric_now();
+        if (outcount != MPI_UNDEFINED && outcount > 0) {
+            missing -= outcount;
+            last = now;
+            continue;
+        }
+        if (now - last >= REACH_GRACE && now >= next_look) {
+            /* the ones still missing: alive (their facts published) or not started */
+            struct rank_info probe;
+            int alive = 1;
+            for (int k = 1; k < r->size && alive; k++)
+                if (reqs[k] != MPI_REQUEST_NULL)
+                    alive = fabric_side_get(&r->side, k, SIDE_FACTS, &probe, sizeof(probe),
+                                            fabric_now() + 2) == 0;
+            if (alive)
+                break;
+            next_look = fabric_now() + 5;
+        }
+        nanosleep(&nap, NULL);
+    }
+    for (int k = 1; k < r->size; k++) {
+        if (reqs[k] == MPI_REQUEST_NULL)
+            continue;
+        MPI_Cancel(&reqs[k]);
+        MPI_Request_free(&reqs[k]);
+        if (fabric_side_get(&r->side, k, SIDE_FACTS, &r->info[k], sizeof(r->info[k]),
+                            fabric_now() + 5) < 0) {
+            nofacts++;
+            continue;
+        }
+        r->unreached[k] = 1;
+        r->nunreached++;
+        logmsg(r,
+               "rank %d (%s, rail %d, carrier %s) is running, but no MPI message of it came in "
+               "%.0f s: its links fail unmeasured",
+               k, r->info[k].host, r->info[k].local_rank,
+               r->info[k].carrier < 0 ? "unknown"
+               : r->info[k].carrier   ? "up"
+                                      : "down",
+               fabric_now() - start);
+    }
+    free(reqs);
+    free(idx);
+    if (r->nunreached) {
+        size_t nb = ((size_t)r->size + 7) / 8;
+        unsigned char *dropped = xcalloc(nb, 1);
+        for (int k = 1; k < r->size; k++)
+            if (r->unreached[k])
+                dropped[k / 8] |= (unsigned char)(1u << (k % 8));
+        fabric_side_put(&r->side, SIDE_DROPPED, dropped, nb);
+        free(dropped);
+    }
+    if (nofacts) {
+        logmsg(r, "the start-up exchange did not finish within %g s: a rank did not start",
+               r->o.start_timeout);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (2 * r->nunreached >= r->size) {
+        /* most of the others unreachable: rank 0's own path is the likelier fault */
+        logmsg(r,
+               "rank 0 (%s, rail %d) heard over MPI from %d of %d ranks: it cannot judge the "
+               "others (its own port: carrier %s)",
+               r->me.host, r->me.local_rank, r->size - 1 - r->nunreached, r->size - 1,
+               r->me.carrier < 0 ? "unknown"
+               : r->me.carrier   ? "up"
+                                 : "down");
+        return 2;
+    }
+    return placed;
+}
+
 /* Identify nodes and rails (place()), this rank's netdev from the map; set the transport up on
  * it; rank 0 learns every rank's end. */
 static int identify(struct run *r)
@@ -1356,6 +1543,8 @@ static int identify(struct run *r)
 
     if (r->rank == 0)
         r->info = xcalloc((size_t)r->size, sizeof(*r->info));
+    if (r->side.open && fabric_side_put(&r->side, SIDE_FACTS, me, sizeof(*me)) == 0)
+        return hello(r, placed);
     MPI_Igather(me, (int)sizeof(*me), MPI_BYTE, r->info, (int)sizeof(*me), MPI_BYTE, 0,
                 MPI_COMM_WORLD, &req);
     if (!mpi_wait_until(&req, fabric_now() + r->o.start_timeout)) {
@@ -1364,6 +1553,15 @@ static int identify(struct run *r)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     return placed;
+}
+
+/* rank 0: the ranks no message goes to, from the start: the unreachable ones */
+static int *lost_at_start(const struct run *r)
+{
+    int *lost = xcalloc((size_t)r->size, sizeof(*lost));
+    for (int k = 0; r->unreached && k < r->size; k++)
+        lost[k] = r->unreached[k];
+    return lost;
 }
 
 /* Lay out (rank 0): nodes in natural order of their names, each (node, rail) to its rank, the
@@ -1482,7 +1680,7 @@ static int lay_out(struct run *r)
     }
     r->type_name = type ? type->name : NULL;
     r->map_cluster = r->map ? r->map->cluster : NULL;
-    r->rank_lost = xcalloc((size_t)r->size, sizeof(*r->rank_lost));
+    r->rank_lost = lost_at_start(r);
     r->res = xcalloc((size_t)r->size, sizeof(*r->res));
     r->got = xcalloc((size_t)r->size, sizeof(*r->got));
     r->gos = xcalloc((size_t)r->size, sizeof(*r->gos));
@@ -1555,8 +1753,17 @@ static int work(struct run *r)
         struct go_msg g;
         struct result_msg mine;
         MPI_Request sreq;
-        if (wait_go(r, &g) < 0)
+        if (!r->unheard && wait_go(r, &g) < 0 && !r->unheard)
             return 2 | 0x100;
+        if (r->unheard) {
+            /* rank 0 runs on without this rank and says the end through the side channel */
+            int32_t code;
+            if (fabric_side_get(&r->side, 0, SIDE_END, &code, sizeof(code), fabric_now() + 86400) <
+                0)
+                return 2 | 0x100;
+            fabric_side_put(&r->side, SIDE_BYE, &code, sizeof(code));
+            return code | 0x100;
+        }
         if (g.round < 0)
             return g.verdict;
         run_round(r, &g, &mine);
@@ -1677,6 +1884,7 @@ static int leave(struct run *r, int exit_code)
 {
     if (r->ts)
         r->t->teardown(r->ts);
+    fabric_side_close(&r->side);
     MPI_Finalize();
     return exit_code;
 }
@@ -1686,8 +1894,18 @@ static int leave(struct run *r, int exit_code)
 static int finish(struct run *r, int code)
 {
     if (r->rank == 0) {
-        if (r->nfailed)
+        if (r->nfailed || r->nunreached)
             code |= 0x100;
+        /* the ranks MPI cannot reach take the verdict from the side channel; rank 0 stays
+         * until each has said it did (or 20 s): what it published goes when it leaves */
+        if (r->nunreached && fabric_side_put(&r->side, SIDE_END, &code, sizeof(code)) == 0) {
+            double by = fabric_now() + 20;
+            for (int k = 1; k < r->size; k++) {
+                int32_t bye;
+                if (r->unreached[k])
+                    fabric_side_get(&r->side, k, SIDE_BYE, &bye, sizeof(bye), by);
+            }
+        }
         for (int k = 0; k < r->size; k++) {
             memset(&r->gos[k], 0, sizeof(r->gos[k]));
             r->gos[k].round = -1;
@@ -1702,6 +1920,7 @@ static int finish(struct run *r, int code)
     if (r->ts)
         r->t->teardown(r->ts);
     topo_map_destroy(r->map);
+    fabric_side_close(&r->side);
     MPI_Finalize();
     return code & 0xff;
 }
@@ -1720,7 +1939,7 @@ int main(int argc, char **argv)
         if (!r.gos)
             r.gos = xcalloc((size_t)r.size, sizeof(*r.gos));
         if (!r.rank_lost)
-            r.rank_lost = xcalloc((size_t)r.size, sizeof(*r.rank_lost));
+            r.rank_lost = lost_at_start(&r);
         return finish(&r, rc);
     }
     run_rounds(&r, 0);

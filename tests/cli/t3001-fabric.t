@@ -167,6 +167,23 @@ is "$rc $(fails)" "1 rail.cabling node4/rail1" "miscabled rail alone: rail.cabli
 up --nodes 4 --rails 2 --degrade 2:1:50mbit --down 3:0 --miscable 4:1:0; fabric
 is "$rc $(fails)" "1 link.bandwidth node2/rail1;nic.port.state node3/rail0;rail.cabling node4/rail1" \
    "all three faults together: exactly the three culprits"
+# --transport mpi with each rank's MPI on its rail: the ranks on the dead and the miscabled port
+# reach no rank over MPI; their facts come through the launcher's PMIx server and their links
+# fail unmeasured, so the same ports are named
+if have_feature pmix; then
+    fabric_mpi --start-timeout 90
+    is "$rc $(fails)" "1 link.bandwidth node2/rail1;nic.port.state node3/rail0;rail.cabling node4/rail1" \
+       "--transport mpi, MPI on the rails: the same three culprits"
+    is "$(grep -o 'rank [0-9]* ([a-z0-9]*, rail [0-9], carrier [a-z]*) is running, but no MPI message' "$TMP/err" |
+          cut -d' ' -f3-7 | sort | tr '\n' ' ')" \
+       "(node3, rail 0, carrier down) (node4, rail 1, carrier up) " \
+       "--transport mpi: rank 0 names the two ranks MPI cannot reach, with their carrier"
+    jq -e '[.links[] | select((.error // "") | test("^not measured: rank [0-9]+ \\((node3, rail 0|node4, rail 1)\\) reaches no rank over MPI$"))]
+           | length == 4 and all(.ok == false)' "$TMP/run/results.json" >/dev/null
+    ok $? "--transport mpi: their 4 links failed unmeasured (not lost ranks: their nodes are judged)"
+else
+    for _ in 1 2 3; do skip "built without PMIx: a rank that MPI cannot reach stops an mpi run (exit 2)"; done
+fi
 # the same run with its links as records (railyard-report(5) LINK RECORDS), archived: the same
 # culprits; the archive's renderings and history read the records, and match those of the
 # run's links converted to objects
