@@ -512,11 +512,13 @@ static int dropped_me(struct run *r);
 static int wait_go(struct run *r, struct go_msg *go)
 {
     MPI_Request req;
-
-    /* a round, rank 0's collection, the analysis and the output fit in this deadline */
-    double deadline = fabric_now() + r->o.round_timeout * 2 + 30;
+    double deadline;
 
     MPI_Irecv(go, (int)sizeof(*go), MPI_BYTE, 0, TAG_GO, MPI_COMM_WORLD, &req);
+    /* a round, rank 0's collection, the analysis and the output fit in this deadline, read
+     * after the receive is posted (read before it, the SMPI build lost the rounds of every
+     * rail but rail 0: t3002) */
+    deadline = fabric_now() + r->o.round_timeout * 2 + 30;
     /* before rank 0's first word: a start-up message that left but never came (a send can
      * complete here and be lost on the way) is found through the side channel */
     while (r->side.open && !r->heard &&
