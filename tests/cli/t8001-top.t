@@ -196,8 +196,13 @@ wait_for 30 'P peer-probe the selected GPU pair'; ok $? "n: the NVLink view, P n
 wait_for 30 'P: no GPU to select: NVLink: n/a, no NVIDIA driver'
 ok $? "P without a driver: no GPU to select, and why: $(screen | grep -m1 -o 'P: no GPU.*' | cut -c1-80)"
 "${TM[@]}" send-keys -t top p
-wait_for 30 'HCA:PORT'
-screen | grep -q 'evil\\x1b\[31m'; ok $? "a hostile NodeDescription is shown inert: $(screen | grep -m1 -o 'evil[^ ]*')"
+# the ports view again, with gpu04's rail-2 row in it (the header alone can come a refresh
+# before the rows under a busy build); the escape is shown as text and never reaches the terminal
+wait_for 30 'HCA:PORT' && wait_for 30 'evil'
+screen | grep -q 'evil\\x1b\[31m' && ! screen_e | grep -q $'evil\033\\[31m'
+evil=$?
+ok $evil "a hostile NodeDescription is shown inert: $(screen | grep -m1 -o 'evil[^ ]*')"
+[ $evil = 0 ] || screen | sed 's/^/# screen: /'
 "${TM[@]}" resize-window -t top -x 50 -y 12; sleep 1.5
 "${TM[@]}" resize-window -t top -x 150 -y 70; sleep 1.5
 wait_for 30 'ports up 48/48'; ok $? "resized to 50x12 and back: still drawing"
