@@ -36,7 +36,13 @@ struct port_view {
     int edges, failed, low, good;
     double min_bw;
     int culprit_unreach, culprit_bw;
+    /* links whose sender counted its wire bytes, and of them: lossy, or marked (ECN) without
+     * loss; culprit_loss, culprit_ecn: 0, or the directions its bad links all have (DIR_*) */
+    int wired, lossy, marked;
+    int culprit_loss, culprit_ecn;
 };
+
+enum { DIR_OUT = 1, DIR_IN = 2, DIR_BOTH = 3 };
 
 struct ctx {
     const struct fabric_input *in;
@@ -66,6 +72,50 @@ static void finding(struct ctx *c, enum topo_sev sev, const char *check, const c
 static int is_low(struct ctx *c, const struct fabric_link *l)
 {
     return l->ok && c->ref[l->rail] > 0 && l->bw_gbps < c->ref[l->rail];
+}
+
+/* the limits of fabric_input (0: the default, <0: none) */
+static double limit(double v, double dflt)
+{
+    return v == 0 ? dflt : v;
+}
+
+/* measured, and its sender counted what it put on the wire */
+static int wired(const struct fabric_link *l)
+{
+    return l->ok && l->wire_bytes > 0 && l->bytes > 0;
+}
+
+/* Left out of the wire's judgement: a link whose rank died, or of a node that lost one. A link
+ * slow on a starved host still counted its bytes on the wire: what it resent, it resent. */
+static int wire_excluded(const struct ctx *c, const struct fabric_link *l)
+{
+    if (l->rank_failed || !wired(l))
+        return 1;
+    for (size_t i = 0; i < c->in->nfailed; i++)
+        if (c->in->failed_nodes[i] == l->a || c->in->failed_nodes[i] == l->b)
+            return 1;
+    return 0;
+}
+
+static double goodput_ratio(const struct fabric_link *l)
+{
+    return (double)l->bytes / (double)l->wire_bytes;
+}
+
+static int is_lossy(const struct ctx *c, const struct fabric_link *l)
+{
+    double min = limit(c->in->goodput_min, FABRIC_GOODPUT_MIN);
+
+    return wired(l) && min > 0 && goodput_ratio(l) < min;
+}
+
+/* marked CE past the limit, without loss (a lossy link is named for its loss) */
+static int is_marked(const struct ctx *c, const struct fabric_link *l)
+{
+    double max = limit(c->in->ecn_max, FABRIC_ECN_MAX);
+
+    return wired(l) && !is_lossy(c, l) && max > 0 && l->ce_frac > max;
 }
 
 /* Left out of the localization: a link whose rank died, a failed link of a node that lost a
@@ -131,6 +181,65 @@ static int culprit(struct ctx *c, int n, int r, int unreach)
     return all_less;
 }
 
+/* does node q have a link on rail r, other than with p, whose wire figures are clean of what
+ * (loss, or marks)? */
+static int partner_clean_elsewhere(struct ctx *c, int q, int p, int rail, int loss)
+{
+    for (size_t i = 0; i < c->in->nlinks; i++) {
+        const struct fabric_link *l = &c->in->links[i];
+        if (l->rail != rail || wire_excluded(c, l) || (l->a != q && l->b != q) || l->a == p ||
+            l->b == p)
+            continue;
+        if (loss ? !is_lossy(c, l) : !is_lossy(c, l) && !is_marked(c, l))
+            return 1;
+    }
+    return 0;
+}
+
+/* Is port (n, r) the culprit of its lossy (loss) or marked links, and in which direction? Every
+ * link it had in that direction (both, what it received, what it sent; one direction needs two
+ * links) shows it, none in the other shows it (for one direction), and each partner is clean with
+ * another port, or all of them show it less often: as culprit() for goodput. A port that drops what
+ * it receives makes its senders resend; one that drops what it sends resends itself. Returns DIR_*,
+ * or 0. */
+static int wire_culprit(struct ctx *c, int n, int r, int loss)
+{
+    static const int dirs[] = { DIR_BOTH, DIR_IN, DIR_OUT };
+    struct port_view *v = pv(c, n, r);
+    int mine = loss ? v->lossy : v->marked;
+
+    for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
+        int edges = 0, bad = 0, bad_other = 0, cleared = 0, all_less = 1, seen = 0;
+        for (size_t i = 0; i < c->in->nlinks; i++) {
+            const struct fabric_link *l = &c->in->links[i];
+            int dir, is_bad;
+            if (l->rail != r || wire_excluded(c, l) || (l->a != n && l->b != n))
+                continue;
+            dir = l->a == n ? DIR_OUT : DIR_IN;
+            is_bad = loss ? is_lossy(c, l) : is_marked(c, l);
+            if (!(dirs[d] & dir)) {
+                bad_other += is_bad;
+                continue;
+            }
+            seen |= dir;
+            edges++;
+            if (is_bad) {
+                int q = l->a == n ? l->b : l->a;
+                struct port_view *w = pv(c, q, r);
+                bad++;
+                cleared |= partner_clean_elsewhere(c, q, n, r, loss);
+                all_less &= (loss ? w->lossy : w->marked) < mine;
+            }
+        }
+        /* both directions are judged from a link each way, one direction from two partners at
+         * least: a single lossy link is as much its sender's fault as its receiver's */
+        if (seen == dirs[d] && edges > (dirs[d] == DIR_BOTH ? 0 : 1) && bad == edges &&
+            bad_other == 0 && (cleared || all_less))
+            return dirs[d];
+    }
+    return 0;
+}
+
 static void classify(struct ctx *c)
 {
     const struct fabric_input *in = c->in;
@@ -153,10 +262,24 @@ static void classify(struct ctx *c)
                 v->good++;
         }
     }
+    for (size_t i = 0; i < in->nlinks; i++) {
+        const struct fabric_link *l = &in->links[i];
+        int ends[2] = { l->a, l->b };
+        if (wire_excluded(c, l))
+            continue;
+        for (int e = 0; e < 2; e++) {
+            struct port_view *v = pv(c, ends[e], l->rail);
+            v->wired++;
+            v->lossy += is_lossy(c, l);
+            v->marked += is_marked(c, l);
+        }
+    }
     for (int n = 0; n < in->nodes; n++)
         for (int r = 0; r < in->rails; r++) {
             pv(c, n, r)->culprit_unreach = culprit(c, n, r, 1);
             pv(c, n, r)->culprit_bw = culprit(c, n, r, 0);
+            pv(c, n, r)->culprit_loss = pv(c, n, r)->lossy ? wire_culprit(c, n, r, 1) : 0;
+            pv(c, n, r)->culprit_ecn = pv(c, n, r)->marked ? wire_culprit(c, n, r, 0) : 0;
         }
 }
 
@@ -232,6 +355,115 @@ static void report_links(struct ctx *c)
             finding(c, TOPO_SEV_WARN, "link.errors", "no new errors", o,
                     "the link carried traffic with errors: not all of it was goodput",
                     "%s<->%s/rail%d", l->a, l->b, l->rail);
+        }
+    }
+}
+
+/* the direction of l as port (n, rail) sees it */
+static int dir_of(const struct fabric_link *l, int n)
+{
+    return l->a == n ? DIR_OUT : DIR_IN;
+}
+
+/* is l explained by a culprit end (loss, or marks) whose direction covers it? */
+static int wire_explained(struct ctx *c, const struct fabric_link *l, int loss)
+{
+    const struct port_view *va = pv(c, l->a, l->rail), *vb = pv(c, l->b, l->rail);
+    int ca = loss ? va->culprit_loss : va->culprit_ecn,
+        cb = loss ? vb->culprit_loss : vb->culprit_ecn;
+
+    return (ca & dir_of(l, l->a)) || (cb & dir_of(l, l->b));
+}
+
+static const char *dir_words(int dir)
+{
+    return dir == DIR_IN    ? "every link it received"
+           : dir == DIR_OUT ? "every link it sent"
+                            : "every link";
+}
+
+/* Goodput against the wire: the culprit ports, then the pairs they do not explain. */
+static void report_wire(struct ctx *c)
+{
+    const struct fabric_input *in = c->in;
+    double gmin = limit(in->goodput_min, FABRIC_GOODPUT_MIN),
+           emax = limit(in->ecn_max, FABRIC_ECN_MAX);
+    char e[96], o[320];
+
+    for (int n = 0; n < in->nodes; n++)
+        for (int r = 0; r < in->rails; r++) {
+            const struct port_view *v = pv(c, n, r);
+            /* what the port sent and what was sent to it: bytes on the wire and delivered */
+            double wire[2] = { 0, 0 }, got[2] = { 0, 0 }, worst = 1, ce = 0;
+            int dir = v->culprit_loss ? v->culprit_loss : v->culprit_ecn;
+            if (!dir)
+                continue;
+            for (size_t i = 0; i < in->nlinks; i++) {
+                const struct fabric_link *l = &in->links[i];
+                int d;
+                if (l->rail != r || (l->a != n && l->b != n) || wire_excluded(c, l))
+                    continue;
+                d = dir_of(l, n) == DIR_OUT ? 0 : 1;
+                wire[d] += (double)l->wire_bytes;
+                got[d] += (double)l->bytes;
+                if (!(dir & dir_of(l, n)))
+                    continue;
+                if (goodput_ratio(l) < worst)
+                    worst = goodput_ratio(l);
+                if (l->ce_frac > ce)
+                    ce = l->ce_frac;
+            }
+            if (v->culprit_loss) {
+                snprintf(e, sizeof(e), ">= %.4g%% of the wire delivered", 100 * gmin);
+                snprintf(o, sizeof(o),
+                         "%.2f%% delivered at worst, on %s; it sent %.2g%% of its bytes again, "
+                         "its partners %.2g%% of theirs to it",
+                         100 * worst, dir_words(dir),
+                         wire[0] > 0 ? 100 * (1 - got[0] / wire[0]) : 0,
+                         wire[1] > 0 ? 100 * (1 - got[1] / wire[1]) : 0);
+                finding(c, TOPO_SEV_FAIL, "link.goodput", e, o,
+                        dir == DIR_IN ? "packets sent to this port are lost (its partners resend "
+                                        "them): check its receive side, cable, transceiver, "
+                                        "FEC and symbol errors"
+                        : dir == DIR_OUT ? "packets this port sends are lost (it resends them): "
+                                           "check its transmit side, cable and the switch port's "
+                                           "receive errors"
+                                         : "this port loses packets with every partner while they "
+                                           "are clean elsewhere: check its cable, transceiver, "
+                                           "error counters and the switch port",
+                        "%s/rail%d", n, -1, r);
+            } else {
+                snprintf(e, sizeof(e), "<= %.3g%% of packets marked CE", 100 * emax);
+                snprintf(o, sizeof(o), "up to %.3g%% marked, on %s, nothing lost", 100 * ce,
+                         dir_words(dir));
+                finding(c, TOPO_SEV_WARN, "link.congestion", e, o,
+                        "a switch queue toward or from this port fills (ECN marks) with no other "
+                        "traffic in the test: check the switch port's buffers and PFC/ECN settings",
+                        "%s/rail%d", n, -1, r);
+            }
+        }
+    for (size_t i = 0; i < in->nlinks; i++) {
+        const struct fabric_link *l = &in->links[i];
+        if (wire_excluded(c, l))
+            continue;
+        if (is_lossy(c, l) && !wire_explained(c, l, 1)) {
+            snprintf(e, sizeof(e), ">= %.4g%% of the wire delivered", 100 * gmin);
+            char resent[64] = ""; /* tcp counts its segments resent */
+            if (l->retrans >= 0)
+                snprintf(resent, sizeof(resent), ", %lld segments sent again", l->retrans);
+            snprintf(o, sizeof(o), "%.2f%%: %lld of %lld bytes on the wire arrived%s",
+                     100 * goodput_ratio(l), l->bytes, l->wire_bytes, resent);
+            finding(c, TOPO_SEV_FAIL, "link.goodput", e, o,
+                    "lossy between these two only (the sender resent what was lost): the path "
+                    "between them, or one end lossy in one direction",
+                    "%s->%s/rail%d", l->a, l->b, l->rail);
+        } else if (is_marked(c, l) && !wire_explained(c, l, 0)) {
+            snprintf(e, sizeof(e), "<= %.3g%% of packets marked CE", 100 * emax);
+            snprintf(o, sizeof(o), "%.3g%% marked, nothing lost", 100 * l->ce_frac);
+            finding(c, TOPO_SEV_WARN, "link.congestion", e, o,
+                    "a queue on the path between these two fills (ECN marks) with no other "
+                    "traffic in the test: check the switches' buffers and ECN settings",
+                    "%s->%s/rail%d", l->a, l->b, l->rail);
         }
     }
 }
@@ -574,7 +806,7 @@ size_t fabric_suspects(const struct fabric_input *in, int *suspect, int *good)
     for (int k = 0; k < in->nodes; k++)
         for (int r = 0; r < in->rails; r++) {
             struct port_view *v = pv(&c, k, r);
-            if (v->culprit_bw || v->culprit_unreach || unproven(v))
+            if (v->culprit_bw || v->culprit_unreach || v->culprit_loss || unproven(v))
                 suspect[k] = 1;
             if (v->good != v->edges)
                 good[k] = 0;
@@ -585,6 +817,11 @@ size_t fabric_suspects(const struct fabric_input *in, int *suspect, int *good)
             suspect[l->a] = suspect[l->b] = 1;
             good[l->a] = good[l->b] = 0;
             continue;
+        }
+        if (!wire_excluded(&c, l) && (is_lossy(&c, l) || is_marked(&c, l))) {
+            good[l->a] = good[l->b] = 0;
+            if (!wire_explained(&c, l, is_lossy(&c, l)))
+                suspect[l->a] = suspect[l->b] = 1;
         }
         if (excluded(&c, l) || (l->ok && !is_low(&c, l)))
             continue;
@@ -680,6 +917,7 @@ void fabric_analyze(const struct fabric_input *in, struct topo_findings *out)
                 in->failed_nodes[i], -1, 0);
     report_ports(&c);
     report_links(&c);
+    report_wire(&c);
     report_leaf_sets(&c);
     report_outliers(&c);
     report_inconclusive(&c);

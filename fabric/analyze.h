@@ -15,9 +15,12 @@ struct fabric_link {
     int ok;          /* 1: measured; 0: failed (error says why) */
     int rank_failed; /* one of the two ranks died or hung: not a link fault */
     char error[320];
-    double bw_gbps;                        /* goodput at the receiver */
-    double lat_p50_us, lat_p99_us;         /* <0 unknown */
-    long long retrans;                     /* TCP retransmissions of the sender, -1 unknown */
+    double bw_gbps;                /* goodput at the receiver */
+    double lat_p50_us, lat_p99_us; /* <0 unknown */
+    long long retrans;             /* TCP retransmissions of the sender, -1 unknown */
+    long long bytes;               /* delivered to the receiver */
+    long long wire_bytes; /* the sender's data on the wire, retransmissions included, -1 unknown */
+    double ce_frac;       /* the share of its data packets delivered CE-marked (ECN), <0 unknown */
     long long errors_a, errors_b;          /* netdev errors+drops and RDMA error counters during the
                                               round, -1 unknown */
     char counters_a[128], counters_b[128]; /* RDMA port counters that rose ("" none) */
@@ -44,7 +47,13 @@ struct fabric_input {
     /* a latency sweep's links (ping-pong only): for the same-leaf peers, nothing else */
     const struct fabric_link *lat_links;
     size_t nlat;
+    /* the lowest share of a link's wire bytes that must arrive (link.goodput), and the highest
+     * share of its packets that may arrive CE-marked (link.congestion): 0 the defaults below,
+     * <0 no limit */
+    double goodput_min, ecn_max;
 };
+#define FABRIC_GOODPUT_MIN 0.995
+#define FABRIC_ECN_MAX     0.001
 
 /* Add findings to out: link.bandwidth (a port low against all its partners, or below the
  * map), link.path (a pair low that neither end explains), link.unreachable, nic.port.state
@@ -56,7 +65,13 @@ struct fabric_input {
  * hosts' lost CPU time explains (fabric_host_share, the host's CPU pressure included), or failed
  * by a deadline while an end's rank waited for a CPU (pressure alone does not explain a link
  * that never answered). It is left out of the localization and its latency out of the leaf sets,
- * and named in out's not-judged list. */
+ * and named in out's not-judged list.
+ * Where a link's sender counted its bytes on the wire (tcp: TCP_INFO), what arrived is weighed
+ * against them: link.goodput (FAIL) when less than goodput_min of the wire arrived (the rest was
+ * sent again), link.congestion (WARN) when a link that lost nothing had more than ecn_max of its
+ * packets marked CE. Both are localized like link.bandwidth: a port all of whose links (or all
+ * it received, or all it sent) show it while its partners are fine elsewhere is named; else the
+ * pair. */
 void fabric_analyze(const struct fabric_input *in, struct topo_findings *out);
 
 /* Mark in suspect[node] (nodes entries, zeroed first) the nodes worth a retest: those with a

@@ -177,8 +177,7 @@ static int start(struct mpi_state *st, const struct fabric_endpoint *peer, int s
     double hw = 0;
     int tag;
 
-    memset(out, 0, sizeof(*out));
-    out->retrans = -1;
+    fabric_stats_clear(out);
     if (check_peer(st, peer, err) < 0)
         return -1;
     tag = next_tag(st, peer->rank);

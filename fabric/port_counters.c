@@ -45,6 +45,16 @@ static const char *const error_counters[] = {
     "send_err",
 };
 
+/* what a port carried: ports/N/counters (IB PMA; RoCE ports of mlx5 too), hw_counters (rxe) */
+static const char *const traffic_counters[] = {
+    "port_rcv_packets",
+    "port_xmit_packets",
+};
+static const char *const traffic_hw_counters[] = {
+    "rcvd_pkts",
+    "sent_pkts",
+};
+
 static const char *const congestion_counters[] = {
     "np_cnp_sent",
     "rp_cnp_handled",
@@ -105,7 +115,56 @@ int fabric_hwc_sample(const char *root, const char *dev, int port, struct fabric
     sample_list(root, dev, port, "hw_counters", error_counters + 8, ne - 8, 1, s);
     sample_list(root, dev, port, "hw_counters", congestion_counters,
                 sizeof(congestion_counters) / sizeof(congestion_counters[0]), 0, s);
+    sample_list(root, dev, port, "counters", traffic_counters, 2, FABRIC_HWC_TRAFFIC, s);
+    sample_list(root, dev, port, "hw_counters", traffic_hw_counters, 2, FABRIC_HWC_TRAFFIC, s);
     return s->n ? 0 : -1;
+}
+
+/* counter name's rise from a to b; -1 when b lacks it, 0 when a does (or it fell) */
+static long long rise(const struct fabric_hwc *a, const struct fabric_hwc *b, const char *name)
+{
+    for (int j = 0; j < b->n; j++)
+        if (!strcmp(b->name[j], name)) {
+            for (int i = 0; i < a->n; i++)
+                if (!strcmp(a->name[i], name))
+                    return b->val[j] > a->val[i] ? (long long)(b->val[j] - a->val[i]) : 0;
+            return 0;
+        }
+    return -1;
+}
+
+/* the sum of the rises of those of names that b has; -1 when it has none */
+static long long rises(const struct fabric_hwc *a, const struct fabric_hwc *b,
+                       const char *const *names, size_t n)
+{
+    long long sum = -1;
+
+    for (size_t i = 0; i < n; i++) {
+        long long d = rise(a, b, names[i]);
+        if (d >= 0)
+            sum = (sum < 0 ? 0 : sum) + d;
+    }
+    return sum;
+}
+
+int fabric_hwc_received(const struct fabric_hwc *a, const struct fabric_hwc *b,
+                        struct fabric_hwc_rx *rx)
+{
+    static const char *const pkts[] = { "rcvd_pkts", "port_rcv_packets" };
+    static const char *const sent[] = { "sent_pkts", "port_xmit_packets" };
+    /* not duplicate_request: a requester stalled past its ack timeout resends what arrived
+     * (Soft-RoCE in a starved guest did, on a clean link); a packet out of sequence follows one
+     * that was lost */
+    static const char *const waste[] = { "out_of_sequence", "out_of_seq_request" };
+    static const char *const marked[] = { "np_ecn_marked_roce_packets" };
+
+    /* rxe counts its RoCE packets in hw_counters; the PMA counter, where both are, counts every
+     * packet of the port */
+    rx->pkts = rise(a, b, pkts[0]) >= 0 ? rise(a, b, pkts[0]) : rise(a, b, pkts[1]);
+    rx->sent = rise(a, b, sent[0]) >= 0 ? rise(a, b, sent[0]) : rise(a, b, sent[1]);
+    rx->wasted = rises(a, b, waste, 2);
+    rx->marked = rises(a, b, marked, 1);
+    return rx->pkts > 0 && rx->wasted >= 0 ? 0 : -1;
 }
 
 long long fabric_hwc_delta(const struct fabric_hwc *a, const struct fabric_hwc *b, char *text,

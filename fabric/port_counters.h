@@ -6,13 +6,14 @@
 
 /* RDMA port counters (sysfs ports/N/counters and ports/N/hw_counters), sampled around a round.
  * Error counters are summed; congestion counters (CNPs, ECN marks) are reported, not counted
- * as errors. */
-#define FABRIC_HWC_MAX 48
+ * as errors; traffic counters (packets sent and received) are neither. */
+#define FABRIC_HWC_MAX     56
+#define FABRIC_HWC_TRAFFIC 2
 struct fabric_hwc {
     int n;
     char name[FABRIC_HWC_MAX][40];
     uint64_t val[FABRIC_HWC_MAX];
-    int error[FABRIC_HWC_MAX]; /* 1 error counter, 0 congestion */
+    int error[FABRIC_HWC_MAX]; /* 1 error counter, 0 congestion, FABRIC_HWC_TRAFFIC traffic */
 };
 /* The RDMA device and port behind netdev (RoCE: the port whose GID 0 is on netdev; IPoIB: the
  * device's port 1). 0, or -1 when netdev has no RDMA port. root as in common/sysfs.h. */
@@ -23,5 +24,16 @@ int fabric_hwc_sample(const char *root, const char *dev, int port, struct fabric
  * "out_of_sequence +3, np_cnp_sent +120" (every counter that rose, errors first). */
 long long fabric_hwc_delta(const struct fabric_hwc *a, const struct fabric_hwc *b, char *text,
                            size_t len);
+
+/* What a port received from a to b: RoCE/IB packets, of them those the responder threw away
+ * out of sequence (go-back-N drops what follows a lost packet until it is resent; duplicates,
+ * which a stalled requester also resends, are not counted), and those marked CE (mlx5's
+ * np_ecn_marked_roce_packets); and the packets it sent. -1 where the device has no such counter.
+ * 0, or -1 when the packets received or the waste are unknown. */
+struct fabric_hwc_rx {
+    long long pkts, wasted, marked, sent;
+};
+int fabric_hwc_received(const struct fabric_hwc *a, const struct fabric_hwc *b,
+                        struct fabric_hwc_rx *rx);
 
 #endif

@@ -42,6 +42,13 @@ double fabric_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+void fabric_stats_clear(struct fabric_stats *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->retrans = s->wire_bytes = -1;
+    s->ce_frac = -1;
+}
+
 static int ms_left(double deadline)
 {
     double left = deadline - fabric_now();
@@ -247,8 +254,7 @@ static int tcp_send(void *state, const struct fabric_endpoint *peer, double dura
     double start, stop;
     int n = 0, rc = -1;
 
-    memset(out, 0, sizeof(*out));
-    out->retrans = -1;
+    fabric_stats_clear(out);
     if (streams < 1 || streams > MAX_STREAMS)
         return ry_errorf(err, "streams must be 1..%d", MAX_STREAMS);
     for (; n < streams; n++) {
@@ -287,12 +293,21 @@ static int tcp_send(void *state, const struct fabric_endpoint *peer, double dura
     out->seconds = (double)reply[1] / 1e9;
     out->bw_gbps = out->seconds > 0 ? (double)out->bytes * 8 / out->seconds / 1e9 : 0;
     {
-        struct tcp_info ti;
-        socklen_t len = sizeof(ti);
-        out->retrans = 0;
+        /* every byte was read by the receiver, so every byte sent is acknowledged: on the wire
+         * went what arrived and what TCP sent again (tcpi_bytes_sent would also count what the
+         * sender's own host dropped before the wire, a full local queue, which TCP then sends as
+         * new data: not the link's loss) */
+        struct fabric_tcp_counts c;
+        int known = 1;
+        fabric_tcp_counts_init(&c);
         for (int i = 0; i < n; i++)
-            if (getsockopt(p[i].fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0)
-                out->retrans += ti.tcpi_total_retrans;
+            known &= fabric_tcp_counts_add(p[i].fd, &c) == 0;
+        out->retrans = known ? c.segs_retrans : -1;
+        out->wire_bytes =
+            known && c.bytes_retrans >= 0 && out->bytes > 0 ? out->bytes + c.bytes_retrans : -1;
+        out->ce_frac = known && c.delivered > 0 && c.delivered_ce >= 0
+                           ? (double)c.delivered_ce / (double)c.delivered
+                           : -1;
     }
     rc = 0;
 out:
@@ -311,8 +326,7 @@ static int tcp_recv(void *state, const struct fabric_endpoint *peer, int streams
     long long bytes = 0;
     int64_t reply[2];
 
-    memset(out, 0, sizeof(*out));
-    out->retrans = -1;
+    fabric_stats_clear(out);
     if (streams < 1 || streams > MAX_STREAMS)
         return ry_errorf(err, "streams must be 1..%d", MAX_STREAMS);
     for (; n < streams; n++) {

@@ -14,4 +14,17 @@ int fabric_tcp_accept(void *tcp_state, const struct fabric_endpoint *peer, doubl
                       ry_error_t *err);
 int fabric_tcp_xfer(int fd, void *buf, size_t len, int writing, double deadline, ry_error_t *err);
 
+/* What TCP_INFO says of a connection's data so far, summed into c (the counters it starts with
+ * at 0); a kernel too old for a counter leaves it -1 in c. fabric/tcp_info.c: the kernel's
+ * struct tcp_info, which glibc's lacks most of. 0, or -1 when fd says nothing. */
+struct fabric_tcp_counts {
+    long long bytes_sent;    /* data handed to IP, retransmissions included */
+    long long bytes_retrans; /* of which retransmitted */
+    long long segs_retrans;  /* segments retransmitted */
+    long long delivered;     /* segments delivered (acknowledged) */
+    long long delivered_ce;  /* of which the receiver echoed as CE-marked (ECN) */
+};
+void fabric_tcp_counts_init(struct fabric_tcp_counts *c);
+int fabric_tcp_counts_add(int fd, struct fabric_tcp_counts *c);
+
 #endif

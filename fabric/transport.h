@@ -26,10 +26,12 @@ struct fabric_endpoint {
 };
 
 struct fabric_stats {
-    double bw_gbps; /* goodput measured by the receiver */
-    double seconds; /* how long data flowed */
-    long long bytes;
-    long long retrans; /* sender's TCP retransmissions, -1 unknown */
+    double bw_gbps;       /* goodput measured by the receiver */
+    double seconds;       /* how long data flowed */
+    long long bytes;      /* delivered to the receiver */
+    long long retrans;    /* sender's TCP retransmissions, -1 unknown */
+    long long wire_bytes; /* the sender's data on the wire, retransmissions included, -1 unknown */
+    double ce_frac;       /* the share of the data packets delivered marked CE (ECN), -1 unknown */
     double lat_p50_us, lat_p99_us;
     char mem[160]; /* verbs: the memory the data moved through ("host (NUMA node 0)") */
 };
@@ -76,5 +78,7 @@ extern const struct fabric_transport fabric_transport_tcp;
 extern const struct fabric_transport fabric_transport_verbs;
 /* CLOCK_MONOTONIC in seconds */
 double fabric_now(void);
+/* zero s, its counters unknown (-1) */
+void fabric_stats_clear(struct fabric_stats *s);
 
 #endif

@@ -576,7 +576,7 @@ static int verbs_send(void *state, const struct fabric_endpoint *peer, double du
     char ready;
 
     (void)streams;
-    memset(out, 0, sizeof(*out));
+    fabric_stats_clear(out);
     if (fabric_mem_fill(&st->mem, o->msg, err) < 0 ||
         pair_up(st, peer, 1, o->qps, connect_by < deadline ? connect_by : deadline, &l, err) < 0)
         return -1;
@@ -682,7 +682,7 @@ static int verbs_recv(void *state, const struct fabric_endpoint *peer, int strea
     char ready = 1;
 
     (void)streams;
-    memset(out, 0, sizeof(*out));
+    fabric_stats_clear(out);
     if (fabric_mem_clear(&st->mem, err) < 0 ||
         pair_up(st, peer, 0, o->qps, connect_by < deadline ? connect_by : deadline, &l, err) < 0)
         return -1;

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,13 +129,36 @@ static int encode(const struct ry_link *l, unsigned char *p)
     put32(p + 52, count31(l->errors_to));
     put16(p + 56, fixed16(l->pressure_from));
     put16(p + 58, fixed16(l->pressure_to));
-    put32(p + 60, 0); /* reserved */
+    put16(p + 60, l->ce_frac < 0 ? U16_NONE : (uint16_t)lround(fmin(l->ce_frac, 1) * 10000));
+    put16(p + 62, 0); /* reserved */
+    put64(p + 64, l->bytes < 0 ? UINT64_MAX : (uint64_t)l->bytes);
+    put64(p + 72, l->wire_bytes < 0 ? UINT64_MAX : (uint64_t)l->wire_bytes);
     return 0;
 }
 
-/* a record of the given version (1: 64-bit error counts at 48 and 56, no pressure) */
+/* an unsigned 64-bit count, -1 when all ones or past a long long */
+static long long count64(uint64_t v)
+{
+    return v > (uint64_t)LLONG_MAX ? -1 : (long long)v;
+}
+
+double ry_link_goodput_ratio(const struct ry_link *l)
+{
+    return l->bytes > 0 && l->wire_bytes > 0 ? (double)l->bytes / (double)l->wire_bytes : -1;
+}
+
+/* the size of a record of version v */
+static size_t record_bytes(unsigned v)
+{
+    return v < 3 ? 64 : RY_LINK_RECORD_BYTES;
+}
+
+/* a record of the given version (1: 64-bit error counts at 48 and 56, no pressure; 1 and 2: no
+ * wire figures) */
 static void decode(const unsigned char *p, unsigned version, struct ry_link *l)
 {
+    l->ce_frac = -1;
+    l->bytes = l->wire_bytes = -1;
     l->from = get32(p);
     l->to = get32(p + 4);
     l->round = get32(p + 8);
@@ -159,6 +183,11 @@ static void decode(const unsigned char *p, unsigned version, struct ry_link *l)
     l->errors_to = (int32_t)get32(p + 52);
     l->pressure_from = unfixed16(get16(p + 56));
     l->pressure_to = unfixed16(get16(p + 58));
+    if (version < 3)
+        return;
+    l->ce_frac = get16(p + 60) == U16_NONE ? -1 : (double)get16(p + 60) / 10000;
+    l->bytes = count64(get64(p + 64));
+    l->wire_bytes = count64(get64(p + 72));
 }
 
 int ry_link_quantize(struct ry_link *l)
@@ -407,6 +436,7 @@ int ry_links_read(const char *path, size_t count, struct ry_link **v, ry_error_t
     size_t done = 0;
     long long got;
     unsigned version;
+    size_t size;
     int rc = -1;
 
     *v = NULL;
@@ -429,23 +459,25 @@ int ry_links_read(const char *path, size_t count, struct ry_link **v, ry_error_t
         goto out;
     }
     version = get16(hdr + 8);
-    if (version < 1 || version > RY_LINKS_VERSION || get16(hdr + 10) != RY_LINK_RECORD_BYTES) {
+    size = version >= 1 && version <= RY_LINKS_VERSION ? record_bytes(version) : 0;
+    if (!size || get16(hdr + 10) != size) {
         ry_errorf(err,
                   "%s: link records of version %u, %u bytes each; this railyard reads "
-                  "versions 1 to %d, %d bytes",
-                  path, version, get16(hdr + 10), RY_LINKS_VERSION, RY_LINK_RECORD_BYTES);
+                  "versions 1 to %d (version %d: %d bytes)",
+                  path, version, get16(hdr + 10), RY_LINKS_VERSION, RY_LINKS_VERSION,
+                  RY_LINK_RECORD_BYTES);
         goto out;
     }
     *v = xcalloc(count ? count : 1, sizeof(**v));
-    buf = xmalloc(chunk * RY_LINK_RECORD_BYTES);
+    buf = xmalloc(chunk * size);
     while (done < count) {
         size_t want = count - done < chunk ? count - done : chunk;
-        if ((got = rd(&r, buf, want * RY_LINK_RECORD_BYTES, err)) < 0)
+        if ((got = rd(&r, buf, want * size, err)) < 0)
             goto out;
-        for (size_t i = 0; i < (size_t)got / RY_LINK_RECORD_BYTES; i++)
-            decode(buf + i * RY_LINK_RECORD_BYTES, version, &(*v)[done + i]);
-        done += (size_t)got / RY_LINK_RECORD_BYTES;
-        if ((size_t)got < want * RY_LINK_RECORD_BYTES)
+        for (size_t i = 0; i < (size_t)got / size; i++)
+            decode(buf + i * size, version, &(*v)[done + i]);
+        done += (size_t)got / size;
+        if ((size_t)got < want * size)
             break;
     }
     if (done < count) {

@@ -16,13 +16,15 @@
  * Record (little-endian, RY_LINK_RECORD_BYTES, railyard-report(5)): from, to (node_names
  * indexes), round (from 1), rail, flags; goodput in kb/s (1e-6 Gb/s), latencies p50 and p99 in
  * 1/100 us; host CPU and wait shares of each end in 1/1000; the strings' index; the sender's
- * retransmissions and each end's error counts; each end's host CPU pressure in 1/1000. A field
- * that is unknown holds its type's all-ones value (-1 for the counts). Version 1 (64-bit error
- * counts, no pressure) is still read. */
+ * retransmissions and each end's error counts; each end's host CPU pressure in 1/1000; the share
+ * of the packets delivered CE-marked in 1/10000; the bytes delivered and the sender's bytes on the
+ * wire. A field that is unknown holds its type's all-ones value (-1 for the counts). Versions 1
+ * (64-bit error counts, no pressure) and 2 (no wire figures), 64 bytes a record, are still
+ * read. */
 
 #define RY_LINKS_MAGIC        "RYLINKS\n"
-#define RY_LINKS_VERSION      2
-#define RY_LINK_RECORD_BYTES  64
+#define RY_LINKS_VERSION      3
+#define RY_LINK_RECORD_BYTES  80
 #define RY_LINKS_HEADER_BYTES 16
 
 /* railyard-fabric's default (--link-records auto): records past this many links */
@@ -43,7 +45,12 @@ struct ry_link {
     double cpu_from, wait_from, cpu_to, wait_to; /* <0: unknown */
     double pressure_from, pressure_to;           /* each end's host CPU pressure, <0: unknown */
     long long retrans, errors_from, errors_to;
+    double ce_frac;              /* the share delivered CE-marked, <0: unknown */
+    long long bytes, wire_bytes; /* delivered; the sender's on the wire, -1: unknown */
 };
+
+/* The share of l's wire bytes that arrived, <0 when unknown. */
+double ry_link_goodput_ratio(const struct ry_link *l);
 
 /* The strings of a link, NULL where none. */
 struct ry_link_extra {

@@ -91,6 +91,9 @@ static void inline_links(struct ry_report_links *lv, json_t *root, json_t *index
             l->wait_to = isnan(cpu = jnum(o, "wait_to")) ? -1 : cpu;
             l->pressure_from = isnan(cpu = jnum(o, "pressure_from")) ? -1 : cpu;
             l->pressure_to = isnan(cpu = jnum(o, "pressure_to")) ? -1 : cpu;
+            l->ce_frac = isnan(cpu = jnum(o, "ecn_marked")) ? -1 : cpu;
+            l->bytes = jcount(o, "bytes");
+            l->wire_bytes = jcount(o, "wire_bytes");
             l->extra = RY_LINK_NONE;
             if (x.error || x.counters_from || x.counters_to || x.mem_from || x.mem_to) {
                 xgrow(&lv->extra, &xalloc, lv->nextra + 1, sizeof(*lv->extra));
@@ -961,6 +964,12 @@ static json_t *link_object(const struct ry_report_links *lv, const struct ry_lin
     json_object_set_new(o, "wait_to", l->wait_to < 0 ? json_null() : json_real(l->wait_to));
     json_object_set_new(o, "pressure_to",
                         l->pressure_to < 0 ? json_null() : json_real(l->pressure_to));
+    json_object_set_new(o, "bytes", jcnt(l->bytes));
+    json_object_set_new(o, "wire_bytes", jcnt(l->wire_bytes));
+    json_object_set_new(o, "goodput_ratio",
+                        ry_link_goodput_ratio(l) < 0 ? json_null()
+                                                     : json_real(ry_link_goodput_ratio(l)));
+    json_object_set_new(o, "ecn_marked", l->ce_frac < 0 ? json_null() : json_real(l->ce_frac));
     return o;
 }
 

@@ -373,7 +373,7 @@ static void html_heatmaps(struct w *w, const struct ry_report *rep)
     const char **names;
     size_t n = node_list(root, &names), i, blk, g, cells;
     const int cell = 22, left = 110, top = 70;
-    double *ref, *median, *worst;
+    double *ref, *median, *worst, *gratio;
     int *state;
     uint32_t *at; /* a link's node index -> its place in names */
 
@@ -403,6 +403,10 @@ static void html_heatmaps(struct w *w, const struct ry_report *rep)
     /* one pass: every link into its rail's grid, a cell keeping its worst link */
     worst = xcalloc((size_t)rails * cells, sizeof(*worst));
     state = xcalloc((size_t)rails * cells, sizeof(*state)); /* 0 none, 1 measured, 2 failed */
+    /* a cell's lowest share of the wire delivered, <0 unknown */
+    gratio = xcalloc((size_t)rails * cells, sizeof(*gratio));
+    for (i = 0; i < (size_t)rails * cells; i++)
+        gratio[i] = -1;
     for (i = 0; i < lv->n; i++) {
         const struct ry_link *l = &lv->v[i];
         int r = l->rail;
@@ -416,8 +420,11 @@ static void html_heatmaps(struct w *w, const struct ry_report *rep)
             state[c] = 2;
         else if (state[c] != 2) {
             double f = ref[r] > 0 && !isnan(l->bw_gbps) ? l->bw_gbps / ref[r] : 0;
+            double gr = ry_link_goodput_ratio(l);
             if (!state[c] || f < worst[c])
                 worst[c] = f;
+            if (gr >= 0 && (gratio[c] < 0 || gr < gratio[c]))
+                gratio[c] = gr;
             state[c] = 1;
         }
     }
@@ -439,6 +446,7 @@ static void html_heatmaps(struct w *w, const struct ry_report *rep)
     for (int rail = 0; rail < rails; rail++) {
         const double *wr = worst + (size_t)rail * cells;
         const int *sr = state + (size_t)rail * cells;
+        const double *gr = gratio + (size_t)rail * cells;
         el(w, "h3");
         if (isnan(ref[rail]))
             textf(w, "Rail %d (no link measured)", rail);
@@ -483,6 +491,11 @@ static void html_heatmaps(struct w *w, const struct ry_report *rep)
                           sr[c] == 2 ? "a link failed"
                           : sr[c]    ? "worst link"
                                      : "not measured");
+                else if (sr[c] == 1 && gr[c] >= 0)
+                    textf(w,
+                          "%s -> %s rail %d: %.0f%% of the reference, %.2f%% of the wire "
+                          "delivered (goodput ratio %.4f)",
+                          names[a], names[b], rail, f * 100, gr[c] * 100, gr[c]);
                 else if (sr[c] == 1)
                     textf(w, "%s -> %s rail %d: %.0f%% of the reference", names[a], names[b], rail,
                           f * 100);
@@ -498,6 +511,7 @@ static void html_heatmaps(struct w *w, const struct ry_report *rep)
     free(median);
     free(worst);
     free(state);
+    free(gratio);
     free(names);
 }
 

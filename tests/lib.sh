@@ -31,6 +31,28 @@ rig_lock() {
     exec 8>"/run/lock/railyard-test-$1.lock" || rig_taken "cannot open the lock of rig $1"
     flock -w 1800 8 || rig_taken "another test held rig $1 for 30 minutes"
 }
+# demo_rig [COMMAND...]: the demo cluster for this test (railyard-fabric on namespaces): skips
+# unless railyard-fabric is built, root, JSON and the commands (beyond the rig's own) are there;
+# takes the rig's lock, reaps a rig left over by a killed run, keeps the state under $TMP. Sets
+# FABRIC and DEMO.
+demo_rig() {
+    FABRIC=$(dirname "$RAILYARD")/railyard-fabric
+    DEMO=$RAILYARD_SRCDIR/scripts/demo-cluster
+    [ -x "$FABRIC" ] || skip_all "railyard-fabric not built (configure found no MPI)"
+    [ "$(id -u)" -eq 0 ] || skip_all "needs root for network namespaces"
+    for p in ip tc unshare nsenter mpirun jq "$@"; do
+        command -v "$p" >/dev/null || skip_all "$p is not installed"
+    done
+    have_feature jansson || skip_all "built without jansson: the run directory needs JSON"
+    rig_lock host-rigs
+    # a rig left over by a run that was killed (its owner gone, nothing running in it) is removed
+    "$DEMO" reap 2>&1 | sed 's/^/# /'
+    [ -e /run/netns/node1 ] && rig_taken "a demo cluster (or a namespace node1) is already up"
+    export RAILYARD_DEMO_STATE=$TMP/demo
+    # Open MPI keeps large mappings that LeakSanitizer scans for minutes at exit in a sanitizer
+    # build; railyard's own code is leak-checked by the other tests
+    export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+}
 ok() { # ok COND-EXIT-STATUS DESCRIPTION
     T_RUN=$((T_RUN + 1))
     if [ "$1" -eq 0 ]; then echo "ok $T_RUN - $2"; else echo "not ok $T_RUN - $2"; T_FAIL=$((T_FAIL + 1)); fi

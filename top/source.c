@@ -99,7 +99,7 @@ static int sample_sysfs(struct top_source *s, struct top_model *m, double now, r
                 continue; /* no counters: rates stay n/a */
             if (fabric_hwc_sample(s->sysfs_root, devs[d], pn, &hw) == 0)
                 for (int j = 0; j < hw.n; j++)
-                    if (hw.error[j]) {
+                    if (hw.error[j] == 1) {
                         add_counter(names, sizeof(names), &used, &errs, hw.name[j], hw.val[j]);
                     }
             top_port_sample(p, now, tx * 4, rx * 4, errs, names);

@@ -370,6 +370,9 @@ static int parse_thresholds(struct parse *p, yaml_node_t *n, struct map_threshol
             return unknown_key(p, k, "thresholds", keys);
         if (get_double(p, v, scalar(k), dst) < 0)
             return -1;
+        if (*dst > 1 && topo_map_threshold_is_share(scalar(k)))
+            return perr(p, v, "%s is a share of the traffic, from 0 to 1, not '%s'", scalar(k),
+                        scalar(v));
     }
     return 0;
 }

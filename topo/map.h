@@ -38,6 +38,9 @@ struct map_thresholds {
     /* GPU data paths: floors in GB/s, ceilings in microseconds (railyard-map(5)) */
     double nvlink_pair_gbps, h2d_gbps, local_gbps;
     double p2p_latency_us, l2_latency_us, mem_latency_us, launch_latency_us;
+    /* railyard-fabric: the lowest share of a link's wire bytes delivered, the highest share of
+     * its packets marked CE (shares from 0 to 1) */
+    double goodput_ratio_min, ecn_marked_max;
 };
 
 struct map_node_type {
@@ -128,6 +131,8 @@ extern const size_t map_nthreshold_keys;
 /* th's threshold of map_threshold_keys[i]; the one named key, NULL when no threshold is */
 double *topo_map_threshold_at(struct map_thresholds *th, size_t i);
 double *topo_map_threshold(struct map_thresholds *th, const char *key);
+/* 1 when threshold key is a share (0 to 1), not a figure with a unit */
+int topo_map_threshold_is_share(const char *key);
 
 /* The node type for host (first nodes entry whose host list matches), or NULL. */
 const struct map_node_type *topo_map_type_for_host(const struct topo_map *map, const char *host);

@@ -85,6 +85,14 @@ struct result_msg { /* one per rank per round */
     char mem[96];                              /* verbs: the memory the data moved through */
     double cpu_frac, wait_frac, pressure_frac; /* the rank's host over the round (fabric/host.h),
                                                   <0 unknown */
+    /* the sender's: bytes delivered, its data on the wire (-1 unknown), the share delivered
+     * CE-marked (-1 unknown); 2: of the reverse direction (--bidir) */
+    int64_t bytes, wire_bytes, bytes2, wire_bytes2, retrans2;
+    double ce_frac, ce_frac2;
+    /* the RDMA port's packets received over the round, of them wasted (out of sequence,
+     * duplicates) and marked CE: -1 unknown (fabric_hwc_received) */
+    int64_t rx_pkts, rx_wasted, rx_marked;
+    int64_t tx_pkts; /* the packets the port sent over the round, -1 unknown */
 };
 
 struct opts {
@@ -134,7 +142,8 @@ struct run {
     struct go_msg *gos;     /* per world rank: its part of the round being run */
     int *rank_of;           /* nodes*rails -> world rank */
     struct fabric_schedule sched;
-    double *expect; /* per rail */
+    double *expect;              /* per rail */
+    double goodput_min, ecn_max; /* fabric_input's: 0 the defaults, <0 none */
     /* the results (rank 0) */
     struct result_msg *res; /* per world rank: the round being collected */
     int *got;               /* per world rank: its result of that round came */
@@ -591,6 +600,8 @@ static void link_record(const struct fabric_link *l, int lat, struct ry_link *k,
     k->lat_p50_us = l->ok && l->lat_p50_us > 0 ? l->lat_p50_us : NAN;
     k->lat_p99_us = l->ok && l->lat_p99_us > 0 ? l->lat_p99_us : NAN;
     k->retrans = k->errors_from = k->errors_to = -1;
+    k->bytes = k->wire_bytes = -1;
+    k->ce_frac = -1;
     k->cpu_from = k->wait_from = k->cpu_to = k->wait_to = -1;
     k->pressure_from = k->pressure_to = -1;
     x->error = l->ok ? NULL : l->error;
@@ -599,6 +610,11 @@ static void link_record(const struct fabric_link *l, int lat, struct ry_link *k,
         return;
     }
     k->retrans = l->retrans >= 0 ? l->retrans : -1;
+    if (l->ok && l->wire_bytes > 0) { /* the wire beside what arrived */
+        k->bytes = l->bytes;
+        k->wire_bytes = l->wire_bytes;
+        k->ce_frac = l->ce_frac;
+    }
     k->errors_from = l->errors_a >= 0 ? l->errors_a : -1;
     k->errors_to = l->errors_b >= 0 ? l->errors_b : -1;
     k->cpu_from = l->cpu_a;
@@ -698,17 +714,19 @@ static void print_results(struct out *o, struct run *r, const struct topo_findin
         out_obj_close(o);
     }
     if (r->nlinks && !records)
-        out_text(o, "  %-5s %-4s %-24s %-12s %-22s %s\n", "ROUND", "RAIL", "LINK", "GOODPUT",
-                 "LATENCY p50/p99", "STATUS");
+        out_text(o, "  %-5s %-4s %-24s %-12s %-9s %-22s %s\n", "ROUND", "RAIL", "LINK", "GOODPUT",
+                 "DELIVERED", "LATENCY p50/p99", "STATUS");
     if (!records)
         out_arr_open(o, "links");
     for (size_t i = 0; !records && i < r->nlinks; i++) {
         const struct fabric_link *l = &r->links[i];
-        char pair[NAME_LEN * 2 + 8], bw[32] = "n/a", lat[48] = "n/a";
+        char pair[NAME_LEN * 2 + 8], bw[32] = "n/a", lat[48] = "n/a", wire[16] = "n/a";
         struct ry_link k;
         struct ry_link_extra x;
         link_record(l, 0, &k, &x);
         snprintf(pair, sizeof(pair), "%s->%s", r->names[l->a], r->names[l->b]);
+        if (ry_link_goodput_ratio(&k) >= 0) /* the share of the wire that arrived */
+            snprintf(wire, sizeof(wire), "%.2f%%", 100 * ry_link_goodput_ratio(&k));
         if (l->ok) {
             snprintf(bw, sizeof(bw), "%.3f Gb/s", l->bw_gbps);
             if (l->lat_p50_us > 0)
@@ -727,7 +745,7 @@ static void print_results(struct out *o, struct run *r, const struct topo_findin
                 snprintf(busy, sizeof(busy), " (a rank waited for a CPU %.0f%%)", 100 * w);
             else if (p >= FABRIC_HOST_WAIT)
                 snprintf(busy, sizeof(busy), " (a host short of CPU %.0f%%)", 100 * p);
-            out_text(o, " %-24s %-12s %-22s %s%s\n", pair, bw, lat,
+            out_text(o, " %-24s %-12s %-9s %-22s %s%s\n", pair, bw, wire, lat,
                      l->ok            ? "ok"
                      : l->rank_failed ? "rank lost"
                                       : l->error,
@@ -753,6 +771,12 @@ static void print_results(struct out *o, struct run *r, const struct topo_findin
         out_double(o, "cpu_to", NULL, 3, k.cpu_to, k.cpu_to >= 0);
         out_double(o, "wait_to", NULL, 3, k.wait_to, k.wait_to >= 0);
         out_double(o, "pressure_to", NULL, 3, k.pressure_to, k.pressure_to >= 0);
+        /* the sender's bytes on the wire beside those delivered, and the share marked CE */
+        out_int_opt(o, "bytes", NULL, k.bytes, k.bytes >= 0);
+        out_int_opt(o, "wire_bytes", NULL, k.wire_bytes, k.wire_bytes >= 0);
+        out_double(o, "goodput_ratio", NULL, 4, ry_link_goodput_ratio(&k),
+                   ry_link_goodput_ratio(&k) >= 0);
+        out_double(o, "ecn_marked", NULL, 4, k.ce_frac, k.ce_frac >= 0);
         out_obj_close(o);
     }
     if (!records)
@@ -984,7 +1008,10 @@ static void run_round(const struct run *r, const struct go_msg *g, struct result
     int rc = 0, rport, hwc;
 
     memset(res, 0, sizeof(*res));
-    memset(&st, 0, sizeof(st));
+    fabric_stats_clear(&st);
+    res->wire_bytes = res->wire_bytes2 = res->retrans2 = -1;
+    res->rx_pkts = res->rx_wasted = res->rx_marked = res->tx_pkts = -1;
+    res->ce_frac = res->ce_frac2 = -1;
     res->round = g->round;
     res->role = g->role;
     res->peer = g->peer;
@@ -1025,6 +1052,10 @@ static void run_round(const struct run *r, const struct go_msg *g, struct result
                       : t->recv(ts, pe, o->streams, connect2, deadline, &st2, &err2);
         res->ok2 = rc2 == 0;
         res->bw2_gbps = rc2 == 0 ? st2.bw_gbps : 0;
+        res->bytes2 = rc2 == 0 ? st2.bytes : 0;
+        res->wire_bytes2 = rc2 == 0 ? st2.wire_bytes : -1;
+        res->retrans2 = rc2 == 0 ? st2.retrans : -1;
+        res->ce_frac2 = rc2 == 0 ? st2.ce_frac : -1;
         snprintf(res->error2, sizeof(res->error2), "%s", rc2 == 0 ? "" : err2.text);
     }
     fabric_host_sample(&s1);
@@ -1038,12 +1069,42 @@ static void run_round(const struct run *r, const struct go_msg *g, struct result
     res->lat_p50_us = st.lat_p50_us;
     res->lat_p99_us = st.lat_p99_us;
     res->retrans = st.retrans;
+    res->bytes = st.bytes;
+    res->wire_bytes = st.wire_bytes;
+    res->ce_frac = st.ce_frac;
     res->errors = e0 >= 0 && e1 >= 0 ? e1 - e0 : -1;
     if (hwc && fabric_hwc_sample(NULL, rdev, rport, &h1) == 0) {
         long long d = fabric_hwc_delta(&h0, &h1, res->counters, sizeof(res->counters));
+        struct fabric_hwc_rx rx;
         res->errors = (res->errors > 0 ? res->errors : 0) + d;
+        if (fabric_hwc_received(&h0, &h1, &rx) == 0) {
+            res->rx_pkts = rx.pkts;
+            res->rx_wasted = rx.wasted;
+            res->rx_marked = rx.marked;
+        }
+        res->tx_pkts = rx.sent;
     }
     snprintf(res->mem, sizeof(res->mem), "%.95s", st.mem);
+}
+
+/* A link whose sender counted no wire bytes (verbs): its wire from the RDMA ports over the round,
+ * the bytes that arrived scaled by the packets the sender's port sent (the receiver's received,
+ * when the sender's count is unknown or lower) against those the receiver could use (received,
+ * less those thrown away out of sequence): what was lost never arrived, what followed it was
+ * thrown away. The ports' counters hold all their traffic: what else ran on them counts too. */
+static void wire_from_port(struct fabric_link *l, const struct result_msg *tx,
+                           const struct result_msg *rx)
+{
+    long long used = rx->rx_pkts - rx->rx_wasted,
+              wire = tx->tx_pkts > rx->rx_pkts ? tx->tx_pkts : rx->rx_pkts;
+
+    if (rx->bytes > l->bytes)
+        l->bytes = rx->bytes;
+    if (l->bytes <= 0 || rx->rx_pkts <= 0 || rx->rx_wasted < 0 || used <= 0)
+        return;
+    l->wire_bytes = (long long)((double)l->bytes * (double)wire / (double)used + 0.5);
+    if (rx->rx_marked >= 0)
+        l->ce_frac = (double)rx->rx_marked / (double)rx->rx_pkts;
 }
 
 static void add_links(struct run *r, int round, const struct result_msg *res, const int *got)
@@ -1067,7 +1128,8 @@ static void add_links(struct run *r, int round, const struct result_msg *res, co
             l->rail = rail;
             l->a = a;
             l->b = b;
-            l->retrans = -1;
+            l->retrans = l->wire_bytes = -1;
+            l->ce_frac = -1;
             l->errors_a = l->errors_b = -1;
             l->lat_p50_us = l->lat_p99_us = -1;
             l->cpu_a = l->wait_a = l->cpu_b = l->wait_b = -1;
@@ -1092,6 +1154,12 @@ static void add_links(struct run *r, int round, const struct result_msg *res, co
             l->lat_p50_us = res[ra].lat_p50_us > 0 ? res[ra].lat_p50_us : -1;
             l->lat_p99_us = res[ra].lat_p99_us > 0 ? res[ra].lat_p99_us : -1;
             l->retrans = res[ra].retrans;
+            /* the sender's TCP counters (or RDMA port's): its wire beside what arrived */
+            l->bytes = res[ra].bytes;
+            l->wire_bytes = res[ra].wire_bytes;
+            l->ce_frac = res[ra].ce_frac;
+            if (l->wire_bytes < 0)
+                wire_from_port(l, &res[ra], &res[rb]);
             l->errors_a = res[ra].errors;
             l->errors_b = res[rb].errors;
             snprintf(l->counters_a, sizeof(l->counters_a), "%s", res[ra].counters);
@@ -1118,7 +1186,10 @@ static void add_links(struct run *r, int round, const struct result_msg *res, co
                 rev.cpu_a = l->cpu_b, rev.wait_a = l->wait_b;
                 rev.cpu_b = l->cpu_a, rev.wait_b = l->wait_a;
                 rev.pressure_a = l->pressure_b, rev.pressure_b = l->pressure_a;
-                rev.retrans = -1;
+                rev.retrans = res[rb].retrans2;
+                rev.bytes = res[rb].bytes2;
+                rev.wire_bytes = res[rb].wire_bytes2;
+                rev.ce_frac = res[rb].ce_frac2;
                 xgrow(&r->links, &r->links_alloc, r->nlinks + 1, sizeof(*r->links));
                 r->links[r->nlinks++] = rev;
             }
@@ -1142,8 +1213,9 @@ static void make_input(const struct run *r, struct fabric_input *in, struct fabr
         if (!seen)
             uniq[nu++] = r->failed[i];
     }
-    *in = (struct fabric_input){ r->nodes,  r->rails, r->names, *ports,       r->expect, r->links,
-                                 r->nlinks, uniq,     nu,       r->lat_links, r->nlat };
+    *in = (struct fabric_input){ r->nodes, r->rails,       r->names,  *ports, r->expect,
+                                 r->links, r->nlinks,      uniq,      nu,     r->lat_links,
+                                 r->nlat,  r->goodput_min, r->ecn_max };
 }
 
 /* rank 0: the rounds of extra after the schedule's (extra's pair lists move over), latency
@@ -1679,6 +1751,12 @@ static int lay_out(struct run *r)
                     /* TCP goodput is ~95% of the line rate (headers) */
                     r->expect[k] = type->nics[i].rate_gbps * 0.9;
             }
+    }
+    /* the map's wire limits: unset is the default, 0 is none */
+    if (type) {
+        double g = type->thresholds.goodput_ratio_min, e = type->thresholds.ecn_marked_max;
+        r->goodput_min = g < 0 ? 0 : g == 0 ? -1 : g;
+        r->ecn_max = e < 0 ? 0 : e == 0 ? -1 : e;
     }
     r->type_name = type ? type->name : NULL;
     r->map_cluster = r->map ? r->map->cluster : NULL;

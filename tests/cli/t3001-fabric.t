@@ -3,22 +3,7 @@
 # injected fault alone and all together name exactly the culprits; a killed rank is named and
 # the others finish; neighbor localizes a bad port on 8 nodes in at most 3 rounds.
 . "$RAILYARD_SRCDIR/tests/lib.sh"
-FABRIC=$(dirname "$RAILYARD")/railyard-fabric
-DEMO=$RAILYARD_SRCDIR/scripts/demo-cluster
-[ -x "$FABRIC" ] || skip_all "railyard-fabric not built (configure found no MPI)"
-[ "$(id -u)" -eq 0 ] || skip_all "needs root for network namespaces"
-for p in ip tc unshare nsenter mpirun jq; do
-    command -v $p >/dev/null || skip_all "$p is not installed"
-done
-have_feature jansson || skip_all "built without jansson: the run directory needs JSON"
-rig_lock host-rigs
-# a rig left over by a run that was killed (its owner gone, nothing running in it) is removed
-"$DEMO" reap 2>&1 | sed 's/^/# /'
-[ -e /run/netns/node1 ] && rig_taken "a demo cluster (or a namespace node1) is already up"
-export RAILYARD_DEMO_STATE=$TMP/demo
-# Open MPI keeps large mappings that LeakSanitizer scans for minutes at exit in a sanitizer
-# build; railyard's own code is leak-checked by the other tests
-export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+demo_rig
 owner=
 unmarked=
 cleanup() {

@@ -204,8 +204,8 @@ rm -rf "$D2"; cp -r "$RB" "$D2"; jq '.links_file.path = "../../etc/passwd"' "$RB
 damaged "a records path outside the run's folder" "links_file is not a file name beside the report"
 rm -rf "$D2"; cp -r "$RB" "$D2"; printf 'not records at all\n' | gzip >"$D2/links.bin.gz"
 damaged "a file that is not records" "not a railyard link record file"
-rm -rf "$D2"; cp -r "$RB" "$D2"; jq '.links_file.version = 3' "$RB/report.json" >"$D2/report.json"
-damaged "records of a later version" "links_file version 3"
+rm -rf "$D2"; cp -r "$RB" "$D2"; jq '.links_file.version = 4' "$RB/report.json" >"$D2/report.json"
+damaged "records of a later version" "links_file version 4"
 
 # --- leaf per port: a `railyard fabric` run (an ibnetdiscover dump of the demo cluster's rails
 # as an InfiniBand fabric, node4's rail-1 HCA on a rail-0 leaf) is archived with its cabling;

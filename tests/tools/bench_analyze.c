@@ -49,7 +49,7 @@ int main(int argc, char **argv)
             }
     clock_gettime(CLOCK_MONOTONIC, &t0);
     {
-        struct fabric_input in = { n, r, names, ports, expect, l, nl, NULL, 0, NULL, 0 };
+        struct fabric_input in = { n, r, names, ports, expect, l, nl, NULL, 0, NULL, 0, 0, 0 };
         fabric_analyze(&in, &f);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);

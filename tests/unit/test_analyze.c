@@ -43,6 +43,18 @@ warnings(const struct topo_findings *f, const char **what)
     return n;
 }
 
+/* the first failure of f, or an empty one */
+static const struct topo_finding *first_fail(const struct topo_findings *f)
+{
+    static const struct topo_finding none = { TOPO_SEV_OK, (char *)"", (char *)"",
+                                              (char *)"",  (char *)"", (char *)"" };
+
+    for (size_t i = 0; i < f->n; i++)
+        if (f->v[i].sev == TOPO_SEV_FAIL)
+            return &f->v[i];
+    return &none;
+}
+
 /* "check subject" of every failure, joined with ';' */
 static const char *fails(const struct fabric_link *links, size_t n, int nodes, int rails,
                          const int *carrier_down, const double *expect)
@@ -54,7 +66,9 @@ static const char *fails(const struct fabric_link *links, size_t n, int nodes, i
 
     for (int i = 0; i < nodes * rails; i++)
         ports[i].carrier = carrier_down && carrier_down[i] ? 0 : 1;
-    in = (struct fabric_input){ nodes, rails, names, ports, expect, links, n, NULL, 0, NULL, 0 };
+    in = (struct fabric_input){
+        nodes, rails, names, ports, expect, links, n, NULL, 0, NULL, 0, 0, 0
+    };
     fabric_analyze(&in, &f);
     topo_findings_sort(&f);
     buf[0] = '\0';
@@ -105,6 +119,138 @@ int main(void)
     is_str(fails(x, 8, 4, 2, down, expect),
            "link.bandwidth n2/rail1;nic.port.state n3/rail0;rail.cabling n4/rail1",
            "three faults together: exactly the three culprits");
+    /* goodput against the wire: every sender counted its bytes on the wire */
+    {
+        struct fabric_link w[8];
+        memcpy(w, h, sizeof(w));
+        for (int i = 0; i < 8; i++) {
+            w[i].bytes = 1000000;
+            w[i].wire_bytes = 1000000;
+            w[i].ce_frac = 0;
+        }
+        memcpy(x, w, sizeof(x));
+        is_str(fails(x, 8, 4, 2, NULL, expect), "", "wire counted, nothing lost: no finding");
+        x[2].wire_bytes = x[4].wire_bytes = 1004000; /* 99.6%: within the default 99.5% */
+        is_str(fails(x, 8, 4, 2, NULL, expect), "", "0.4%% resent: within the limit");
+        x[2].wire_bytes = x[4].wire_bytes = 1010000; /* n3 rail 0 loses 1%, both directions */
+        is_str(fails(x, 8, 4, 2, NULL, expect), "link.goodput n3/rail0",
+               "a port lossy with both partners: link.goodput names the port");
+        x[4].wire_bytes = 1000000;
+        is_str(fails(x, 8, 4, 2, NULL, expect), "link.goodput n3->n4/rail0",
+               "one lossy link: its sender or its receiver, so the pair is named");
+        x[2].ce_frac = 0.3;
+        is_str(fails(x, 8, 4, 2, NULL, expect), "link.goodput n3->n4/rail0",
+               "a lossy link that is also marked is named for its loss only");
+        memcpy(x, w, sizeof(x));
+        x[2].ce_frac = x[4].ce_frac = 0.05;
+        is_str(fails(x, 8, 4, 2, NULL, expect), "link.congestion n3/rail0",
+               "marks without loss on both links of a port: link.congestion names the port");
+        {
+            const char *what = "";
+            struct fabric_port ports[8];
+            struct topo_findings f = { 0 };
+            struct fabric_input in = { 4, 2, names, ports, expect, x, 8, NULL, 0, NULL, 0, 0, 0 };
+            for (int i = 0; i < 8; i++)
+                ports[i].carrier = 1;
+            fabric_analyze(&in, &f);
+            is_int((long long)warnings(&f, &what), 1, "...a warning, not a failure: %s", what);
+            topo_findings_free(&f);
+            memset(&f, 0, sizeof(f));
+            in.ecn_max = 0.1;
+            fabric_analyze(&in, &f);
+            is_int((long long)warnings(&f, &what), 0, "...none under a limit of 10%% marked");
+            topo_findings_free(&f);
+            memset(&f, 0, sizeof(f));
+            memcpy(x, w, sizeof(x));
+            x[2].wire_bytes = x[4].wire_bytes = 1100000;
+            in.goodput_min = -1;
+            fabric_analyze(&in, &f);
+            is_int((long long)f.nfail, 0, "no goodput limit (0 in the map): 10%% resent passes");
+            topo_findings_free(&f);
+            memset(&f, 0, sizeof(f));
+            in.goodput_min = 0.8;
+            fabric_analyze(&in, &f);
+            is_int((long long)f.nfail, 0, "a limit of 80%% delivered: 91%% passes");
+            topo_findings_free(&f);
+            memset(&f, 0, sizeof(f));
+            in.goodput_min = 0.95;
+            fabric_analyze(&in, &f);
+            ok(f.nfail == 1 &&
+                   strstr(first_fail(&f)->observed, "90.91% delivered at worst, on every link"),
+               "a limit of 95%%: named, with the share delivered: %s", first_fail(&f)->observed);
+            topo_findings_free(&f);
+        }
+        /* marks on both of n3's links, one of them lossy too: that one is named for its loss,
+         * the other alone does not make the port congested */
+        memcpy(x, w, sizeof(x));
+        x[2].ce_frac = x[4].ce_frac = 0.05;
+        x[2].wire_bytes = 1010000;
+        is_str(fails(x, 8, 4, 2, NULL, expect),
+               "link.goodput n3->n4/rail0;link.congestion n2->n3/rail0",
+               "a lossy link is not counted as marked: the port is not named for marks");
+        /* a link slow on a starved host (not judged for its goodput) still counted its wire */
+        memcpy(x, w, sizeof(x));
+        x[2].wire_bytes = x[4].wire_bytes = 1010000;
+        x[4].bw_gbps = 0.6;
+        x[4].wait_b = 0.5;
+        is_str(fails(x, 8, 4, 2, NULL, expect), "link.goodput n3/rail0",
+               "a lossy link slow on a starved host still counts for its port's loss");
+        /* one direction's link unknown: the other alone does not name the port */
+        x[2].wire_bytes = -1;
+        is_str(fails(x, 8, 4, 2, NULL, expect), "link.goodput n2->n3/rail0",
+               "a port's only wired link lossy: the pair, not the port");
+        /* a link whose sender counted nothing (verbs, mpi) is not judged by its wire */
+        memcpy(x, w, sizeof(x));
+        x[2].wire_bytes = x[4].wire_bytes = -1;
+        x[2].bytes = 10; /* nonsense, but unknown wire */
+        is_str(fails(x, 8, 4, 2, NULL, expect), "", "unknown wire bytes: not judged by them");
+    }
+    /* a port that loses what it receives, from two senders; what it sends arrives */
+    {
+        struct fabric_link r[6] = { L(0, 0, 1, 2, .95), L(0, 0, 3, 0, .95), L(1, 0, 0, 2, .95),
+                                    L(1, 0, 3, 1, .95), L(2, 0, 2, 3, .95), L(3, 0, 2, 0, .95) };
+        struct fabric_port ports[4];
+        struct topo_findings f = { 0 };
+        struct fabric_input in = { 4, 1, names, ports, expect, r, 6, NULL, 0, NULL, 0, 0, 0 };
+        for (int i = 0; i < 6; i++) {
+            r[i].bytes = r[i].wire_bytes = 5000000;
+            r[i].ce_frac = 0;
+        }
+        for (int i = 0; i < 4; i++)
+            ports[i].carrier = 1;
+        r[0].wire_bytes = r[2].wire_bytes = 5100000; /* into n3: 2% resent */
+        is_str(fails(r, 6, 4, 1, NULL, expect), "link.goodput n3/rail0",
+               "a port lossy on what it receives, from two senders: named");
+        fabric_analyze(&in, &f);
+        ok(f.nfail == 1 && strstr(first_fail(&f)->observed, "every link it received") &&
+               strstr(first_fail(&f)->hint, "sent to this port are lost"),
+           "...as the receiver that drops: %s / %s", first_fail(&f)->observed,
+           first_fail(&f)->hint);
+        topo_findings_free(&f);
+        r[0].wire_bytes = r[2].wire_bytes = 5000000;
+        r[4].wire_bytes = r[5].wire_bytes = 5100000; /* what n3 sends: it resends */
+        memset(&f, 0, sizeof(f));
+        fabric_analyze(&in, &f);
+        ok(f.nfail == 1 && !strcmp(first_fail(&f)->subject, "n3/rail0") &&
+               strstr(first_fail(&f)->observed, "every link it sent") &&
+               strstr(first_fail(&f)->hint, "it resends"),
+           "a port lossy on what it sends, to two receivers: named as the sender: %s",
+           first_fail(&f)->observed);
+        topo_findings_free(&f);
+    }
+    /* a partner as lossy as the port, but clean with a third node, clears the port; and a
+     * sender lossy to two receivers that are clean elsewhere is named as the sender */
+    {
+        struct fabric_link p[6] = { L(0, 0, 2, 3, .95), L(0, 0, 1, 2, .95), L(1, 0, 1, 4, .95),
+                                    L(1, 0, 0, 1, .95), L(2, 0, 3, 0, .95), L(2, 0, 4, 0, .95) };
+        for (int i = 0; i < 6; i++) {
+            p[i].bytes = p[i].wire_bytes = 5000000;
+            p[i].ce_frac = 0;
+        }
+        p[0].wire_bytes = p[1].wire_bytes = p[2].wire_bytes = 5100000;
+        is_str(fails(p, 6, 5, 1, NULL, expect), "link.goodput n2/rail0;link.goodput n3/rail0",
+               "partners clean elsewhere clear a port even when as lossy as it");
+    }
     /* two nodes, one of whose ports has no carrier: that evidence needs no partner */
     {
         struct fabric_link two[2] = { L(0, 0, 0, 1, -1), L(0, 1, 0, 1, .95) };
@@ -127,7 +273,7 @@ int main(void)
         struct fabric_port ports[8];
         int failed[] = { 2 };
         struct topo_findings f = { 0 };
-        struct fabric_input in = { 4, 2, names, ports, expect, x, 8, failed, 1, NULL, 0 };
+        struct fabric_input in = { 4, 2, names, ports, expect, x, 8, failed, 1, NULL, 0, 0, 0 };
         for (int i = 0; i < 8; i++)
             ports[i].carrier = 1;
         fabric_analyze(&in, &f);
@@ -149,7 +295,7 @@ int main(void)
     {
         struct fabric_port ports[8];
         struct topo_findings f = { 0 };
-        struct fabric_input in = { 4, 2, names, ports, expect, x, 8, NULL, 0, NULL, 0 };
+        struct fabric_input in = { 4, 2, names, ports, expect, x, 8, NULL, 0, NULL, 0, 0, 0 };
         for (int i = 0; i < 8; i++)
             ports[i].carrier = 1;
         fabric_analyze(&in, &f);
@@ -160,7 +306,7 @@ int main(void)
         /* suspects for a retest: the culprit, and both ends of an unexplained pair */
         struct fabric_port ports[8];
         int suspect[4], good[4];
-        struct fabric_input in = { 4, 2, names, ports, expect, x, 8, NULL, 0, NULL, 0 };
+        struct fabric_input in = { 4, 2, names, ports, expect, x, 8, NULL, 0, NULL, 0, 0, 0 };
         for (int i = 0; i < 8; i++)
             ports[i].carrier = 1;
         memcpy(x, h, sizeof(x));
@@ -208,7 +354,7 @@ int main(void)
         for (int i = 0; i < 24; i++)
             ports[i].carrier = 1;
         {
-            struct fabric_input in = { 8, 3, n8, ports, NULL, ap, k, NULL, 0, NULL, 0 };
+            struct fabric_input in = { 8, 3, n8, ports, NULL, ap, k, NULL, 0, NULL, 0, 0, 0 };
             fabric_analyze(&in, &f);
         }
         for (size_t i = 0; i < f.n; i++)
@@ -226,7 +372,7 @@ int main(void)
             for (size_t i = 0; i < k; i++)
                 if (busy[i].a == 0 && busy[i].rail == 1)
                     busy[i].pressure_a = 0.4;
-            struct fabric_input in = { 8, 3, n8, ports, NULL, busy, k, NULL, 0, NULL, 0 };
+            struct fabric_input in = { 8, 3, n8, ports, NULL, busy, k, NULL, 0, NULL, 0, 0, 0 };
             memset(&f, 0, sizeof(f));
             fabric_analyze(&in, &f);
             nw = warnings(&f, &what);
@@ -241,7 +387,7 @@ int main(void)
                 bw[i] = ap[i];
                 bw[i].lat_p50_us = bw[i].lat_p99_us = -1;
             }
-            struct fabric_input in = { 8, 3, n8, ports, NULL, bw, k, NULL, 0, ap, k };
+            struct fabric_input in = { 8, 3, n8, ports, NULL, bw, k, NULL, 0, ap, k, 0, 0 };
             memset(&f, 0, sizeof(f));
             fabric_analyze(&in, &f);
             nw = warnings(&f, &what);
@@ -280,7 +426,9 @@ int main(void)
                         }
                         kb++;
                     }
-            struct fabric_input in = { 64, 3, names64, bports, NULL, big, kb, NULL, 0, NULL, 0 };
+            struct fabric_input in = {
+                64, 3, names64, bports, NULL, big, kb, NULL, 0, NULL, 0, 0, 0
+            };
             memset(&f, 0, sizeof(f));
             fabric_analyze(&in, &f);
             nw = warnings(&f, &what);
@@ -304,7 +452,7 @@ int main(void)
                         ap[k].lat_p50_us = ap[k].lat_p99_us = far ? 60 : 3;
                         k++;
                     }
-            struct fabric_input in = { 8, 3, n8, ports, NULL, ap, k, NULL, 0, NULL, 0 };
+            struct fabric_input in = { 8, 3, n8, ports, NULL, ap, k, NULL, 0, NULL, 0, 0, 0 };
             memset(&f, 0, sizeof(f));
             fabric_analyze(&in, &f);
             for (size_t i = 0; i < f.n; i++) {
@@ -339,7 +487,7 @@ int main(void)
                     k++;
                 }
         {
-            struct fabric_input in = { 8, 3, n8, ports, NULL, ap, k, NULL, 0, NULL, 0 };
+            struct fabric_input in = { 8, 3, n8, ports, NULL, ap, k, NULL, 0, NULL, 0, 0, 0 };
             memset(&f, 0, sizeof(f));
             fabric_analyze(&in, &f);
         }
@@ -359,7 +507,7 @@ int main(void)
             x[i].lat_p50_us = x[i].lat_p99_us = 20;
         x[0].lat_p50_us = x[4].lat_p50_us = 200;
         {
-            struct fabric_input in = { 4, 2, names, ports, expect, x, 8, NULL, 0, NULL, 0 };
+            struct fabric_input in = { 4, 2, names, ports, expect, x, 8, NULL, 0, NULL, 0, 0, 0 };
             memset(&f, 0, sizeof(f));
             fabric_analyze(&in, &f);
         }
@@ -370,7 +518,7 @@ int main(void)
     {
         struct fabric_port ports[8];
         struct topo_findings f = { 0 };
-        struct fabric_input in = { 4, 2, names, ports, expect, x, 8, NULL, 0, NULL, 0 };
+        struct fabric_input in = { 4, 2, names, ports, expect, x, 8, NULL, 0, NULL, 0, 0, 0 };
         int suspect[4], good[4];
         for (int i = 0; i < 8; i++)
             ports[i].carrier = 1;

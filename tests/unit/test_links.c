@@ -35,6 +35,9 @@ static struct ry_link link_of(uint32_t from, uint32_t to, int rail, double bw)
     l.errors_to = -1;
     l.pressure_from = 0.4567;
     l.pressure_to = -1;
+    l.ce_frac = 0.012345;
+    l.bytes = 98765432100LL;
+    l.wire_bytes = 99765432100LL;
     return l;
 }
 
@@ -80,6 +83,19 @@ int main(void)
        "host CPU pressure kept to 0.001, unknown stays unknown: %.5f %.5f", q.pressure_from,
        q.pressure_to);
     is_int(q.errors_to, -1, "an unknown error count stays unknown");
+    ok(q.bytes == a.bytes && q.wire_bytes == a.wire_bytes,
+       "bytes delivered and on the wire kept exactly: %lld %lld", q.bytes, q.wire_bytes);
+    ok(fabs(ry_link_goodput_ratio(&q) - 98765432100.0 / 99765432100.0) < 1e-12,
+       "the goodput ratio is delivered over the wire: %.6f", ry_link_goodput_ratio(&q));
+    ok(q.ce_frac == 0.0123, "the share marked CE kept to 0.0001: %.6f", q.ce_frac);
+    {
+        struct ry_link u = a;
+        u.bytes = u.wire_bytes = -1;
+        u.ce_frac = -1;
+        ry_link_quantize(&u);
+        ok(u.bytes == -1 && u.wire_bytes == -1 && u.ce_frac < 0 && ry_link_goodput_ratio(&u) < 0,
+           "unknown wire figures stay unknown, and so does the ratio");
+    }
     {
         struct ry_link big = a;
         big.bw_gbps = 2e13;
@@ -161,18 +177,22 @@ int main(void)
         put_file("other", "{\"links\": []}\n", 14);
         is_int(ry_links_read(other, 1, &v, &err), -1, "a JSON file is refused");
         ok(strstr(err.text, "not a railyard link record file") != NULL, "...%s", err.text);
-        unsigned char v1[RY_LINKS_HEADER_BYTES + RY_LINK_RECORD_BYTES];
-        junk[8] = RY_LINKS_VERSION + 1; /* a later version */
+        unsigned char v1[RY_LINKS_HEADER_BYTES + 64]; /* versions 1 and 2: 64 bytes */
+        junk[8] = RY_LINKS_VERSION + 1;               /* a later version */
         junk[10] = RY_LINK_RECORD_BYTES;
         put_file("other", junk, sizeof(junk));
         is_int(ry_links_read(other, 0, &v, &err), -1, "a later version is refused");
-        ok(strstr(err.text, "version 3") != NULL, "...%s", err.text);
+        ok(strstr(err.text, "version 4") && strstr(err.text, "versions 1 to 3"), "...%s", err.text);
+        junk[8] = 2; /* version 2 with version 3's record size */
+        put_file("other", junk, sizeof(junk));
+        is_int(ry_links_read(other, 0, &v, &err), -1, "a record size not its version's is refused");
+        ok(strstr(err.text, "version 2, 80 bytes") != NULL, "...%s", err.text);
         free(v);
         /* version 1: 64-bit error counts at 48 and 56, no pressure */
         memset(v1, 0, sizeof(v1));
         memcpy(v1, RY_LINKS_MAGIC, 8);
         v1[8] = 1;
-        v1[10] = RY_LINK_RECORD_BYTES;
+        v1[10] = 64;
         {
             unsigned char *r = v1 + RY_LINKS_HEADER_BYTES;
             r[0] = 1;                /* from 1, to 0 */
@@ -189,6 +209,21 @@ int main(void)
                v[0].pressure_to < 0,
            "...its 64-bit error counts, and no pressure: %lld %lld %.3f", v ? v[0].errors_from : 0,
            v ? v[0].errors_to : 0, v ? v[0].pressure_from : 0);
+        ok(v && v[0].bytes == -1 && v[0].wire_bytes == -1 && v[0].ce_frac < 0,
+           "...and no wire figures");
+        free(v);
+        /* version 2: 32-bit error counts, pressure at 56, no wire figures */
+        v1[8] = 2;
+        memset(v1 + RY_LINKS_HEADER_BYTES + 48, 0, 16);
+        v1[RY_LINKS_HEADER_BYTES + 48] = 9;               /* errors_from 9 */
+        memset(v1 + RY_LINKS_HEADER_BYTES + 52, 0xff, 4); /* errors_to unknown */
+        v1[RY_LINKS_HEADER_BYTES + 56] = 250;             /* pressure_from 0.25 */
+        memset(v1 + RY_LINKS_HEADER_BYTES + 58, 0xff, 6); /* the rest unknown */
+        put_file("other", v1, sizeof(v1));
+        is_int(ry_links_read(other, 1, &v, &err), 0, "a version 2 file is read");
+        ok(v && v[0].errors_from == 9 && v[0].errors_to == -1 && v[0].pressure_from == 0.25 &&
+               v[0].bytes == -1 && v[0].wire_bytes == -1 && v[0].ce_frac < 0,
+           "...its counts and pressure, and no wire figures");
         free(v);
         is_int(ry_links_read("/nonexistent/links.bin", 1, &v, &err), -1, "a missing file");
         ok(strstr(err.text, "/nonexistent/links.bin") != NULL, "...named: %s", err.text);

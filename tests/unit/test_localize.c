@@ -75,8 +75,8 @@ static void measure(struct sim *s, const struct fabric_schedule *sch, size_t fro
 /* the FAIL and WARN findings, sorted, ';'-joined */
 static void findings(struct sim *s, char *out, size_t len)
 {
-    struct fabric_input in = { s->nodes,  s->rails, s->names, s->ports, NULL, s->links,
-                               s->nlinks, NULL,     0,        NULL,     0 };
+    struct fabric_input in = { s->nodes, s->rails, s->names, s->ports, NULL, s->links, s->nlinks,
+                               NULL,     0,        NULL,     0,        0,    0 };
     struct topo_findings f = { 0 };
 
     fabric_analyze(&in, &f);
@@ -124,8 +124,8 @@ static int judge(int nodes, int rails, const char *schedule, const struct fault 
         fabric_schedule_all_pairs(nodes, &sch, &err);
     measure(&s, &sch, 0);
     for (int pass = 0; pass < FABRIC_RETEST_PASSES; pass++) {
-        struct fabric_input in = { nodes,    rails, s.names, s.ports, NULL, s.links,
-                                   s.nlinks, NULL,  0,       NULL,    0 };
+        struct fabric_input in = { nodes, rails, s.names, s.ports, NULL, s.links, s.nlinks,
+                                   NULL,  0,     NULL,    0,       0,    0 };
         int *suspect = calloc((size_t)nodes, sizeof(int)),
             *good = calloc((size_t)nodes, sizeof(int));
         int *list = calloc((size_t)nodes, sizeof(int));

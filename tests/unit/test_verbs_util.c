@@ -125,7 +125,7 @@ static void test_counters(void)
         snprintf(fix, sizeof(fix), "%s/../shared/fixtures/sysfs/gpud_h100_sys-class-infiniband",
                  src ? src : ".");
     if (access(fix, R_OK) != 0 || !mkdtemp(root)) {
-        for (int i = 0; i < 7; i++)
+        for (int i = 0; i < 13; i++)
             ok(1, "# SKIP shared fixture %s not found", fix);
         return;
     }
@@ -148,9 +148,43 @@ static void test_counters(void)
     write_u64(dir, "rp_cnp_handled", 9); /* appears only now: not a rise */
     snprintf(dir, sizeof(dir), "%s/class/infiniband/mlx5_4/ports/1/counters", root);
     write_u64(dir, "symbol_error", 5);
+    /* and receives 1,000 packets, 10 of them resent after their ack was lost */
+    write_u64(dir, "port_rcv_packets", 317548853677ULL + 1000);
+    snprintf(dir, sizeof(dir), "%s/class/infiniband/mlx5_4/ports/1/hw_counters", root);
+    write_u64(dir, "duplicate_request", 10);
     fabric_hwc_sample(root, "mlx5_4", 1, &b);
     d = fabric_hwc_delta(&a, &b, text, sizeof(text));
-    is_int(d, 8, "errors summed: out_of_sequence and symbol_error, not the CNPs");
+    is_int(d, 18,
+           "errors summed: out_of_sequence, duplicate_request and symbol_error, not the CNPs");
+    ok(!strstr(text, "port_rcv_packets"), "the packets received are traffic, not named: %s", text);
+    {
+        struct fabric_hwc_rx rx;
+        is_int(fabric_hwc_received(&a, &b, &rx), 0, "what the port received is known");
+        ok(rx.pkts == 1000 && rx.wasted == 3 && rx.marked == -1,
+           "1,000 packets, 3 thrown away out of sequence (not the 10 duplicates), no ECN "
+           "counter: %lld %lld %lld",
+           rx.pkts, rx.wasted, rx.marked);
+        is_int(fabric_hwc_received(&b, &b, &rx), -1, "no packet received: nothing to weigh");
+        /* rxe counts its own packets (hw_counters rcvd_pkts): those, not the PMA's */
+        snprintf(dir, sizeof(dir), "%s/class/infiniband/mlx5_4/ports/1/hw_counters", root);
+        write_u64(dir, "rcvd_pkts", 0);
+        write_u64(dir, "out_of_seq_request", 0);
+        fabric_hwc_sample(root, "mlx5_4", 1, &a);
+        write_u64(dir, "rcvd_pkts", 400);
+        write_u64(dir, "out_of_seq_request", 7);
+        fabric_hwc_sample(root, "mlx5_4", 1, &b);
+        fabric_hwc_received(&a, &b, &rx);
+        ok(rx.pkts == 400 && rx.wasted == 7,
+           "rxe's own packet count, and out_of_seq_request: "
+           "%lld %lld",
+           rx.pkts, rx.wasted);
+        write_u64(dir, "sent_pkts", 0);
+        fabric_hwc_sample(root, "mlx5_4", 1, &a);
+        write_u64(dir, "sent_pkts", 55);
+        fabric_hwc_sample(root, "mlx5_4", 1, &b);
+        fabric_hwc_received(&a, &b, &rx);
+        is_int(rx.sent, 55, "the packets it sent: rxe's sent_pkts, not the PMA's");
+    }
     ok(strstr(text, "out_of_sequence +3") && strstr(text, "symbol_error +5") &&
            strstr(text, "np_cnp_sent +120") && strstr(text, "np_cnp_sent") > strstr(text, "out_of"),
        "the text names them, errors first: %s", text);
