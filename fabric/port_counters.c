@@ -157,6 +157,10 @@ int fabric_hwc_received(const struct fabric_hwc *a, const struct fabric_hwc *b,
      * that was lost */
     static const char *const waste[] = { "out_of_sequence", "out_of_seq_request" };
     static const char *const marked[] = { "np_ecn_marked_roce_packets" };
+    /* receive-not-ready: the responder had no receive posted, NAKed and threw away what followed
+     * until the requester retried (an --op send under emulation did on a clean link: 131 RNR NAKs,
+     * 131 out of sequence): the receiver's pace, not the wire's */
+    static const char *const rnr[] = { "send_rnr_err", "out_of_buffer" };
 
     /* rxe counts its RoCE packets in hw_counters; the PMA counter, where both are, counts every
      * packet of the port */
@@ -164,6 +168,8 @@ int fabric_hwc_received(const struct fabric_hwc *a, const struct fabric_hwc *b,
     rx->sent = rise(a, b, sent[0]) >= 0 ? rise(a, b, sent[0]) : rise(a, b, sent[1]);
     rx->wasted = rises(a, b, waste, 2);
     rx->marked = rises(a, b, marked, 1);
+    if (rises(a, b, rnr, 2) > 0)
+        rx->wasted = -1; /* what was thrown away is not the wire's to answer for */
     return rx->pkts > 0 && rx->wasted >= 0 ? 0 : -1;
 }
 

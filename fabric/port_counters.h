@@ -29,7 +29,9 @@ long long fabric_hwc_delta(const struct fabric_hwc *a, const struct fabric_hwc *
  * out of sequence (go-back-N drops what follows a lost packet until it is resent; duplicates,
  * which a stalled requester also resends, are not counted), and those marked CE (mlx5's
  * np_ecn_marked_roce_packets); and the packets it sent. -1 where the device has no such counter.
- * 0, or -1 when the packets received or the waste are unknown. */
+ * The waste is unknown when the port sent receive-not-ready NAKs meanwhile (what follows one is
+ * thrown away too, the receiver's doing). 0, or -1 when the packets received or the waste are
+ * unknown. */
 struct fabric_hwc_rx {
     long long pkts, wasted, marked, sent;
 };

@@ -125,7 +125,7 @@ static void test_counters(void)
         snprintf(fix, sizeof(fix), "%s/../shared/fixtures/sysfs/gpud_h100_sys-class-infiniband",
                  src ? src : ".");
     if (access(fix, R_OK) != 0 || !mkdtemp(root)) {
-        for (int i = 0; i < 13; i++)
+        for (int i = 0; i < 14; i++)
             ok(1, "# SKIP shared fixture %s not found", fix);
         return;
     }
@@ -184,6 +184,15 @@ static void test_counters(void)
         fabric_hwc_sample(root, "mlx5_4", 1, &b);
         fabric_hwc_received(&a, &b, &rx);
         is_int(rx.sent, 55, "the packets it sent: rxe's sent_pkts, not the PMA's");
+        /* receive-not-ready NAKs meanwhile: what was thrown away is not the wire's */
+        write_u64(dir, "send_rnr_err", 0);
+        fabric_hwc_sample(root, "mlx5_4", 1, &a);
+        write_u64(dir, "rcvd_pkts", 900);
+        write_u64(dir, "out_of_seq_request", 20);
+        write_u64(dir, "send_rnr_err", 13);
+        fabric_hwc_sample(root, "mlx5_4", 1, &b);
+        is_int(fabric_hwc_received(&a, &b, &rx), -1,
+               "RNR NAKs sent meanwhile: the waste is not judged (%lld)", rx.wasted);
     }
     ok(strstr(text, "out_of_sequence +3") && strstr(text, "symbol_error +5") &&
            strstr(text, "np_cnp_sent +120") && strstr(text, "np_cnp_sent") > strstr(text, "out_of"),
