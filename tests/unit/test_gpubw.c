@@ -452,7 +452,8 @@ static void bad_input(void)
         ok(topo_nvbandwidth_read(node, path, &err) < 0 && strstr(err.text, ":2:") &&
                strstr(err.text, "gpu0 (0000:19:00.0) is not among the node's GPUs"),
            "a capture's GPU at an address the node does not have: refused (%s)", err.text);
-        /* the same GPU at the node's address is matched */
+        /* the same GPU at the node's address is matched (a new file: the first goes) */
+        unlink(path);
         write_file(path, "nvbandwidth Version: v0.8\nDevice 0: NVIDIA H100 80GB HBM3 "
                          "(00000000:18:00)\n\nRunning host_to_device_memcpy_ce.\n"
                          "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n"
