@@ -246,7 +246,14 @@ static void classify(struct ctx *c)
 
     for (size_t i = 0; i < in->nlinks; i++) {
         const struct fabric_link *l = &in->links[i];
-        int ends[2] = { l->a, l->b };
+        int ends[2] = { l->a, l->b }, wire = !wire_excluded(c, l);
+        /* its wire is counted even where its goodput is not judged (a starved host) */
+        for (int e = 0; wire && e < 2; e++) {
+            struct port_view *v = pv(c, ends[e], l->rail);
+            v->wired++;
+            v->lossy += is_lossy(c, l);
+            v->marked += is_marked(c, l);
+        }
         if (excluded(c, l))
             continue;
         for (int e = 0; e < 2; e++) {
@@ -260,18 +267,6 @@ static void classify(struct ctx *c)
                     v->min_bw = l->bw_gbps;
             } else
                 v->good++;
-        }
-    }
-    for (size_t i = 0; i < in->nlinks; i++) {
-        const struct fabric_link *l = &in->links[i];
-        int ends[2] = { l->a, l->b };
-        if (wire_excluded(c, l))
-            continue;
-        for (int e = 0; e < 2; e++) {
-            struct port_view *v = pv(c, ends[e], l->rail);
-            v->wired++;
-            v->lossy += is_lossy(c, l);
-            v->marked += is_marked(c, l);
         }
     }
     for (int n = 0; n < in->nodes; n++)

@@ -89,8 +89,8 @@ struct result_msg { /* one per rank per round */
      * CE-marked (-1 unknown); 2: of the reverse direction (--bidir) */
     int64_t bytes, wire_bytes, bytes2, wire_bytes2, retrans2;
     double ce_frac, ce_frac2;
-    /* the RDMA port's packets received over the round, of them wasted (out of sequence,
-     * duplicates) and marked CE: -1 unknown (fabric_hwc_received) */
+    /* the RDMA port's packets received over the round, of them thrown away out of sequence,
+     * and marked CE: -1 unknown (fabric_hwc_received) */
     int64_t rx_pkts, rx_wasted, rx_marked;
     int64_t tx_pkts; /* the packets the port sent over the round, -1 unknown */
 };
