@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -352,3 +353,105 @@ const struct fabric_transport fabric_transport_mpi = {
     .pong = mpi_pong,
     .teardown = mpi_teardown,
 };
+
+/* ---- the collective phase on host memory ---- */
+
+struct fabric_mpi_coll {
+    MPI_Comm comm;
+    int size_ranks;
+    char *sbuf, *rbuf;
+    size_t len;
+    int calls;   /* collectives waited for so far: after the first, SMPI blocks */
+    double pace; /* what the last one took (wait_all) */
+    int broken;
+};
+
+struct fabric_mpi_coll *fabric_mpi_coll_open(void *comm, size_t size)
+{
+    struct fabric_mpi_coll *h;
+
+    if (size > (size_t)INT_MAX * 4) /* MPI counts are ints of 4-byte floats */
+        return NULL;
+    h = xcalloc(1, sizeof(*h));
+    h->comm = *(MPI_Comm *)comm;
+    MPI_Comm_size(h->comm, &h->size_ranks);
+    h->len = size;
+    h->sbuf = DATA_ALLOC(size);
+    h->rbuf = DATA_ALLOC(size);
+    return h;
+}
+
+static int start_coll(struct fabric_mpi_coll *h, enum fabric_coll k, size_t count, MPI_Request *req)
+{
+    int n = (int)count;
+
+    switch (k) {
+    case FABRIC_COLL_ALLREDUCE:
+        return MPI_Iallreduce(h->sbuf, h->rbuf, n, MPI_FLOAT, MPI_SUM, h->comm, req);
+    case FABRIC_COLL_ALLGATHER:
+        return MPI_Iallgather(h->sbuf, n, MPI_FLOAT, h->rbuf, n, MPI_FLOAT, h->comm, req);
+    case FABRIC_COLL_REDUCESCATTER:
+        return MPI_Ireduce_scatter_block(h->sbuf, h->rbuf, n, MPI_FLOAT, MPI_SUM, h->comm, req);
+    case FABRIC_COLL_ALLTOALL:
+        return MPI_Ialltoall(h->sbuf, n, MPI_FLOAT, h->rbuf, n, MPI_FLOAT, h->comm, req);
+    default: return MPI_ERR_OTHER;
+    }
+}
+
+int fabric_mpi_coll_time(struct fabric_mpi_coll *h, enum fabric_coll k, size_t size, int iters,
+                         double deadline, double *seconds, ry_error_t *err)
+{
+    size_t count = fabric_coll_count(k, size, h->size_ranks);
+    double t0;
+
+    *seconds = -1;
+    if (h->broken)
+        return ry_errorf(err, "an earlier collective missed its deadline");
+    if (count == 0 || count > INT_MAX || size > h->len)
+        return ry_errorf(err, "%zu bytes cannot be split among %d ranks", size, h->size_ranks);
+    t0 = fabric_now();
+    for (int i = 0; i < iters; i++) {
+        MPI_Request req;
+        int rc = start_coll(h, k, count, &req);
+        if (rc != MPI_SUCCESS) {
+            char s[MPI_MAX_ERROR_STRING];
+            int len = 0;
+            MPI_Error_string(rc, s, &len);
+            return ry_errorf(err, "MPI %s: %.*s", fabric_coll_name(k), len, s);
+        }
+        if (!wait_all(1, &req, deadline, h->calls > 0, &h->pace)) {
+            h->broken = 1;
+            return ry_errorf(err, "MPI %s did not finish by the deadline", fabric_coll_name(k));
+        }
+        h->calls++;
+    }
+    *seconds = (fabric_now() - t0) / iters;
+    return 0;
+}
+
+int fabric_mpi_coll_broken(const struct fabric_mpi_coll *h)
+{
+    return h->broken;
+}
+
+void fabric_mpi_coll_close(struct fabric_mpi_coll *h)
+{
+    if (!h)
+        return;
+    if (!h->broken) { /* a late collective may still write them */
+        DATA_FREE(h->sbuf);
+        DATA_FREE(h->rbuf);
+    }
+    free(h);
+}
+
+int fabric_mpi_bcast(void *comm, void *buf, int len, int root, double deadline, ry_error_t *err)
+{
+    MPI_Request req;
+    double pace = 0;
+
+    MPI_Ibcast(buf, len, MPI_BYTE, root, *(MPI_Comm *)comm, &req);
+    if (!wait_all(1, &req, deadline, 0, &pace))
+        return ry_errorf(err, "the collective's start did not reach every rank by the deadline");
+    return 0;
+}

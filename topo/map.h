@@ -41,6 +41,9 @@ struct map_thresholds {
     /* railyard-fabric: the lowest share of a link's wire bytes delivered, the highest share of
      * its packets marked CE (shares from 0 to 1) */
     double goodput_ratio_min, ecn_marked_max;
+    /* railyard-fabric's collective phase: the lowest share of the links' bound a collective's
+     * bus bandwidth must reach */
+    double collective_busbw_ratio_min;
 };
 
 struct map_node_type {

@@ -35,7 +35,7 @@ const struct map_threshold_key map_threshold_keys[] = {
     TH_KEY(rail_bw_gbps),      TH_KEY(gdr_bw_gbps),    TH_KEY(h2d_gbps),
     TH_KEY(nvlink_pair_gbps),  TH_KEY(local_gbps),     TH_KEY(p2p_latency_us),
     TH_KEY(l2_latency_us),     TH_KEY(mem_latency_us), TH_KEY(launch_latency_us),
-    TH_KEY(goodput_ratio_min), TH_KEY(ecn_marked_max),
+    TH_KEY(goodput_ratio_min), TH_KEY(ecn_marked_max), TH_KEY(collective_busbw_ratio_min),
 };
 const size_t map_nthreshold_keys = sizeof(map_threshold_keys) / sizeof(map_threshold_keys[0]);
 
@@ -54,7 +54,8 @@ double *topo_map_threshold(struct map_thresholds *th, const char *key)
 
 int topo_map_threshold_is_share(const char *key)
 {
-    return !strcmp(key, "goodput_ratio_min") || !strcmp(key, "ecn_marked_max");
+    return !strcmp(key, "goodput_ratio_min") || !strcmp(key, "ecn_marked_max") ||
+           !strcmp(key, "collective_busbw_ratio_min");
 }
 
 void topo_map_thresholds_unset(struct map_thresholds *th)

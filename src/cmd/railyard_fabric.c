@@ -17,8 +17,11 @@
 #include "common/sysfs.h"
 #include "common/xmalloc.h"
 #include "fabric/analyze.h"
+#include "fabric/collective.h"
+#include "fabric/cuda.h"
 #include "fabric/host.h"
 #include "fabric/mpi.h"
+#include "fabric/nccl.h"
 #include "fabric/port_counters.h"
 #include "fabric/schedule.h"
 #include "fabric/side.h"
@@ -61,6 +64,8 @@ struct rank_info { /* exchanged once at start */
     struct fabric_endpoint ep;
     int32_t carrier;
     int32_t rank_numa, nic_numa; /* -1 unknown (unbound rank, virtual interface) */
+    int32_t gpu;                 /* the collective phase: the GPU its NCCL would use, -1 none */
+    char nccl_why[160];          /* why not (NCCL or the GPU missing), "" when it can */
 };
 
 /* rank 0 -> each rank, per round: its part (the other ranks hold no schedule, no layout: a
@@ -71,6 +76,12 @@ struct go_msg {
     int32_t role, peer; /* ROLE_*, the peer's node */
     int32_t lat_only;   /* a latency sweep round: ping-pong only */
     struct fabric_endpoint pep; /* the peer's end of the link on this rank's rail */
+    /* a step of the collective phase (coll_step 1): the collective, its size, this rank's group
+     * (-1 none: it only takes part in making the groups), NCCL (1) or MPI (0), the seconds to
+     * time and the seconds it may take in all */
+    int32_t coll_step, coll_op, coll_color, coll_nccl;
+    int64_t coll_size;
+    double coll_duration, coll_timeout;
 };
 
 struct result_msg { /* one per rank per round */
@@ -92,7 +103,9 @@ struct result_msg { /* one per rank per round */
     /* the RDMA port's packets received over the round, of them thrown away out of sequence,
      * and marked CE: -1 unknown (fabric_hwc_received) */
     int64_t rx_pkts, rx_wasted, rx_marked;
-    int64_t tx_pkts; /* the packets the port sent over the round, -1 unknown */
+    int64_t tx_pkts;    /* the packets the port sent over the round, -1 unknown */
+    double coll_sec;    /* a collective step: seconds per iteration, -1 none */
+    int32_t coll_iters; /* the iterations timed */
 };
 
 struct opts {
@@ -106,9 +119,36 @@ struct opts {
     int nic_hosts;               /* --nic-hosts: each rank on a host of its own, named NODE-rRAIL */
     const char *link_records;    /* --link-records: auto, json, binary */
     struct fabric_verbs_opts vo; /* verbs and mpi: what moves the data */
+    /* the collective phase */
+    unsigned coll_mask; /* a bit per enum fabric_coll; 0 no collective phase */
+    size_t coll_sizes[8];
+    int ncoll_sizes;
+    double coll_duration; /* seconds timed per collective (default: --duration) */
+    const char *coll_lib; /* auto, mpi, nccl */
+    int coll_groups;      /* 1 per rail, 2 over all the ranks (--coll-groups) */
 };
 
 enum { REC_UNDECIDED, REC_JSON, REC_BINARY };
+
+/* why a collective ran: the phase (a rail, or every rank), its repeat before localizing, a half
+ * of a slow node set, a suspect node beside a known-good one */
+enum coll_purpose { CP_PHASE, CP_CONFIRM, CP_HALF, CP_PAIR };
+
+struct coll_entry { /* one collective of a step, as rank 0 saw it */
+    enum fabric_coll op;
+    enum coll_purpose purpose;
+    size_t size;
+    int rail;   /* -1: every rail (all ranks) */
+    int nnodes; /* its nodes: nodes[0..nnodes-1] */
+    int *nodes;
+    int ranks;
+    int suspect; /* CP_PAIR: the node under test, -1 otherwise */
+    int ok;      /* every rank of it finished */
+    char error[320];
+    int iters;
+    double seconds, algbw, busbw, bound, host_share; /* Gb/s; host_share 1 when no rank starved */
+    enum fabric_coll_verdict verdict;
+};
 
 /* One run as a rank sees it: what it is, the layout every rank computes alike, and (rank 0)
  * the results collected so far. Every phase of main reads and fills it. */
@@ -170,6 +210,15 @@ struct run {
     size_t lw_links[2], lw_lat[2]; /* links and sweep links appended so far */
     size_t lw_valid[2];            /* records known written (named in the JSON) */
     int lw_broken[2];              /* a write failed: the JSON names what came before */
+    /* the collective phase (rank 0) */
+    int coll_nccl;                     /* 1 NCCL on GPU memory, 0 MPI on host memory */
+    char coll_why[320];                /* why it did not run, or why not NCCL ("" none) */
+    double *coll_bound, *coll_slowest; /* per rail (Gb/s), <0 none */
+    struct coll_entry *coll;           /* every collective timed, in order */
+    size_t ncoll, coll_alloc;
+    int coll_steps;              /* steps run so far */
+    double coll_ratio;           /* the map's collective_busbw_ratio_min, 0 the default */
+    struct topo_findings coll_f; /* its verdicts, added to the run's by analyse */
 };
 
 __attribute__((format(printf, 2, 3))) static void logmsg(const struct run *r, const char *fmt, ...)
@@ -215,6 +264,16 @@ static void usage(FILE *fp)
         "  --gid-index <n>         verbs on RoCE: this GID index (default: from the table)\n"
         "  --tos <n>               verbs on RoCE: traffic class of the packets (0-255)\n"
         "  --qp-timeout <n>        verbs: ACK timeout 4.096 us x 2^n, 1-31 (default 14: 67 ms)\n"
+        "  --collectives <list>    then the collective phase: allreduce, allgather,\n"
+        "                          reducescatter, alltoall (comma-separated) or all, per rail\n"
+        "                          and over all ranks, against the bound the links predict\n"
+        "  --coll-size <list>      bytes per collective (default 16M; K, M, G suffixes; the\n"
+        "                          largest is judged)\n"
+        "  --coll-duration <s>     seconds timed per collective and size (default --duration)\n"
+        "  --coll-groups <list>    rails (a communicator per rail), all (one of every rank) or\n"
+        "                          rails,all (default)\n"
+        "  --coll-lib <name>       auto (default: NCCL on GPU memory where every rank has\n"
+        "                          both, else MPI on host memory), mpi or nccl\n"
         "  --nic-hosts             every rank has a host of its own named <node>-r<rail> (a\n"
         "                          simulated cluster: one host per NIC)\n"
         "  --round-timeout <s>     deadline of a round (default duration + 10)\n"
@@ -268,6 +327,11 @@ static int parse_opts(int argc, char **argv, struct opts *o, int speak)
         { "latency-sweep", required_argument, NULL, 'L' },
         { "retest", no_argument, NULL, 'X' },
         { "link-records", required_argument, NULL, 'Z' },
+        { "collectives", required_argument, NULL, 'c' },
+        { "coll-size", required_argument, NULL, 'z' },
+        { "coll-duration", required_argument, NULL, 'D' },
+        { "coll-groups", required_argument, NULL, 'g' },
+        { "coll-lib", required_argument, NULL, 'l' },
         { "json", no_argument, NULL, 'j' },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
@@ -289,12 +353,16 @@ static int parse_opts(int argc, char **argv, struct opts *o, int speak)
     o->connect_timeout = 5;
     o->netdev_fmt = "rail%d";
     o->keep = RY_ARCHIVE_KEEP;
+    o->coll_sizes[0] = 16u << 20;
+    o->ncoll_sizes = 1;
+    o->coll_lib = "auto";
+    o->coll_groups = 3;
     fabric_verbs_opts_init(&o->vo);
     opterr = 0;
     optind = 0; /* a fresh scan, also where ranks share one process (SMPI) */
     while ((c = getopt_long(argc, argv, "m:s:d:o:t:jvh", lo, NULL)) != -1) {
         double v = 0;
-        if (optarg && strchr("dRAKSICQWkL", c)) {
+        if (optarg && strchr("dRAKSICQWkLD", c)) {
             v = strtod(optarg, &end);
             if (end == optarg || *end || v <= 0 || v > 86400) {
                 const char *name = "option";
@@ -378,6 +446,36 @@ static int parse_opts(int argc, char **argv, struct opts *o, int speak)
         case 'L': o->lat_sweep = (int)v; break;
         case 'X': o->retest = 1; break;
         case 'Z': o->link_records = optarg; break;
+        case 'D': o->coll_duration = v; break;
+        case 'l': o->coll_lib = optarg; break;
+        case 'c':
+        case 'z': {
+            ry_error_t e;
+            int n = c == 'c' ? fabric_coll_parse(optarg, &o->coll_mask, &e)
+                             : fabric_coll_parse_sizes(optarg, o->coll_sizes, 8, &e);
+            if (n < 0) {
+                if (speak)
+                    fprintf(stderr, "railyard-fabric: %s\n", e.text);
+                return -1;
+            }
+            if (c == 'z')
+                o->ncoll_sizes = n;
+            break;
+        }
+        case 'g':
+            o->coll_groups = !strcmp(optarg, "rails")                                       ? 1
+                             : !strcmp(optarg, "all")                                       ? 2
+                             : !strcmp(optarg, "rails,all") || !strcmp(optarg, "all,rails") ? 3
+                                                                                            : 0;
+            if (!o->coll_groups) {
+                if (speak)
+                    fprintf(stderr,
+                            "railyard-fabric: --coll-groups takes rails, all or rails,all, not "
+                            "'%s'\n",
+                            optarg);
+                return -1;
+            }
+            break;
         case 'v': o->verbose++; break;
         case 'h':
             if (speak)
@@ -456,8 +554,16 @@ static int parse_opts(int argc, char **argv, struct opts *o, int speak)
                             "archive: give --archive <dir> (or set RAILYARD_ARCHIVE)\n");
         return -1;
     }
+    if (strcmp(o->coll_lib, "auto") && strcmp(o->coll_lib, "mpi") && strcmp(o->coll_lib, "nccl")) {
+        if (speak)
+            fprintf(stderr, "railyard-fabric: --coll-lib takes auto, mpi or nccl, not '%s'\n",
+                    o->coll_lib);
+        return -1;
+    }
     if (o->round_timeout < 0)
         o->round_timeout = o->duration * (o->bidir ? 2 : 1) + 10;
+    if (o->coll_duration <= 0)
+        o->coll_duration = o->duration;
     return 0;
 }
 
@@ -527,7 +633,8 @@ static int wait_go(struct run *r, struct go_msg *go)
     /* a round, rank 0's collection, the analysis and the output fit in this deadline, read
      * after the receive is posted (read before it, the SMPI build lost the rounds of every
      * rail but rail 0: t3002) */
-    deadline = fabric_now() + r->o.round_timeout * 2 + 30;
+    deadline =
+        fabric_now() + (r->o.round_timeout + (r->o.coll_mask ? r->o.coll_duration : 0)) * 2 + 30;
     /* before rank 0's first word: a start-up message that left but never came (a send can
      * complete here and be lost on the way) is found through the side channel */
     while (r->side.open && !r->heard &&
@@ -628,6 +735,98 @@ static void link_record(const struct fabric_link *l, int lat, struct ry_link *k,
     x->mem_from = l->mem_a[0] ? l->mem_a : NULL;
     x->mem_to = l->mem_b[0] ? l->mem_b : NULL;
     ry_link_quantize(k);
+}
+
+static double coll_ratio(const struct run *r);
+static void nodes_text(const struct run *r, const int *nodes, int n, char *buf, size_t len);
+
+/* the collective phase: every collective timed, with its bound */
+static void print_collectives(struct out *o, const struct run *r)
+{
+    static const char *const purpose[] = { "phase", "confirm", "half", "pair" };
+
+    if (!r->o.coll_mask)
+        return;
+    out_obj_open(o, "collectives");
+    out_str(o, "library", "  collectives: %s",
+            r->coll_bound ? (r->coll_nccl ? "nccl" : "mpi") : NULL);
+    out_text(o, " (bus bandwidth judged at the largest size against %.0f%% of the bound)\n",
+             100 * coll_ratio(r));
+    out_str(o, "note", "  %s\n", r->coll_why[0] ? r->coll_why : NULL);
+    out_double(o, "ratio_min", NULL, 3, coll_ratio(r), 1);
+    out_arr_open(o, "bounds"); /* per rail: the ring bound and the slowest link (Gb/s) */
+    for (int k = 0; r->coll_bound && k < r->rails; k++) {
+        out_obj_open(o, NULL);
+        out_int(o, "rail", NULL, k);
+        out_double(o, "bound_gbps", NULL, 4, r->coll_bound[k], r->coll_bound[k] > 0);
+        out_double(o, "slowest_link_gbps", NULL, 4, r->coll_slowest[k], r->coll_slowest[k] > 0);
+        out_obj_close(o);
+    }
+    out_arr_close(o);
+    if (r->ncoll)
+        out_text(o, "  %-13s %-8s %-7s %-9s %-12s %-12s %-6s %s\n", "COLLECTIVE", "GROUP", "RANKS",
+                 "SIZE", "BUSBW", "BOUND", "RATIO", "STATUS");
+    out_arr_open(o, "results");
+    for (size_t i = 0; i < r->ncoll; i++) {
+        const struct coll_entry *x = &r->coll[i];
+        char group[24], size[24], bw[24] = "n/a", bound[24] = "n/a", ratio[16] = "n/a";
+        char status[400];
+        int every = x->nnodes == r->nodes;
+        if (x->rail >= 0)
+            snprintf(group, sizeof(group), "rail%d", x->rail);
+        else
+            snprintf(group, sizeof(group), "all");
+        if (x->size >= 1024 * 1024)
+            snprintf(size, sizeof(size), "%g MiB", (double)x->size / (1024.0 * 1024));
+        else
+            snprintf(size, sizeof(size), "%g KiB", (double)x->size / 1024);
+        if (x->ok)
+            snprintf(bw, sizeof(bw), "%.3f Gb/s", x->busbw);
+        if (x->bound > 0)
+            snprintf(bound, sizeof(bound), "%.3f Gb/s", x->bound);
+        if (x->ok && x->bound > 0)
+            snprintf(ratio, sizeof(ratio), "%.0f%%", 100 * x->busbw / x->bound);
+        if (!x->ok)
+            snprintf(status, sizeof(status), "%s", x->error);
+        else if (x->purpose == CP_PHASE)
+            snprintf(status, sizeof(status), "%s", fabric_coll_verdict_name(x->verdict));
+        else {
+            char list[200];
+            nodes_text(r, x->nodes, x->nnodes, list, sizeof(list));
+            snprintf(status, sizeof(status), "%s: %s (%s)", purpose[x->purpose],
+                     fabric_coll_verdict_name(x->verdict), list);
+        }
+        out_obj_open(o, NULL);
+        out_str(o, "op", "  %-13s", fabric_coll_name(x->op));
+        out_text(o, " %-8s", group);
+        out_int_opt(o, "rail", NULL, x->rail, x->rail >= 0);
+        out_str(o, "purpose", NULL, purpose[x->purpose]);
+        out_int(o, "ranks", " %-7s", x->ranks);
+        out_text(o, " %-9s %-12s %-12s %-6s %s\n", size, bw, bound, ratio, status);
+        out_int(o, "node_count", NULL, x->nnodes);
+        if (!every) {
+            out_arr_open(o, "nodes");
+            for (int j = 0; j < x->nnodes; j++)
+                out_str(o, NULL, NULL, r->names[x->nodes[j]]);
+            out_arr_close(o);
+        }
+        out_str(o, "suspect", NULL, x->suspect >= 0 ? r->names[x->suspect] : NULL);
+        out_u64(o, "bytes", NULL, x->size);
+        out_bool(o, "ok", NULL, x->ok);
+        out_str(o, "error", NULL, x->ok ? NULL : x->error);
+        out_int_opt(o, "iters", NULL, x->iters, x->ok);
+        out_double(o, "time_us", NULL, 1, x->seconds * 1e6, x->ok);
+        out_double(o, "algbw_gbps", NULL, 4, x->algbw, x->ok);
+        out_double(o, "busbw_gbps", NULL, 4, x->busbw, x->ok);
+        out_double(o, "bound_gbps", NULL, 4, x->bound, x->bound > 0);
+        out_double(o, "ratio", NULL, 4, x->ok && x->bound > 0 ? x->busbw / x->bound : 0,
+                   x->ok && x->bound > 0);
+        out_double(o, "host_share", NULL, 3, x->host_share, x->ok);
+        out_str(o, "verdict", NULL, x->ok ? fabric_coll_verdict_name(x->verdict) : "failed");
+        out_obj_close(o);
+    }
+    out_arr_close(o);
+    out_obj_close(o);
 }
 
 /* where: -1 stdout (links always as objects), 0 the archive, 1 the run directory (links in
@@ -807,6 +1006,7 @@ static void print_results(struct out *o, struct run *r, const struct topo_findin
         if (!records)
             out_arr_close(o);
     }
+    print_collectives(o, r);
     if (f) {
         report_findings(o, f, r->o.verbose);
         /* what was measured on starved hosts only is not a pass */
@@ -1575,6 +1775,32 @@ static int hello(struct run *r, int placed)
 
 /* Identify nodes and rails (place()), this rank's netdev from the map; set the transport up on
  * it; rank 0 learns every rank's end. */
+/* The collective phase's GPU of this rank, when NCCL may be used: its rail's number modulo the
+ * GPUs it sees (CUDA_VISIBLE_DEVICES narrows them), where libnccl.so.2 loads; else why not. */
+static void coll_gpu(const struct run *r, struct rank_info *me)
+{
+    ry_error_t err = { "" };
+    int count = 0, version = 0;
+    int (*get_count)(int *);
+
+    me->gpu = -1;
+    if (!r->o.coll_mask || !strcmp(r->o.coll_lib, "mpi"))
+        return;
+#ifdef RAILYARD_SMPI
+    snprintf(me->nccl_why, sizeof(me->nccl_why), "a simulated rank has no GPU");
+    return;
+#endif
+    if (fabric_cuda_load(&err) == 0 &&
+        (*(void **)&get_count = fabric_cuda_sym("cuDeviceGetCount")) &&
+        (get_count(&count) != 0 || count <= 0))
+        snprintf(err.text, sizeof(err.text), "no GPU on this node");
+    if (count > 0 && fabric_nccl_load(me->local_rank % count, &version, &err) == 0) {
+        me->gpu = me->local_rank % count;
+        return;
+    }
+    snprintf(me->nccl_why, sizeof(me->nccl_why), "%s", err.text[0] ? err.text : "no GPU");
+}
+
 static int identify(struct run *r)
 {
     struct rank_info *me = &r->me;
@@ -1614,6 +1840,7 @@ static int identify(struct run *r)
     me->nic_numa = r->netdev[0] ? topo_numa_of_netdev(NULL, r->netdev) : -1;
     me->rank_numa = bound_numa();
 #endif
+    coll_gpu(r, me);
 
     if (r->rank == 0)
         r->info = xcalloc((size_t)r->size, sizeof(*r->info));
@@ -1752,11 +1979,13 @@ static int lay_out(struct run *r)
                     r->expect[k] = type->nics[i].rate_gbps * 0.9;
             }
     }
+    r->coll_ratio = -1;
     /* the map's wire limits: unset is the default, 0 is none */
     if (type) {
         double g = type->thresholds.goodput_ratio_min, e = type->thresholds.ecn_marked_max;
         r->goodput_min = g < 0 ? 0 : g == 0 ? -1 : g;
         r->ecn_max = e < 0 ? 0 : e == 0 ? -1 : e;
+        r->coll_ratio = type->thresholds.collective_busbw_ratio_min;
     }
     r->type_name = type ? type->name : NULL;
     r->map_cluster = r->map ? r->map->cluster : NULL;
@@ -1771,10 +2000,11 @@ static int lay_out(struct run *r)
 
 /* Rank 0: the results of a round from every rank, with a deadline; a rank that misses it is
  * lost (and its node named). */
-static void collect_round(struct run *r, size_t round, const struct result_msg *mine)
+static void collect_results(struct run *r, const char *what, double timeout,
+                            const struct result_msg *mine)
 {
     MPI_Request *reqs = xcalloc((size_t)r->size, sizeof(*reqs));
-    double deadline = fabric_now() + r->o.round_timeout + 5;
+    double deadline = fabric_now() + timeout + 5;
 
     r->res[0] = *mine;
     memset(r->got, 0, (size_t)r->size * sizeof(*r->got));
@@ -1795,12 +2025,20 @@ static void collect_round(struct run *r, size_t round, const struct result_msg *
         for (n = 0; n < r->nodes; n++)
             if (!strcmp(r->names[n], r->info[k].host))
                 break;
-        logmsg(r, "rank %d (%s, rail %d) sent no result for round %zu in time: lost", k,
-               r->info[k].host, r->info[k].local_rank, round + 1);
+        logmsg(r, "rank %d (%s, rail %d) sent no result for %s in time: lost", k, r->info[k].host,
+               r->info[k].local_rank, what);
         r->failed = xrealloc(r->failed, (r->nfailed + 1) * sizeof(*r->failed));
         r->failed[r->nfailed++] = n;
     }
     free(reqs);
+}
+
+static void collect_round(struct run *r, size_t round, const struct result_msg *mine)
+{
+    char what[48];
+
+    snprintf(what, sizeof(what), "round %zu", round + 1);
+    collect_results(r, what, r->o.round_timeout, mine);
     add_links(r, (int)round, r->res, r->got);
     r->rounds_done = round + 1;
     save_run(r, NULL, 0);
@@ -1825,6 +2063,582 @@ static void run_rounds(struct run *r, size_t from)
     }
 }
 
+/* ---- the collective phase ---- */
+
+/* This rank's part of a collective step: every rank takes part in making the step's
+ * communicators (MPI_Comm_split over the world); a rank of a group then times its collective
+ * (two warm-ups, then as many iterations as the group's first rank finds fill the duration) and
+ * says its seconds per iteration. */
+static void run_coll(const struct run *r, const struct go_msg *g, struct result_msg *res)
+{
+    enum fabric_coll op = (enum fabric_coll)g->coll_op;
+    size_t size = (size_t)g->coll_size;
+    double deadline = fabric_now() + g->coll_timeout, warm = -1, sec = -1;
+    struct fabric_host_sample h0, h1;
+    struct fabric_mpi_coll *mh = NULL;
+    struct fabric_nccl *nh = NULL;
+    ry_error_t err = { "" };
+    MPI_Comm comm = MPI_COMM_NULL;
+    int32_t iters = 1;
+    int me = 0, bad = 0;
+
+    memset(res, 0, sizeof(*res));
+    res->round = g->round;
+    res->ok = 1;
+    res->coll_sec = -1;
+    res->cpu_frac = res->wait_frac = res->pressure_frac = -1;
+    res->bytes = res->wire_bytes = res->bytes2 = res->wire_bytes2 = -1;
+    MPI_Comm_split(MPI_COMM_WORLD, g->coll_color >= 0 ? g->coll_color : MPI_UNDEFINED, r->rank,
+                   &comm);
+    if (g->coll_color < 0 || comm == MPI_COMM_NULL)
+        return;
+    MPI_Comm_rank(comm, &me);
+    fabric_host_sample(&h0);
+    if (g->coll_nccl) {
+        unsigned char id[FABRIC_NCCL_ID_BYTES] = { 0 };
+        int n = 0;
+        MPI_Comm_size(comm, &n);
+        /* the first rank's id, or its failure as an id of zeros */
+        if (me == 0 && fabric_nccl_unique_id(id, &err) < 0)
+            memset(id, 0, sizeof(id));
+        if (fabric_mpi_bcast(&comm, id, (int)sizeof(id), 0, deadline, &err) < 0)
+            bad = 1;
+        else {
+            int zero = 1;
+            for (size_t i = 0; i < sizeof(id); i++)
+                zero &= id[i] == 0;
+            if (zero && !err.text[0])
+                snprintf(err.text, sizeof(err.text), "the first rank could not make an NCCL id");
+            if (zero || !(nh = fabric_nccl_open(id, n, me, r->me.gpu, size, &err)))
+                bad = 1;
+        }
+    } else if (!(mh = fabric_mpi_coll_open(&comm, size))) {
+        snprintf(err.text, sizeof(err.text), "%zu bytes is too large for MPI", size);
+        bad = 1;
+    }
+    /* warm-ups: connections made, buffers touched; the second one timed */
+    for (int i = 0; i < 2 && !bad; i++)
+        bad = (nh ? fabric_nccl_time(nh, op, size, 1, deadline, &warm, &err)
+                  : fabric_mpi_coll_time(mh, op, size, 1, deadline, &warm, &err)) < 0;
+    /* a failed rank says so with a negative count: the others stop too (they all wait here) */
+    if (!bad || mh || nh) {
+        if (me == 0)
+            iters = bad         ? -1
+                    : warm <= 0 ? 1
+                                : (int32_t)fmin(100000, fmax(1, ceil(g->coll_duration / warm)));
+        if (fabric_mpi_bcast(&comm, &iters, (int)sizeof(iters), 0, deadline, &err) < 0)
+            bad = 1;
+        else if (iters < 0 && !bad) {
+            bad = 1;
+            snprintf(err.text, sizeof(err.text), "the group's first rank failed");
+        }
+    }
+    if (!bad)
+        bad = (nh ? fabric_nccl_time(nh, op, size, iters, deadline, &sec, &err)
+                  : fabric_mpi_coll_time(mh, op, size, iters, deadline, &sec, &err)) < 0;
+    fabric_host_sample(&h1);
+    fabric_host_load(&h0, &h1, &res->cpu_frac, &res->wait_frac, &res->pressure_frac);
+    res->ok = !bad;
+    res->coll_sec = bad ? -1 : sec;
+    res->coll_iters = iters;
+    if (bad)
+        snprintf(res->error, sizeof(res->error), "%s", err.text);
+    fabric_nccl_close(nh);
+    /* a communicator with a collective still in flight stays */
+    if (!mh || !fabric_mpi_coll_broken(mh))
+        MPI_Comm_free(&comm);
+    fabric_mpi_coll_close(mh);
+}
+
+/* keep a copy of e (its nodes too) */
+static void coll_add(struct run *r, const struct coll_entry *e)
+{
+    struct coll_entry *x;
+
+    if (r->ncoll == r->coll_alloc) {
+        r->coll_alloc = r->coll_alloc ? 2 * r->coll_alloc : 16;
+        r->coll = xrealloc(r->coll, r->coll_alloc * sizeof(*r->coll));
+    }
+    x = &r->coll[r->ncoll++];
+    *x = *e;
+    x->nodes = xcalloc((size_t)e->nnodes + 1, sizeof(*x->nodes));
+    memcpy(x->nodes, e->nodes, (size_t)e->nnodes * sizeof(*x->nodes));
+}
+
+static double coll_ratio(const struct run *r)
+{
+    return r->coll_ratio >= 0 ? r->coll_ratio : FABRIC_COLL_RATIO_MIN; /* 0: no limit */
+}
+
+/* The bound of a group: its rail's; every rail's lowest for a group of all ranks. */
+static double coll_bound_of(const struct run *r, int rail)
+{
+    double b = -1;
+
+    if (rail >= 0)
+        return r->coll_bound[rail];
+    for (int k = 0; k < r->rails; k++)
+        if (r->coll_bound[k] > 0 && (b < 0 || r->coll_bound[k] < b))
+            b = r->coll_bound[k];
+    return b;
+}
+
+/* Rank 0: one step of the phase: the groups e[0..n-1] (op, size, rail, nodes set) side by side,
+ * their figures filled in and kept. 0, or -1 when a rank was lost (the phase stops). */
+static int coll_step(struct run *r, struct coll_entry *e, int n)
+{
+    const struct opts *o = &r->o;
+    struct result_msg mine;
+    double timeout = o->round_timeout + o->coll_duration;
+    char what[64];
+    size_t lost = r->nfailed;
+
+    for (int k = 0; k < r->size; k++) {
+        struct go_msg *g = &r->gos[k];
+        memset(g, 0, sizeof(*g));
+        g->round = (int32_t)(r->sched.n + (size_t)r->coll_steps);
+        g->role = ROLE_IDLE;
+        g->peer = -1;
+        g->coll_step = 1;
+        g->coll_op = e[0].op;
+        g->coll_size = (int64_t)e[0].size;
+        g->coll_color = -1;
+        g->coll_nccl = r->coll_nccl;
+        g->coll_duration = o->coll_duration;
+        g->coll_timeout = timeout;
+    }
+    for (int i = 0; i < n; i++) {
+        e[i].ranks = 0;
+        for (int j = 0; j < e[i].nnodes; j++)
+            for (int rail = 0; rail < r->rails; rail++)
+                if (e[i].rail < 0 || e[i].rail == rail) {
+                    r->gos[r->rank_of[e[i].nodes[j] * r->rails + rail]].coll_color = i;
+                    e[i].ranks++;
+                }
+    }
+    r->coll_steps++;
+    send_go(r, 0);
+    run_coll(r, &r->gos[0], &mine);
+    snprintf(what, sizeof(what), "collective step %d", r->coll_steps);
+    collect_results(r, what, timeout, &mine);
+    for (int i = 0; i < n; i++) {
+        struct coll_entry *x = &e[i];
+        x->ok = 1;
+        x->seconds = -1;
+        x->host_share = 1;
+        x->error[0] = '\0';
+        for (int k = 0; k < r->size; k++) {
+            const struct result_msg *m = &r->res[k];
+            if (r->gos[k].coll_color != i)
+                continue;
+            if (!r->got[k] || !m->ok) {
+                if (x->ok)
+                    snprintf(x->error, sizeof(x->error), "%.63s rail %d: %.240s", r->info[k].host,
+                             r->info[k].local_rank,
+                             !r->got[k] ? "no result (rank lost)" : m->error);
+                x->ok = 0;
+                continue;
+            }
+            x->iters = m->coll_iters;
+            if (m->coll_sec > x->seconds)
+                x->seconds = m->coll_sec;
+            x->host_share = fmin(x->host_share, fabric_host_share(m->cpu_frac, m->wait_frac,
+                                                                  m->pressure_frac, -1, -1, -1));
+        }
+        x->bound = coll_bound_of(r, x->rail);
+        if (x->ok && x->seconds > 0) {
+            x->algbw = (double)x->size * 8 / x->seconds / 1e9;
+            x->busbw = x->algbw * fabric_coll_bus_factor(x->op, x->ranks);
+            x->verdict = fabric_coll_judge(x->busbw, x->bound, coll_ratio(r), x->host_share);
+        } else {
+            x->ok = 0;
+            x->algbw = x->busbw = -1;
+            x->verdict = FABRIC_COLL_SHORT;
+        }
+        coll_add(r, x);
+    }
+    return r->nfailed > lost ? -1 : 0;
+}
+
+/* "node1, node2, node3" (at most 6 named, then a count) */
+static void nodes_text(const struct run *r, const int *nodes, int n, char *buf, size_t len)
+{
+    size_t at = 0;
+
+    buf[0] = '\0';
+    for (int i = 0; i < n && at < len; i++) {
+        if (i == 6) {
+            snprintf(buf + at, len - at, " and %d more", n - i);
+            return;
+        }
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : "", r->names[nodes[i]]);
+    }
+}
+
+/* "allreduce 16 MiB over 8 ranks: 190 Gb/s bus bandwidth (95% of the bound)" */
+static void coll_text(const struct coll_entry *e, char *buf, size_t len)
+{
+    char sz[32];
+    double mib = (double)e->size / (1024.0 * 1024);
+
+    if (mib >= 1)
+        snprintf(sz, sizeof(sz), "%g MiB", mib);
+    else
+        snprintf(sz, sizeof(sz), "%g KiB", (double)e->size / 1024);
+    if (!e->ok)
+        snprintf(buf, len, "%s %s over %d ranks failed: %s", fabric_coll_name(e->op), sz, e->ranks,
+                 e->error);
+    else if (e->bound > 0)
+        snprintf(buf, len, "%s %s over %d ranks: %.3g Gb/s bus bandwidth (%.0f%% of the bound)",
+                 fabric_coll_name(e->op), sz, e->ranks, e->busbw, 100 * e->busbw / e->bound);
+    else
+        snprintf(buf, len, "%s %s over %d ranks: %.3g Gb/s bus bandwidth", fabric_coll_name(e->op),
+                 sz, e->ranks, e->busbw);
+}
+
+static void coll_expected(const struct run *r, const struct coll_entry *e, char *buf, size_t len)
+{
+    if (e->rail >= 0)
+        snprintf(buf, len, ">= %.0f%% of %.3g Gb/s (the ring bound of rail %d's links)",
+                 100 * coll_ratio(r), e->bound, e->rail);
+    else
+        snprintf(buf, len, ">= %.0f%% of %.3g Gb/s (the slowest rail's ring bound)",
+                 100 * coll_ratio(r), e->bound);
+}
+
+/* Rank 0: a rail's collective fell short while the other rails' did not: repeated once, then
+ * its node set halved and the halves timed side by side, the slower half (below the ratio of the
+ * faster) halved again; two or three suspects are each timed beside a node proven good, with two
+ * good nodes beside each other as the yardstick. Halves and pairs are weighed against each other,
+ * never against the bound: a collective of two ranks may use another algorithm than one of
+ * sixty-four, and groups timed side by side share the hosts' load. The verdict goes to
+ * r->coll_f. */
+static void coll_localize(struct run *r, const struct coll_entry *phase)
+{
+    int n = r->nodes, rail = phase->rail, ns = n, ng = 0;
+    double q = coll_ratio(r) > 0 ? coll_ratio(r) : FABRIC_COLL_RATIO_MIN, whole;
+    int *set = xcalloc((size_t)n, sizeof(int));
+    unsigned char *good = xcalloc((size_t)n, 1);
+    struct coll_entry c, grp[4];
+    char e[200], o[1600], t[240], t2[240], t3[240], subject[NAME_LEN + 16], la[200], lb[200];
+
+    memset(grp, 0, sizeof(grp));
+    for (int k = 0; k < n; k++)
+        set[k] = k;
+    coll_expected(r, phase, e, sizeof(e));
+    coll_text(phase, t, sizeof(t));
+    snprintf(subject, sizeof(subject), "rail%d", rail);
+    c = *phase;
+    c.purpose = CP_CONFIRM;
+    if (coll_step(r, &c, 1) < 0)
+        goto out;
+    coll_text(&c, t2, sizeof(t2));
+    if (c.ok && c.verdict == FABRIC_COLL_OK) {
+        snprintf(o, sizeof(o), "%s at first, then %s", t, t2);
+        topo_findings_add(&r->coll_f, TOPO_SEV_OK, "collective.busbw", subject, e, o, NULL);
+        goto out;
+    }
+    whole = c.ok ? c.busbw : phase->busbw;
+    while (ns >= 4) {
+        int *a = xcalloc((size_t)ns, sizeof(int)), *b = xcalloc((size_t)ns, sizeof(int)), na, nb;
+        double fa, fb;
+        int slow_a, slow_b;
+        fabric_coll_halve(set, ns, a, &na, b, &nb);
+        for (int h = 0; h < 2; h++) {
+            grp[h] = *phase;
+            grp[h].purpose = CP_HALF;
+            grp[h].nodes = h ? b : a;
+            grp[h].nnodes = h ? nb : na;
+        }
+        if (coll_step(r, grp, 2) < 0) {
+            free(a);
+            free(b);
+            goto out;
+        }
+        fa = grp[0].ok ? grp[0].busbw : 0;
+        fb = grp[1].ok ? grp[1].busbw : 0;
+        slow_a = fa < q * fb;
+        slow_b = fb < q * fa;
+        if (slow_a != slow_b) {
+            const struct coll_entry *fast = slow_a ? &grp[1] : &grp[0];
+            for (int j = 0; j < fast->nnodes; j++)
+                good[fast->nodes[j]] = 1;
+            ns = slow_a ? na : nb;
+            memcpy(set, slow_a ? a : b, (size_t)ns * sizeof(int));
+            free(a);
+            free(b);
+            continue;
+        }
+        coll_text(&grp[0], t2, sizeof(t2));
+        coll_text(&grp[1], t3, sizeof(t3));
+        nodes_text(r, a, na, la, sizeof(la));
+        nodes_text(r, b, nb, lb, sizeof(lb));
+        free(a);
+        free(b);
+        {
+            int between = fmin(fa, fb) * q > whole; /* each half faster than the whole */
+            snprintf(o, sizeof(o), "%s; its halves side by side: %s (%s), %s (%s): %s", t, t2, la,
+                     t3, lb,
+                     between ? "each faster than the whole, so the shortfall is between them"
+                             : "alike, no node stands out");
+            topo_findings_add(&r->coll_f, between ? TOPO_SEV_FAIL : TOPO_SEV_WARN,
+                              "collective.busbw", subject, e, o,
+                              between ? "the paths between the two halves (the rail's switches) "
+                                        "are the suspects"
+                                      : "a shortfall every node shares: the collective library's "
+                                        "algorithm or settings, or the hosts");
+        }
+        goto out;
+    }
+    /* two or three suspects, each beside a good node; two more good nodes as the yardstick */
+    {
+        int partner = 0, control = -1;
+        for (int j = 0; j < ns; j++) {
+            while (partner < n && !good[partner])
+                partner++;
+            if (partner == n)
+                break;
+            grp[ng] = *phase;
+            grp[ng].purpose = CP_PAIR;
+            grp[ng].nodes = xcalloc(2, sizeof(int));
+            grp[ng].nodes[0] = set[j] < partner ? set[j] : partner;
+            grp[ng].nodes[1] = set[j] < partner ? partner : set[j];
+            grp[ng].nnodes = 2;
+            grp[ng++].suspect = set[j];
+            partner++;
+        }
+        if (ng < ns) {
+            nodes_text(r, set, ns, la, sizeof(la));
+            snprintf(o, sizeof(o),
+                     "%s; not localized further than %s (no node proven good to test them "
+                     "beside)",
+                     t, la);
+            topo_findings_add(&r->coll_f, TOPO_SEV_FAIL, "collective.busbw", subject, e, o,
+                              "the links phase names a slow port among them, where there is one");
+            goto out;
+        }
+        while (partner < n && !good[partner])
+            partner++;
+        if (partner < n) {
+            int p2 = partner + 1;
+            while (p2 < n && !good[p2])
+                p2++;
+            if (p2 < n) {
+                control = ng;
+                grp[ng] = *phase;
+                grp[ng].purpose = CP_PAIR;
+                grp[ng].nodes = xcalloc(2, sizeof(int));
+                grp[ng].nodes[0] = partner;
+                grp[ng].nodes[1] = p2;
+                grp[ng].nnodes = 2;
+                grp[ng++].suspect = -1;
+            }
+        }
+        if (coll_step(r, grp, ng) < 0)
+            goto out;
+        {
+            double ref = control >= 0 && grp[control].ok ? grp[control].busbw : 0;
+            int slow = 0;
+            if (ref <= 0)
+                for (int j = 0; j < ng; j++)
+                    if (grp[j].ok && grp[j].busbw > ref)
+                        ref = grp[j].busbw;
+            if (control >= 0 && grp[control].ok)
+                coll_text(&grp[control], t3, sizeof(t3));
+            for (int j = 0; j < ng; j++) {
+                const struct coll_entry *g = &grp[j];
+                char who[NAME_LEN + 16];
+                if (j == control || (g->ok && g->busbw >= q * ref))
+                    continue;
+                coll_text(g, t2, sizeof(t2));
+                snprintf(who, sizeof(who), "%s/rail%d", r->names[g->suspect], rail);
+                snprintf(o, sizeof(o),
+                         "%s beside %s (proven good), against %.3g Gb/s %s; the "
+                         "rail's %d nodes: %s",
+                         t2, r->names[g->nodes[0] == g->suspect ? g->nodes[1] : g->nodes[0]], ref,
+                         control >= 0 && grp[control].ok ? "for two good nodes side by side"
+                                                         : "for the fastest pair beside it",
+                         n, t);
+                topo_findings_add(&r->coll_f, TOPO_SEV_FAIL, "collective.busbw", who, e, o,
+                                  "this node's port on the rail slows every collective of the "
+                                  "rail: see its link findings");
+                slow++;
+            }
+            if (!slow) {
+                nodes_text(r, set, ns, la, sizeof(la));
+                snprintf(o, sizeof(o), "%s; %s each beside a good node: alike, no node stands out",
+                         t, la);
+                topo_findings_add(&r->coll_f, TOPO_SEV_WARN, "collective.busbw", subject, e, o,
+                                  "a shortfall every node shares: the collective library's "
+                                  "algorithm or settings, or the hosts");
+            }
+        }
+    }
+out:
+    for (int j = 0; j < ng; j++)
+        free(grp[j].nodes);
+    free(set);
+    free(good);
+}
+
+/* Rank 0: the collective phase: each collective and size per rail (every rail side by side)
+ * and over all ranks; the largest size judged against the bound the run's links predict; a rail
+ * that falls short localized. */
+static void run_collectives(struct run *r)
+{
+    const struct opts *o = &r->o;
+    struct fabric_port *ports;
+    struct fabric_input in;
+    size_t largest = 0;
+    int nccl_all = 1, *first_short;
+    char why[240] = "";
+
+    if (!o->coll_mask)
+        return;
+    if (r->nfailed || r->nunreached) {
+        snprintf(r->coll_why, sizeof(r->coll_why),
+                 "not run: a rank was lost, and a collective needs every rank");
+        topo_findings_unjudged(&r->coll_f, "collectives: %s", r->coll_why);
+        return;
+    }
+    for (int k = 0; k < r->size && nccl_all; k++)
+        if (r->info[k].gpu < 0) {
+            nccl_all = 0;
+            snprintf(why, sizeof(why), "%.63s rail %d: %.159s", r->info[k].host,
+                     r->info[k].local_rank,
+                     r->info[k].nccl_why[0] ? r->info[k].nccl_why : "no GPU");
+        }
+    if (!strcmp(o->coll_lib, "nccl") && !nccl_all) {
+        snprintf(r->coll_why, sizeof(r->coll_why), "not run: --coll-lib nccl, but %s", why);
+        topo_findings_unjudged(&r->coll_f, "collectives: %s", r->coll_why);
+        return;
+    }
+    r->coll_nccl = strcmp(o->coll_lib, "mpi") && nccl_all;
+    if (!r->coll_nccl && !strcmp(o->coll_lib, "auto"))
+        snprintf(r->coll_why, sizeof(r->coll_why), "MPI on host memory, not NCCL: %s", why);
+
+    make_input(r, &in, &ports);
+    r->coll_bound = xcalloc((size_t)r->rails, sizeof(double));
+    r->coll_slowest = xcalloc((size_t)r->rails, sizeof(double));
+    for (int k = 0; k < r->rails; k++)
+        r->coll_bound[k] = fabric_coll_bound(&in, k, NULL, &r->coll_slowest[k]);
+    free((void *)in.failed_nodes);
+    free(ports);
+
+    for (int i = 0; i < o->ncoll_sizes; i++)
+        if (o->coll_sizes[i] > largest)
+            largest = o->coll_sizes[i];
+    {
+        int *all = xcalloc((size_t)r->nodes, sizeof(int));
+        struct coll_entry *e = xcalloc((size_t)r->rails, sizeof(*e));
+        for (int k = 0; k < r->nodes; k++)
+            all[k] = k;
+        for (int op = 0; op < FABRIC_COLL_N; op++) {
+            if (!(o->coll_mask & (1u << op)))
+                continue;
+            for (int i = 0; i < o->ncoll_sizes; i++)
+                for (int step = 0; step < 2; step++) {
+                    int ng = step == 0 ? r->rails : 1;
+                    if (!(o->coll_groups & (1 << step)))
+                        continue;
+                    for (int k = 0; k < ng; k++)
+                        e[k] = (struct coll_entry){ .op = (enum fabric_coll)op,
+                                                    .purpose = CP_PHASE,
+                                                    .size = o->coll_sizes[i],
+                                                    .rail = step == 0 ? k : -1,
+                                                    .nnodes = r->nodes,
+                                                    .nodes = all,
+                                                    .suspect = -1 };
+                    if (isatty(STDERR_FILENO) && !o->json)
+                        fprintf(stderr, "\rcollectives: %s %zu bytes %s ",
+                                fabric_coll_name((enum fabric_coll)op), o->coll_sizes[i],
+                                step ? "over all ranks" : "per rail");
+                    if (coll_step(r, e, ng) < 0) {
+                        free(e);
+                        free(all);
+                        topo_findings_unjudged(&r->coll_f, "collectives: stopped: a rank was lost");
+                        return;
+                    }
+                }
+        }
+        free(e);
+        free(all);
+    }
+
+    /* the verdicts, on the largest size. A rail short of its bound while another rail reached
+     * more than the ratio over its own is localized (its first collective short); short on
+     * every rail alike is the library's or the hosts' doing, not a port's. */
+    first_short = xcalloc((size_t)r->rails, sizeof(int));
+    for (int k = 0; k < r->rails; k++)
+        first_short[k] = -1;
+    for (size_t i = 0, n = r->ncoll; i < n; i++) {
+        struct coll_entry *x = &r->coll[i];
+        char e[200], ob[600], subject[32];
+        double best = 0, q = coll_ratio(r);
+        if (x->purpose != CP_PHASE || x->size != largest)
+            continue;
+        for (size_t j = 0; j < n; j++) { /* the best rail's share of its bound */
+            const struct coll_entry *y = &r->coll[j];
+            if (y->purpose == CP_PHASE && y->size == largest && y->op == x->op && y->rail >= 0 &&
+                y->ok && y->bound > 0 && y->busbw / y->bound > best)
+                best = y->busbw / y->bound;
+        }
+        if (x->rail >= 0)
+            snprintf(subject, sizeof(subject), "rail%d", x->rail);
+        else
+            snprintf(subject, sizeof(subject), "all ranks");
+        coll_expected(r, x, e, sizeof(e));
+        coll_text(x, ob, sizeof(ob));
+        if (x->rail < 0) { /* all ranks: reported; its bound depends on the algorithm */
+            if (!x->ok)
+                topo_findings_add(&r->coll_f, TOPO_SEV_WARN, "collective.busbw", subject, e, ob,
+                                  "a collective that fails where the links pass: check the MPI or "
+                                  "NCCL settings (interfaces, MTU)");
+            continue;
+        }
+        if (!x->ok)
+            topo_findings_add(&r->coll_f, TOPO_SEV_FAIL, "collective.busbw", subject, e, ob,
+                              "a collective that fails where the links pass: check the MPI or "
+                              "NCCL settings of the rail (interfaces, MTU)");
+        else if (x->verdict == FABRIC_COLL_OK)
+            topo_findings_add(&r->coll_f, TOPO_SEV_OK, "collective.busbw", subject, e, ob, NULL);
+        else if (x->verdict == FABRIC_COLL_NOBOUND)
+            topo_findings_unjudged(&r->coll_f,
+                                   "collective.busbw %s: %s; no link of it was "
+                                   "measured, so there is no bound",
+                                   subject, ob);
+        else if (x->verdict == FABRIC_COLL_HOST)
+            topo_findings_unjudged(&r->coll_f,
+                                   "collective.busbw %s: %s; its hosts were short of "
+                                   "CPU",
+                                   subject, ob);
+        else if (r->rails > 1 && x->busbw / x->bound >= q * best) {
+            size_t at = strlen(ob);
+            snprintf(ob + at, sizeof(ob) - at, "; no rail did better than %.0f%% of its bound",
+                     100 * best);
+            topo_findings_add(&r->coll_f, TOPO_SEV_WARN, "collective.busbw", subject, e, ob,
+                              "a shortfall every rail shares: the collective library's "
+                              "algorithm or settings, or the hosts");
+        } else if (first_short[x->rail] < 0)
+            first_short[x->rail] = (int)i;
+        else
+            topo_findings_add(&r->coll_f, TOPO_SEV_FAIL, "collective.busbw", subject, e, ob,
+                              "localized with the rail's first collective short");
+    }
+    for (int k = 0; k < r->rails; k++)
+        if (first_short[k] >= 0 && r->nfailed == 0) {
+            struct coll_entry x = r->coll[first_short[k]]; /* r->coll moves as it grows */
+            x.nodes = xcalloc((size_t)r->nodes, sizeof(int));
+            for (int j = 0; j < r->nodes; j++)
+                x.nodes[j] = j;
+            coll_localize(r, &x);
+            free(x.nodes);
+        }
+    free(first_short);
+    if (isatty(STDERR_FILENO) && !o->json)
+        fputs("\r                                                        \r", stderr);
+}
+
 /* Every other rank: its part of each round as rank 0 says, until rank 0 says the end; the
  * verdict, | 0x100 where the rank leaves without MPI_Finalize (a rank is lost, or rank 0). */
 static int work(struct run *r)
@@ -1846,9 +2660,13 @@ static int work(struct run *r)
         }
         if (g.round < 0)
             return g.verdict;
-        run_round(r, &g, &mine);
+        if (g.coll_step)
+            run_coll(r, &g, &mine);
+        else
+            run_round(r, &g, &mine);
         MPI_Isend(&mine, (int)sizeof(mine), MPI_BYTE, 0, TAG_RESULT, MPI_COMM_WORLD, &sreq);
-        if (!mpi_wait_until(&sreq, fabric_now() + r->o.round_timeout)) {
+        if (!mpi_wait_until(&sreq,
+                            fabric_now() + (g.coll_step ? g.coll_timeout : r->o.round_timeout))) {
             logmsg(r, "rank 0 did not take the results in time: stopping");
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
@@ -1882,6 +2700,13 @@ static void analyse(struct run *r, struct topo_findings *f)
                               : "bind each rank next to its NIC (srun --cpu-bind, mpirun "
                                 "--map-by)");
     }
+    /* the collective phase's verdicts */
+    for (size_t i = 0; i < r->coll_f.n; i++) {
+        const struct topo_finding *x = &r->coll_f.v[i];
+        topo_findings_add(f, x->sev, x->check, x->subject, x->expected, x->observed, x->hint);
+    }
+    for (size_t i = 0; i < r->coll_f.nunjudged; i++)
+        topo_findings_unjudged(f, "%s", r->coll_f.unjudged[i]);
     topo_findings_override(f, r->map, r->type);
     topo_findings_sort(f);
 }
@@ -2031,6 +2856,7 @@ int main(int argc, char **argv)
             break;
         run_rounds(&r, from);
     }
+    run_collectives(&r);
     {
         struct topo_findings f = { 0 };
         clock_t c0 = clock();

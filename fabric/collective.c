@@ -1,0 +1,176 @@
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xmalloc.h"
+#include "fabric/collective.h"
+
+static const char *const names[FABRIC_COLL_N] = { "allreduce", "allgather", "reducescatter",
+                                                  "alltoall" };
+
+const char *fabric_coll_name(enum fabric_coll k)
+{
+    return (unsigned)k < FABRIC_COLL_N ? names[k] : "?";
+}
+
+int fabric_coll_parse(const char *list, unsigned *mask, ry_error_t *err)
+{
+    const char *p = list;
+
+    *mask = 0;
+    if (!list || !*list)
+        return ry_errorf(err, "--collectives takes a list: allreduce,allgather,reducescatter,"
+                              "alltoall or all");
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        int k, found = 0;
+        if (len == 3 && !strncmp(p, "all", 3)) {
+            *mask |= (1u << FABRIC_COLL_N) - 1;
+            found = 1;
+        }
+        for (k = 0; k < FABRIC_COLL_N && !found; k++)
+            if (strlen(names[k]) == len && !strncmp(p, names[k], len)) {
+                *mask |= 1u << k;
+                found = 1;
+            }
+        if (!found)
+            return ry_errorf(err,
+                             "--collectives: unknown collective '%.*s' (allreduce, allgather, "
+                             "reducescatter, alltoall, all)",
+                             (int)(len > 40 ? 40 : len), p);
+        p += len;
+        if (*p == ',' && *++p == '\0')
+            return ry_errorf(err, "--collectives: the list ends with a comma");
+    }
+    return 0;
+}
+
+int fabric_coll_parse_sizes(const char *list, size_t *sizes, int max, ry_error_t *err)
+{
+    const char *p = list;
+    int n = 0;
+
+    if (!list || !*list)
+        return ry_errorf(err, "--coll-size takes sizes in bytes: 8M,64M");
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        char word[32], *end;
+        double v;
+        if (len == 0 || len >= sizeof(word))
+            return ry_errorf(err, "--coll-size: a size cannot be '%.*s'",
+                             (int)(len > 31 ? 31 : len), p);
+        memcpy(word, p, len);
+        word[len] = '\0';
+        v = strtod(word, &end);
+        if (end != word && *end && !end[1]) {
+            switch (*end) {
+            case 'K':
+            case 'k': v *= 1024.0, end++; break;
+            case 'M':
+            case 'm': v *= 1024.0 * 1024, end++; break;
+            case 'G':
+            case 'g': v *= 1024.0 * 1024 * 1024, end++; break;
+            default: break;
+            }
+        }
+        if (end == word || *end || !(v >= 1024 && v <= 16.0 * 1024 * 1024 * 1024) ||
+            v != (double)(size_t)v)
+            return ry_errorf(err, "--coll-size: '%s' is not a size from 1K to 16G", word);
+        if (n == max)
+            return ry_errorf(err, "--coll-size: at most %d sizes", max);
+        sizes[n++] = (size_t)v;
+        p += len;
+        if (*p == ',' && *++p == '\0')
+            return ry_errorf(err, "--coll-size: the list ends with a comma");
+    }
+    return n;
+}
+
+double fabric_coll_bus_factor(enum fabric_coll k, int n)
+{
+    if (n < 1)
+        return 0;
+    return (k == FABRIC_COLL_ALLREDUCE ? 2.0 : 1.0) * (double)(n - 1) / (double)n;
+}
+
+size_t fabric_coll_count(enum fabric_coll k, size_t size, int n)
+{
+    size_t floats = size / 4;
+
+    if (n < 1 || size < 4 * (size_t)n)
+        return 0;
+    switch (k) {
+    case FABRIC_COLL_ALLREDUCE: return floats;
+    case FABRIC_COLL_ALLGATHER:     /* sent; received n times it */
+    case FABRIC_COLL_REDUCESCATTER: /* received; sent n times it */
+    case FABRIC_COLL_ALLTOALL: /* to each peer */ return floats / (size_t)n;
+    default: return 0;
+    }
+}
+
+double fabric_coll_bound(const struct fabric_input *in, int rail, const unsigned char *nodes,
+                         double *slowest)
+{
+    double *best = xcalloc((size_t)in->nodes + 1, sizeof(*best)), bound = -1, low = -1;
+    size_t n = 0;
+
+    for (int k = 0; k < in->nodes; k++)
+        best[k] = -1;
+    for (size_t i = 0; i < in->nlinks; i++) {
+        const struct fabric_link *l = &in->links[i];
+        if (l->rail != rail || !l->ok || !(l->bw_gbps > 0) || l->a < 0 || l->b < 0 ||
+            l->a >= in->nodes || l->b >= in->nodes)
+            continue;
+        if (nodes && (!nodes[l->a] || !nodes[l->b]))
+            continue;
+        if (l->bw_gbps > best[l->a])
+            best[l->a] = l->bw_gbps;
+        if (l->bw_gbps > best[l->b])
+            best[l->b] = l->bw_gbps;
+        if (low < 0 || l->bw_gbps < low)
+            low = l->bw_gbps;
+    }
+    for (int k = 0; k < in->nodes; k++)
+        if (best[k] > 0)
+            best[n++] = best[k];
+    if (n > 0)
+        bound = fabric_median(best, n);
+    free(best);
+    if (slowest)
+        *slowest = low;
+    return bound;
+}
+
+enum fabric_coll_verdict fabric_coll_judge(double busbw, double bound, double ratio_min,
+                                           double host_share)
+{
+    if (!(bound > 0))
+        return FABRIC_COLL_NOBOUND;
+    if (ratio_min < 0)
+        ratio_min = FABRIC_COLL_RATIO_MIN;
+    if (busbw >= ratio_min * bound)
+        return FABRIC_COLL_OK;
+    if (host_share >= 0 && host_share < 1 && busbw >= ratio_min * bound * host_share)
+        return FABRIC_COLL_HOST;
+    return FABRIC_COLL_SHORT;
+}
+
+const char *fabric_coll_verdict_name(enum fabric_coll_verdict v)
+{
+    switch (v) {
+    case FABRIC_COLL_OK: return "ok";
+    case FABRIC_COLL_SHORT: return "short";
+    case FABRIC_COLL_HOST: return "host-limited";
+    case FABRIC_COLL_NOBOUND: return "no-bound";
+    }
+    return "?";
+}
+
+void fabric_coll_halve(const int *set, int n, int *a, int *na, int *b, int *nb)
+{
+    *na = n / 2;
+    *nb = n - *na;
+    memcpy(a, set, (size_t)*na * sizeof(*set));
+    memcpy(b, set + *na, (size_t)*nb * sizeof(*set));
+}

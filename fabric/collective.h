@@ -1,0 +1,72 @@
+#ifndef RAILYARD_FABRIC_COLLECTIVE_H
+#define RAILYARD_FABRIC_COLLECTIVE_H
+
+#include <stddef.h>
+
+#include "common/error.h"
+#include "fabric/analyze.h"
+
+/* The collective phase of railyard-fabric: what a collective is worth against the links the same
+ * run measured. Pure: the names, nccl-tests' bus bandwidth, the bound a rail's links predict,
+ * the verdict on a result and the split of a slow node set in halves. railyard-fabric runs the
+ * collectives (fabric/coll_mpi.c, fabric/nccl.c). */
+
+enum fabric_coll {
+    FABRIC_COLL_ALLREDUCE,
+    FABRIC_COLL_ALLGATHER,
+    FABRIC_COLL_REDUCESCATTER,
+    FABRIC_COLL_ALLTOALL,
+    FABRIC_COLL_N
+};
+
+const char *fabric_coll_name(enum fabric_coll k);
+
+/* "allreduce,allgather,alltoall" (also reducescatter; "all" is every one) -> a bit per
+ * enum fabric_coll in *mask: 0, or -1 naming the word it does not know. */
+int fabric_coll_parse(const char *list, unsigned *mask, ry_error_t *err);
+
+/* "8M,64M" -> sizes in bytes (K, M, G suffixes, powers of 1024), at most max of them, each from
+ * 1 KiB to 16 GiB: their count, or -1 naming the one refused. */
+int fabric_coll_parse_sizes(const char *list, size_t *sizes, int max, ry_error_t *err);
+
+/* nccl-tests' bus bandwidth factor for n ranks: all-reduce 2(n-1)/n, all-gather,
+ * reduce-scatter and all-to-all (n-1)/n. busbw = algbw x factor, algbw = size / time. */
+double fabric_coll_bus_factor(enum fabric_coll k, int n);
+
+/* The elements each rank passes to MPI for a collective of size bytes over n ranks, in
+ * 4-byte floats, as nccl-tests sizes them: all-reduce size/4 (send and receive), all-gather
+ * size/4/n sent and size/4 received, reduce-scatter size/4 sent and size/4/n received, all-to-all
+ * size/4/n to each peer. 0 when size is below 4n bytes. */
+size_t fabric_coll_count(enum fabric_coll k, size_t size, int n);
+
+/* The bound the links of one rail, measured in the same run, put on a ring collective over its
+ * ports: a ring is as fast as its slowest link, and a healthy ring's slowest link is about the
+ * rail's typical one: the median over its ports of each port's best link (Gb/s), so that a
+ * degraded port shows as a shortfall of the collective rather than lowering its bound. *slowest
+ * (may be NULL) gets the slowest measured link of the rail. -1 when no link of the rail was
+ * measured. Links in *in of rails other than rail are ignored; nodes limits which nodes count
+ * (NULL: all). */
+double fabric_coll_bound(const struct fabric_input *in, int rail, const unsigned char *nodes,
+                         double *slowest);
+
+/* The verdict on a collective's bus bandwidth against its bound: FABRIC_COLL_OK when it reached
+ * ratio_min of it (<0: FABRIC_COLL_RATIO_MIN; 0: any figure), FABRIC_COLL_SHORT when it fell short
+ * and its hosts had the CPU (host_share, fabric_host_share's rule over its ranks, 1 all fine), and
+ * FABRIC_COLL_HOST when the shortfall is no more than their lost CPU explains (inconclusive);
+ * FABRIC_COLL_NOBOUND when there is no bound to weigh it against. */
+enum fabric_coll_verdict {
+    FABRIC_COLL_OK,
+    FABRIC_COLL_SHORT,
+    FABRIC_COLL_HOST,
+    FABRIC_COLL_NOBOUND
+};
+#define FABRIC_COLL_RATIO_MIN 0.70
+enum fabric_coll_verdict fabric_coll_judge(double busbw, double bound, double ratio_min,
+                                           double host_share);
+const char *fabric_coll_verdict_name(enum fabric_coll_verdict v);
+
+/* Split the n nodes of set (n >= 2) into halves: the first n/2 into a, the rest into b;
+ * the sizes in *na, *nb. */
+void fabric_coll_halve(const int *set, int n, int *a, int *na, int *b, int *nb);
+
+#endif

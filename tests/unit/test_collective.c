@@ -1,0 +1,136 @@
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fabric/collective.h"
+#include "tests/tap/tap.h"
+
+static struct fabric_link mk(int rail, int a, int b, double bw)
+{
+    struct fabric_link l;
+
+    memset(&l, 0, sizeof(l));
+    l.rail = rail;
+    l.a = a;
+    l.b = b;
+    l.ok = 1;
+    l.bw_gbps = bw;
+    return l;
+}
+
+static int near(double a, double b)
+{
+    return fabs(a - b) < 1e-9;
+}
+
+int main(void)
+{
+    ry_error_t err;
+    unsigned mask = 0;
+    size_t sizes[8];
+    int a[8], b[8], na, nb, set[7] = { 10, 11, 12, 13, 14, 15, 16 };
+
+    /* the list of collectives */
+    ok(fabric_coll_parse("allreduce,allgather,alltoall", &mask, &err) == 0 &&
+           mask == ((1u << FABRIC_COLL_ALLREDUCE) | (1u << FABRIC_COLL_ALLGATHER) |
+                    (1u << FABRIC_COLL_ALLTOALL)),
+       "allreduce,allgather,alltoall: three bits");
+    ok(fabric_coll_parse("all", &mask, &err) == 0 && mask == (1u << FABRIC_COLL_N) - 1,
+       "all: every collective");
+    ok(fabric_coll_parse("reducescatter", &mask, &err) == 0 &&
+           mask == 1u << FABRIC_COLL_REDUCESCATTER,
+       "reducescatter alone");
+    ok(fabric_coll_parse("allreduce,bcast", &mask, &err) < 0 && strstr(err.text, "'bcast'"),
+       "an unknown collective is named: %s", err.text);
+    ok(fabric_coll_parse("allreduce,", &mask, &err) < 0 && strstr(err.text, "comma"),
+       "a trailing comma is refused");
+    ok(fabric_coll_parse("", &mask, &err) < 0, "an empty list is refused");
+    ok(fabric_coll_parse("allreducex", &mask, &err) < 0, "a prefix does not match a longer word");
+
+    /* sizes */
+    ok(fabric_coll_parse_sizes("8M,64M,1K,2G", sizes, 8, &err) == 4 && sizes[0] == 8u << 20 &&
+           sizes[1] == 64u << 20 && sizes[2] == 1024 && sizes[3] == 2ull << 30,
+       "sizes with K, M, G suffixes");
+    ok(fabric_coll_parse_sizes("4096", sizes, 8, &err) == 1 && sizes[0] == 4096, "bytes alone");
+    ok(fabric_coll_parse_sizes("512", sizes, 8, &err) < 0 && strstr(err.text, "'512'"),
+       "below 1K refused: %s", err.text);
+    ok(fabric_coll_parse_sizes("17G", sizes, 8, &err) < 0, "above 16G refused");
+    ok(fabric_coll_parse_sizes("1.5K", sizes, 8, &err) == 1 && sizes[0] == 1536,
+       "a fraction that makes whole bytes");
+    ok(fabric_coll_parse_sizes("1000.5", sizes, 8, &err) < 0, "a fraction of a byte refused");
+    ok(fabric_coll_parse_sizes("4M,x", sizes, 8, &err) < 0 && strstr(err.text, "'x'"),
+       "a word is refused");
+    ok(fabric_coll_parse_sizes("1M,2M,3M", sizes, 2, &err) < 0 && strstr(err.text, "at most 2"),
+       "more sizes than room refused");
+    ok(fabric_coll_parse_sizes("1M,", sizes, 8, &err) < 0, "a trailing comma is refused");
+
+    /* nccl-tests' bus bandwidth factors and element counts */
+    ok(near(fabric_coll_bus_factor(FABRIC_COLL_ALLREDUCE, 8), 2.0 * 7 / 8), "allreduce 2(n-1)/n");
+    ok(near(fabric_coll_bus_factor(FABRIC_COLL_ALLGATHER, 8), 7.0 / 8), "allgather (n-1)/n");
+    ok(near(fabric_coll_bus_factor(FABRIC_COLL_REDUCESCATTER, 4), 3.0 / 4),
+       "reducescatter (n-1)/n");
+    ok(near(fabric_coll_bus_factor(FABRIC_COLL_ALLTOALL, 2), 0.5), "alltoall (n-1)/n");
+    ok(near(fabric_coll_bus_factor(FABRIC_COLL_ALLREDUCE, 2), 1.0), "allreduce of 2 ranks: 1");
+    is_int((long long)fabric_coll_count(FABRIC_COLL_ALLREDUCE, 1u << 20, 4), 1 << 18,
+           "allreduce: size/4 floats");
+    is_int((long long)fabric_coll_count(FABRIC_COLL_ALLGATHER, 1u << 20, 4), 1 << 16,
+           "allgather: size/4/n floats per rank");
+    is_int((long long)fabric_coll_count(FABRIC_COLL_ALLTOALL, 1u << 20, 4), 1 << 16,
+           "alltoall: size/4/n floats per peer");
+    is_int((long long)fabric_coll_count(FABRIC_COLL_ALLGATHER, 12, 4), 0,
+           "too small for the ranks: 0");
+
+    /* the bound: the median of the ports' best links, not the slowest */
+    {
+        struct fabric_link l[] = {
+            mk(0, 0, 1, 100), mk(0, 2, 3, 25), mk(0, 1, 2, 99), mk(0, 3, 0, 24),
+            mk(1, 0, 1, 50),  mk(1, 2, 3, 50), mk(1, 1, 2, 50), mk(1, 3, 0, 50),
+        };
+        struct fabric_input in;
+        double slowest = 0;
+        unsigned char only[4] = { 1, 1, 0, 0 };
+        memset(&in, 0, sizeof(in));
+        in.nodes = 4;
+        in.rails = 2;
+        in.links = l;
+        in.nlinks = sizeof(l) / sizeof(l[0]);
+        /* node 3's port is slow: best 100 (0), 100 (1), 99 (2), 25 (3) -> median 99.5 */
+        ok(near(fabric_coll_bound(&in, 0, NULL, &slowest), 99.5),
+           "a degraded port does not lower the rail's bound (%g)",
+           fabric_coll_bound(&in, 0, NULL, NULL));
+        ok(near(slowest, 24), "the slowest link is kept beside it");
+        ok(near(fabric_coll_bound(&in, 1, NULL, NULL), 50), "the other rail: its own links");
+        ok(near(fabric_coll_bound(&in, 0, only, NULL), 100), "a node subset: its links only");
+        l[0].ok = 0;
+        l[2].ok = 0;
+        ok(near(fabric_coll_bound(&in, 0, NULL, NULL), 25),
+           "failed links are no bound (only the slow ones left)");
+        ok(fabric_coll_bound(&in, 2, NULL, &slowest) < 0 && slowest < 0,
+           "a rail without a link has no bound");
+    }
+
+    /* the verdict */
+    is_int(fabric_coll_judge(80, 100, 0.7, 1), FABRIC_COLL_OK, "80%% of the bound: ok");
+    is_int(fabric_coll_judge(70, 100, 0.7, 1), FABRIC_COLL_OK, "at the ratio: ok");
+    is_int(fabric_coll_judge(69, 100, 0.7, 1), FABRIC_COLL_SHORT, "below it: short");
+    is_int(fabric_coll_judge(69, 100, -1, 1), FABRIC_COLL_SHORT, "the default ratio is 0.7");
+    is_int(fabric_coll_judge(71, 100, -1, 1), FABRIC_COLL_OK, "71%% with the default: ok");
+    is_int(fabric_coll_judge(1, 100, 0, 1), FABRIC_COLL_OK, "ratio 0: no limit");
+    is_int(fabric_coll_judge(50, 100, 0.7, 0.6), FABRIC_COLL_HOST,
+           "short no more than starved hosts explain: host-limited");
+    is_int(fabric_coll_judge(30, 100, 0.7, 0.6), FABRIC_COLL_SHORT,
+           "short beyond what the hosts explain: short");
+    is_int(fabric_coll_judge(50, -1, 0.7, 1), FABRIC_COLL_NOBOUND, "no bound: cannot judge");
+    is_str(fabric_coll_verdict_name(FABRIC_COLL_HOST), "host-limited", "verdict names");
+
+    /* halves */
+    fabric_coll_halve(set, 7, a, &na, b, &nb);
+    ok(na == 3 && nb == 4 && a[0] == 10 && a[2] == 12 && b[0] == 13 && b[3] == 16,
+       "7 nodes: 3 and 4, in order");
+    fabric_coll_halve(set, 2, a, &na, b, &nb);
+    ok(na == 1 && nb == 1 && a[0] == 10 && b[0] == 11, "2 nodes: one each");
+    is_str(fabric_coll_name(FABRIC_COLL_ALLTOALL), "alltoall", "names");
+    return done_testing();
+}
