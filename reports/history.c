@@ -15,7 +15,7 @@
 #include "reports/render_json.h"
 #include "reports/out.h"
 
-#define HISTORY_VERSION 2
+#define HISTORY_VERSION 3
 
 static const char *const schema =
     "CREATE TABLE IF NOT EXISTS runs(id TEXT PRIMARY KEY, tool TEXT, node TEXT, started TEXT,"
@@ -31,10 +31,15 @@ static const char *const schema =
     "CREATE TABLE IF NOT EXISTS gpu_figures(run TEXT, name TEXT, unit TEXT, gpu INTEGER,"
     " peer INTEGER, value REAL);"
     "CREATE INDEX IF NOT EXISTS gpu_figures_run ON gpu_figures(run);"
-    "CREATE INDEX IF NOT EXISTS gpu_figures_gpu ON gpu_figures(gpu, peer);";
+    "CREATE INDEX IF NOT EXISTS gpu_figures_gpu ON gpu_figures(gpu, peer);"
+    /* version 3: railyard-fabric's collectives (report.json collectives.results, the phase's:
+     * per collective, size and rail; rail NULL for all ranks) */
+    "CREATE TABLE IF NOT EXISTS collectives(run TEXT, op TEXT, rail INTEGER, bytes INTEGER,"
+    " ranks INTEGER, busbw_gbps REAL, bound_gbps REAL, verdict TEXT);"
+    "CREATE INDEX IF NOT EXISTS collectives_run ON collectives(run);";
 
 /* the tables whose rows belong to a run */
-static const char *const run_tables[] = { "findings", "links", "gpu_figures" };
+static const char *const run_tables[] = { "findings", "links", "gpu_figures", "collectives" };
 
 static int dberr(sqlite3 *db, const char *path, ry_error_t *err)
 {
@@ -92,7 +97,7 @@ static sqlite3 *open_db(const char *root, int create, char *path, size_t len, in
             return NULL;
         }
         if (sqlite3_exec(db, schema, NULL, NULL, &msg) != SQLITE_OK ||
-            sqlite3_exec(db, "PRAGMA user_version = 2", NULL, NULL, &msg) != SQLITE_OK) {
+            sqlite3_exec(db, "PRAGMA user_version = 3", NULL, NULL, &msg) != SQLITE_OK) {
             ry_errorf(err, "%s: %s", path, msg ? msg : "cannot create the tables");
             sqlite3_free(msg);
             sqlite3_close(db);
@@ -100,12 +105,12 @@ static sqlite3 *open_db(const char *root, int create, char *path, size_t len, in
         }
         version = HISTORY_VERSION;
     }
-    if (version == 1 && create) {
+    if ((version == 1 || version == 2) && create) {
         /* a history of an earlier railyard: it gains the tables it lacks */
         char *msg = NULL;
         if (sqlite3_exec(db, schema, NULL, NULL, &msg) != SQLITE_OK ||
-            sqlite3_exec(db, "PRAGMA user_version = 2", NULL, NULL, &msg) != SQLITE_OK) {
-            ry_errorf(err, "%s: cannot bring history version 1 to 2: %s", path,
+            sqlite3_exec(db, "PRAGMA user_version = 3", NULL, NULL, &msg) != SQLITE_OK) {
+            ry_errorf(err, "%s: cannot bring history version %d to 3: %s", path, version,
                       msg ? msg : "unknown error");
             sqlite3_free(msg);
             sqlite3_close(db);
@@ -113,7 +118,7 @@ static sqlite3 *open_db(const char *root, int create, char *path, size_t len, in
         }
         version = HISTORY_VERSION;
     }
-    if (version != HISTORY_VERSION && !(version == 1 && !create)) {
+    if (version != HISTORY_VERSION && !((version == 1 || version == 2) && !create)) {
         ry_errorf(err, "%s: history version %d, this railyard reads %d; left as it is", path,
                   version, HISTORY_VERSION);
         sqlite3_close(db);
@@ -275,6 +280,26 @@ int ry_history_record(const char *root, const char *id, const char *dir, const s
         }
     }
     sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(db, "INSERT INTO collectives VALUES(?1,?2,?3,?4,?5,?6,?7,?8)", -1, &st,
+                           NULL) != SQLITE_OK)
+        goto fail;
+    json_array_foreach(json_object_get(json_object_get(doc, "collectives"), "results"), i, x)
+    {
+        if (!jstr(x, "purpose") || strcmp(jstr(x, "purpose"), "phase"))
+            continue; /* the localization's steps stay in the report */
+        sqlite3_reset(st);
+        bind_text(st, 1, id);
+        bind_text(st, 2, jstr(x, "op"));
+        bind_num(st, 3, json_object_get(x, "rail"));
+        bind_num(st, 4, json_object_get(x, "bytes"));
+        bind_num(st, 5, json_object_get(x, "ranks"));
+        bind_num(st, 6, json_object_get(x, "busbw_gbps"));
+        bind_num(st, 7, json_object_get(x, "bound_gbps"));
+        bind_text(st, 8, jstr(x, "verdict"));
+        if (sqlite3_step(st) != SQLITE_DONE)
+            goto fail;
+    }
+    sqlite3_finalize(st);
     st = NULL;
     if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
         goto fail;
@@ -408,6 +433,69 @@ static int gpu_trend(sqlite3 *db, const char *path, const struct ry_history_quer
     return rows;
 }
 
+/* a collective's bus bandwidth per rail (or one rail), run by run */
+static int coll_trend(sqlite3 *db, const char *path, const struct ry_history_query *q, FILE *fp,
+                      ry_error_t *err)
+{
+    static const char sql[] =
+        "SELECT r.started, r.id, c.rail, c.bytes, c.ranks, c.busbw_gbps, c.bound_gbps, c.verdict"
+        " FROM collectives c JOIN runs r ON r.id = c.run"
+        " WHERE c.op = ?1 AND (?2 < 0 OR c.rail = ?2) AND (?3 IS NULL OR r.started >= ?3)"
+        " ORDER BY r.started DESC, r.id, c.bytes DESC, c.rail IS NULL, c.rail LIMIT ?4";
+    sqlite3_stmt *st;
+    int rows = 0;
+
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return dberr(db, path, err);
+    bind_text(st, 1, q->collective);
+    sqlite3_bind_int(st, 2, q->rail);
+    bind_text(st, 3, q->since);
+    sqlite3_bind_int(st, 4, q->limit > 0 ? q->limit : 50);
+    if (q->json)
+        fputs("[", fp);
+    else
+        fprintf(fp, "%-20s %-44s %-9s %10s %6s %14s %14s %s\n", "STARTED", "RUN", "GROUP", "BYTES",
+                "RANKS", "BUSBW", "BOUND", "VERDICT");
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *started = (const char *)sqlite3_column_text(st, 0),
+                   *id = (const char *)sqlite3_column_text(st, 1),
+                   *verdict = (const char *)sqlite3_column_text(st, 7);
+        if (q->json) {
+            json_t *o = json_object();
+            char *s;
+            json_object_set_new(o, "started", started ? json_string(started) : json_null());
+            json_object_set_new(o, "run", id ? json_string(id) : json_null());
+            json_object_set_new(o, "op", json_string(q->collective));
+            json_num_or_null(o, "rail", st, 2);
+            json_num_or_null(o, "bytes", st, 3);
+            json_num_or_null(o, "ranks", st, 4);
+            json_num_or_null(o, "busbw_gbps", st, 5);
+            json_num_or_null(o, "bound_gbps", st, 6);
+            json_object_set_new(o, "verdict", verdict ? json_string(verdict) : json_null());
+            s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+            fprintf(fp, "%s\n  %s", rows ? "," : "", s ? s : "null");
+            free(s);
+            json_decref(o);
+        } else {
+            char group[24] = "all", bw[32] = "n/a", bound[32] = "n/a";
+            if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+                snprintf(group, sizeof(group), "rail%d", sqlite3_column_int(st, 2));
+            if (sqlite3_column_type(st, 5) != SQLITE_NULL)
+                snprintf(bw, sizeof(bw), "%.3f Gb/s", sqlite3_column_double(st, 5));
+            if (sqlite3_column_type(st, 6) != SQLITE_NULL)
+                snprintf(bound, sizeof(bound), "%.3f Gb/s", sqlite3_column_double(st, 6));
+            fprintf(fp, "%-20s %-44s %-9s %10lld %6d %14s %14s %s\n", started ? started : "n/a",
+                    id ? id : "n/a", group, (long long)sqlite3_column_int64(st, 3),
+                    sqlite3_column_int(st, 4), bw, bound, verdict ? verdict : "n/a");
+        }
+        rows++;
+    }
+    if (q->json)
+        fputs(rows ? "\n]\n" : "]\n", fp);
+    sqlite3_finalize(st);
+    return rows;
+}
+
 int ry_history_list(const char *root, const struct ry_history_query *q, FILE *fp, ry_error_t *err)
 {
     char path[PATH_MAX], a[512], b[512];
@@ -428,6 +516,17 @@ int ry_history_list(const char *root, const struct ry_history_query *q, FILE *fp
 
     if (!(db = open_db(root, 0, path, sizeof(path), &version, err)))
         return -1;
+    if (q->collective) {
+        if (version < 3)
+            rows = ry_errorf(err,
+                             "%s: history version %d keeps no collectives (the next run "
+                             "recorded brings it to version 3)",
+                             path, version);
+        else
+            rows = coll_trend(db, path, q, fp, err);
+        sqlite3_close(db);
+        return rows;
+    }
     if (q->gpu >= 0) {
         if (version < 2)
             rows = ry_errorf(err,

@@ -24,8 +24,11 @@ struct ry_history_query {
     int json;
     int gpu, peer;    /* gpu >= 0: that GPU's figures over time; peer >= 0 too: the pair's */
     const char *test; /* with gpu: this test's figures only (its name as the report gives it) */
+    const char *collective; /* railyard-fabric's collective (allreduce...): its bus bandwidth
+                               per rail (rail >= 0: that rail's only) over time */
 };
-/* Print runs (or, with rail, link bandwidth over time; with gpu, GPU figures over time).
+/* Print runs (or, with rail, link bandwidth over time; with gpu, GPU figures over time; with
+ * collective, a collective's bus bandwidth per rail over time).
  * Returns the number of rows, -1. */
 int ry_history_list(const char *root, const struct ry_history_query *q, FILE *fp, ry_error_t *err);
 

@@ -1186,6 +1186,159 @@ static void html_inventory(struct w *w, json_t *inv)
     }
 }
 
+/* railyard-fabric's collective phase (--collectives): per collective at the largest size, a bar
+ * per rail of its bus bandwidth over the ring bound of the rail's links, and the localization's
+ * steps */
+static void html_collectives(struct w *w, json_t *root)
+{
+    json_t *c = json_object_get(root, "collectives"), *res = json_object_get(c, "results"), *x;
+    static const char *const ops[] = { "allreduce", "allgather", "reducescatter", "alltoall" };
+    const int cell = 26, left = 90, barw = 360;
+    double largest = 0;
+    size_t i, steps = 0;
+
+    if (!json_is_object(c))
+        return;
+    leaf(w, "h2", "Collectives");
+    el(w, "p");
+    textf(w,
+          "%s; bus bandwidth (nccl-tests' formulas) against the ring bound of each rail's links "
+          "(grey: the bound; colour: the share reached).",
+          !str(c, "library")                   ? "Not run"
+          : !strcmp(str(c, "library"), "nccl") ? "NCCL on GPU memory"
+                                               : "MPI on host memory");
+    if (str(c, "note")) {
+        text(w, " ");
+        text(w, str(c, "note"));
+    }
+    end(w);
+    json_array_foreach(res, i, x)
+    {
+        const char *p = str(x, "purpose");
+        if (p && !strcmp(p, "phase") && num(x, "bytes", 0) > largest)
+            largest = num(x, "bytes", 0);
+        steps += p && strcmp(p, "phase");
+    }
+    for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
+        double hi = 0;
+        int rows = 0;
+        json_array_foreach(res, i, x)
+        {
+            if (!str(x, "op") || strcmp(str(x, "op"), ops[k]) || !str(x, "purpose") ||
+                strcmp(str(x, "purpose"), "phase") || num(x, "bytes", 0) != largest)
+                continue;
+            hi = fmax(hi, fmax(num(x, "bound_gbps", 0), num(x, "busbw_gbps", 0)));
+            rows++;
+        }
+        if (!rows || !(hi > 0))
+            continue;
+        el(w, "h3");
+        textf(w, "%s, %.4g MiB", ops[k], largest / (1024.0 * 1024));
+        end(w);
+        el(w, "svg");
+        attr(w, "xmlns", "http://www.w3.org/2000/svg");
+        attr(w, "class", "coll-bars");
+        attrf(w, "width", "%d", left + barw + 220);
+        attrf(w, "height", "%d", rows * cell + 10);
+        rows = 0;
+        json_array_foreach(res, i, x)
+        {
+            json_t *rail = json_object_get(x, "rail");
+            double bw = num(x, "busbw_gbps", 0), bound = num(x, "bound_gbps", 0);
+            int y = rows * cell + 4;
+            char name[32];
+            if (!str(x, "op") || strcmp(str(x, "op"), ops[k]) || !str(x, "purpose") ||
+                strcmp(str(x, "purpose"), "phase") || num(x, "bytes", 0) != largest)
+                continue;
+            rows++;
+            if (json_is_integer(rail))
+                snprintf(name, sizeof(name), "rail %lld", (long long)json_integer_value(rail));
+            else
+                snprintf(name, sizeof(name), "all ranks");
+            el(w, "text");
+            attrf(w, "x", "%d", left - 4);
+            attrf(w, "y", "%d", y + cell * 2 / 3);
+            attr(w, "text-anchor", "end");
+            text(w, name);
+            end(w);
+            if (bound > 0) {
+                el(w, "rect");
+                attrf(w, "x", "%d", left);
+                attrf(w, "y", "%d", y);
+                attrf(w, "width", "%d", (int)(barw * bound / hi) + 1);
+                attrf(w, "height", "%d", cell - 6);
+                attr(w, "fill", "#e0e0e0");
+                el(w, "title");
+                textf(w, "%s: bound %.4g Gb/s", name, bound);
+                end(w);
+                end(w);
+            }
+            el(w, "rect");
+            attrf(w, "x", "%d", left);
+            attrf(w, "y", "%d", y + 4);
+            attrf(w, "width", "%d", (int)(barw * bw / hi) + 1);
+            attrf(w, "height", "%d", cell - 14);
+            attr(w, "fill", bound > 0 ? frac_colour(bw / bound) : "#546e7a");
+            el(w, "title");
+            textf(w, "%s: %.4g Gb/s bus bandwidth, %s", name, bw,
+                  str(x, "verdict") ? str(x, "verdict") : "?");
+            end(w);
+            end(w);
+            el(w, "text");
+            attrf(w, "x", "%d", left + (int)(barw * fmax(bw, bound) / hi) + 6);
+            attrf(w, "y", "%d", y + cell * 2 / 3);
+            if (bound > 0)
+                textf(w, "%.4g of %.4g Gb/s (%.0f%%)", bw, bound, 100 * bw / bound);
+            else
+                textf(w, "%.4g Gb/s", bw);
+            end(w);
+        }
+        end(w);
+    }
+    if (!steps)
+        return;
+    leaf(w, "h3", "Localization");
+    el(w, "table");
+    el(w, "tr");
+    leaf(w, "th", "step");
+    leaf(w, "th", "collective");
+    leaf(w, "th", "rail");
+    leaf(w, "th", "nodes");
+    leaf(w, "th", "bus bandwidth");
+    leaf(w, "th", "verdict");
+    end(w);
+    json_array_foreach(res, i, x)
+    {
+        json_t *nodes = json_object_get(x, "nodes"), *n;
+        char list[256] = "every node";
+        size_t j, at = 0;
+        if (!str(x, "purpose") || !strcmp(str(x, "purpose"), "phase"))
+            continue;
+        json_array_foreach(nodes, j, n)
+        {
+            if (json_is_string(n) && at < sizeof(list))
+                at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%s", j ? ", " : "",
+                                       json_string_value(n));
+        }
+        el(w, "tr");
+        leaf(w, "td", str(x, "purpose"));
+        leaf(w, "td", str(x, "op"));
+        el(w, "td");
+        textf(w, "%g", num(x, "rail", -1));
+        end(w);
+        leaf(w, "td", list);
+        el(w, "td");
+        if (json_is_true(json_object_get(x, "ok")))
+            textf(w, "%.4g Gb/s", num(x, "busbw_gbps", 0));
+        else
+            text(w, str(x, "error") ? str(x, "error") : "failed");
+        end(w);
+        leaf(w, "td", str(x, "verdict"));
+        end(w);
+    }
+    end(w);
+}
+
 int ry_render_html(const struct ry_report *r, const char *inventory, const char *fabric, FILE *fp,
                    ry_error_t *err)
 {
@@ -1242,6 +1395,7 @@ int ry_render_html(const struct ry_report *r, const char *inventory, const char 
     end(&w);
     html_findings(&w, root);
     html_heatmaps(&w, r);
+    html_collectives(&w, root);
     html_pcie(&w, root);
     html_gpu(&w, root);
     html_rails(&w, root, fab);

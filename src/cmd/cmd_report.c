@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabric/collective.h"
 #include "reports/archive.h"
 #include "reports/history.h"
 #include "reports/render.h"
@@ -20,7 +21,8 @@ struct report_opts {
     int keep, days, rail, limit;
     int gpu, peer;
     const char *test;
-    const char *records; /* convert: --link-records */
+    const char *records;    /* convert: --link-records */
+    const char *collective; /* history: --collective */
 };
 
 /* "3" (a GPU) or "0-1", "0,1" (a pair): 0, or -1 */
@@ -57,6 +59,18 @@ static int on_opt(int opt, const char *arg, void *ctx)
     case 's': r->since = arg; return 0;
     case 'T': r->test = arg; return 0;
     case 'L': r->records = arg; return 0;
+    case 'C': {
+        ry_error_t e;
+        unsigned mask;
+        if (fabric_coll_parse(arg, &mask, &e) < 0 || (mask & (mask - 1))) {
+            cmd_error("history: --collective takes one of allreduce, allgather, reducescatter, "
+                      "alltoall, not '%s'",
+                      arg);
+            return -1;
+        }
+        r->collective = arg;
+        return 0;
+    }
     case 'g':
         if (parse_gpu(arg, &r->gpu, &r->peer) == 0)
             return 0;
@@ -92,6 +106,7 @@ static const struct option report_long[] = {
     { "gpu", required_argument, NULL, 'g' },
     { "test", required_argument, NULL, 'T' },
     { "link-records", required_argument, NULL, 'L' },
+    { "collective", required_argument, NULL, 'C' },
     { NULL, 0, NULL, 0 },
 };
 
@@ -103,7 +118,7 @@ static const char *root_of(const struct report_opts *r)
 
 static int run_report(int argc, char **argv)
 {
-    struct report_opts r = { NULL, "text", NULL, NULL, 0.10, 0, 0, -1, 0, -1, -1, NULL, NULL };
+    struct report_opts r = { NULL, "text", NULL, NULL, 0.10, 0, 0, -1, 0, -1, -1, NULL, NULL, NULL };
     struct cmd_common common;
     char dir[4096], dir2[4096];
     ry_error_t err;
@@ -207,7 +222,7 @@ static int run_report(int argc, char **argv)
 
 static int run_history(int argc, char **argv)
 {
-    struct report_opts r = { NULL, "text", NULL, NULL, 0.10, 0, 0, -1, 0, -1, -1, NULL, NULL };
+    struct report_opts r = { NULL, "text", NULL, NULL, 0.10, 0, 0, -1, 0, -1, -1, NULL, NULL, NULL };
     struct cmd_common common;
     struct ry_history_query q;
     ry_error_t err;
@@ -227,6 +242,11 @@ static int run_history(int argc, char **argv)
     q.gpu = r.gpu;
     q.peer = r.peer;
     q.test = r.test;
+    q.collective = r.collective;
+    if (r.collective && r.gpu >= 0) {
+        cmd_error("history: --collective and --gpu are two views: give one");
+        return RY_EXIT_ERROR;
+    }
     if (r.test && r.gpu < 0) {
         cmd_error("history: --test goes with --gpu");
         return RY_EXIT_ERROR;
@@ -268,8 +288,10 @@ const struct cmd_entry cmd_history = {
     .name = "history",
     .run = run_history,
     .usage = "history [--node <name>] [--rail <n> | --gpu <gpu>[-<peer>] [--test <name>]] "
-             "[--since <date>] [--limit <n>] [--archive <dir>] [--json]",
-    .summary = "list archived runs, or a link's or GPU's figures over time (--rail, --gpu)",
+             "[--collective <name> [--rail <n>]] [--since <date>] [--limit <n>] "
+             "[--archive <dir>] [--json]",
+    .summary = "list archived runs, or a link's, GPU's or collective's figures over time "
+               "(--rail, --gpu, --collective)",
     .options =
         "  --archive <dir>      the archive (default $RAILYARD_ARCHIVE or /var/lib/railyard)\n"
         "  --node <name>        runs about this node; with --rail, its links\n"
@@ -277,6 +299,9 @@ const struct cmd_entry cmd_history = {
         "  --gpu <g>[-<p>]      GPU g's figures (host, local copies, latency), or with a peer\n"
         "                       the pair's (both directions), run by run\n"
         "  --test <name>        with --gpu: one test's figures (device_to_device_memcpy_read_ce)\n"
+        "  --collective <name>  railyard-fabric's collective (allreduce, allgather,\n"
+        "                       reducescatter, alltoall): its bus bandwidth per rail and its\n"
+        "                       bound, run by run (with --rail: that rail's only)\n"
         "  --since <date>       runs started then or later (2026-11-01, or a time)\n"
         "  --limit <n>          newest first, at most n rows (default 50)\n",
     .no_node_inputs = 1,

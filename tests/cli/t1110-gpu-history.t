@@ -68,7 +68,7 @@ PY
 is "$?:$(grep -c 'history version 1 keeps no GPU figures' "$TMP/err")" "2:1" "version 1, not yet brought forward: --gpu says why, exit 2"
 "$RAILYARD" check --archive "$B" --node gpu042 --nvbandwidth "$NVB" >/dev/null 2>&1
 is "$(python3 -c 'import sqlite3,sys; d=sqlite3.connect(sys.argv[1]); print(d.execute("PRAGMA user_version").fetchone()[0], d.execute("SELECT count(*) FROM runs WHERE node = \"old\"").fetchone()[0], d.execute("SELECT count(*) > 0 FROM gpu_figures").fetchone()[0])' "$B/history.db")" \
-   "2 1 1" "the next check brings it to version 2, keeps the old run and records the GPU figures"
+   "3 1 1" "the next check brings it to version 3, keeps the old run and records the GPU figures"
 
 # bad values
 "$RAILYARD" history --archive "$A" --gpu 1-1 2>"$TMP/err"

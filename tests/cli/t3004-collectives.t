@@ -36,7 +36,7 @@ ok $? "demo cluster 4 x 2 at 100 Mbit/s up" || sed 's/^/# /' "$TMP/up.log"
 "$DEMO" map >"$TMP/demo.map"
 
 # healthy
-fabric --collectives allreduce,allgather,alltoall --coll-size 512K,2M
+fabric --collectives allreduce,allgather,alltoall --coll-size 512K,2M --archive "$TMP/arch"
 is "$rc $(fails)" "0 " "healthy: exit 0, no failure"
 is "$(q '[.collectives.results[] | select(.purpose == "phase")] | length')" "18" \
     "3 collectives x 2 sizes x (2 rails + all ranks) timed"
@@ -75,7 +75,8 @@ is "$?:$(grep -c 'bad.map:[0-9]*:[0-9]*: collective_busbw_ratio_min is a share' 
 # node3's port on rail 0 at a quarter of the rate: found by halving, named
 "$DEMO" fault --degrade 3:0:25mbit >/dev/null 2>&1
 ok $? "node3's rail-0 port degraded to 25 Mbit/s"
-fabric --collectives allreduce --coll-size 2M --coll-groups rails --culprits "$TMP/culprits"
+fabric --collectives allreduce --coll-size 2M --coll-groups rails --culprits "$TMP/culprits" \
+    --archive "$TMP/arch"
 is "$rc $(q '[.findings[] | select(.severity == "fail" and .check == "collective.busbw") | .subject] | join(";")')" "1 node3/rail0" \
     "degraded port: exit 1, collective.busbw names node3/rail0 and nothing else"
 q '.findings[] | select(.check == "collective.busbw" and .subject == "node3/rail0") | .observed' |
@@ -90,6 +91,33 @@ is "$(q '[.findings[] | select(.check == "collective.busbw" and .subject == "rai
 grep -q '^drain node3 railyard: fabric ' "$TMP/culprits"
 ok $? "--culprits drains node3: $(grep '^drain' "$TMP/culprits" | head -2 | tr '\n' ' ')"
 "$DEMO" fault --heal 3:0 >/dev/null 2>&1
+
+# archived: the report keeps the collectives, the page draws a bar per rail, the history a trend
+rep=$(ls -d "$TMP"/arch/*/*-fabric-* 2>/dev/null | tail -1)
+[ -n "$rep" ] && jq -e '[.collectives.results[] | select(.purpose == "pair")] | length == 2' "$rep/report.json" >/dev/null
+ok $? "the archived report keeps the collectives and their localization"
+if have_feature libxml2; then
+    "$RAILYARD" report show "$rep" --format html >"$TMP/page.html"
+    grep -Eq '<title>rail 0: [0-9.e-]+ Gb/s bus bandwidth, short</title>' "$TMP/page.html" &&
+        grep -Eq '<title>rail 1: [0-9.e-]+ Gb/s bus bandwidth, ok</title>' "$TMP/page.html" &&
+        grep -q '<h3>Localization</h3>' "$TMP/page.html"
+    ok $? "the page: a bar per rail (achieved against the bound) and the localization's steps"
+else
+    skip "built without libxml2: no HTML page"
+fi
+if have_feature sqlite; then
+    "$RAILYARD" history --archive "$TMP/arch" --collective allreduce --rail 0 --json >"$TMP/hist" 2>"$TMP/err"
+    is "$(jq -r '[.[] | select(.bytes == 2097152) | .verdict] | join(",")' "$TMP/hist")" "short,ok" \
+        "history --collective allreduce --rail 0: the degraded run, then the healthy one"
+    jq -e '[.[] | .bound_gbps > 0 and .busbw_gbps > 0 and .rail == 0 and .ranks == 4] | all' "$TMP/hist" >/dev/null
+    ok $? "...each with its bus bandwidth and bound"
+    "$RAILYARD" history --archive "$TMP/arch" --collective bcast >/dev/null 2>"$TMP/err"
+    is "$?:$(grep -c "collective takes one of allreduce" "$TMP/err")" "2:1" "history --collective bcast: refused"
+else
+    skip "built without SQLite: no history"
+    skip "built without SQLite: no history"
+    skip "built without SQLite: no history"
+fi
 
 # --coll-lib nccl without a GPU: the phase does not run, and says why
 fabric --collectives allreduce --coll-size 1M --coll-lib nccl
