@@ -159,6 +159,44 @@ static void bind_dbl(sqlite3_stmt *st, int i, double v)
         sqlite3_bind_double(st, i, v);
 }
 
+/* Insert a row per object of arr: the run's id, then each of cols ("s:key" a string, "n:key" a
+ * number); an object is skipped where its string at key equals val (keep 0) or differs from it
+ * (keep 1). 0, or -1 with the database's error left in db. */
+static const char *const finding_cols[] = { "s:severity", "s:check",    "s:subject",
+                                            "s:expected", "s:observed", NULL };
+static const char *const coll_cols[] = { "s:op",         "n:rail",       "n:bytes",   "n:ranks",
+                                         "n:busbw_gbps", "n:bound_gbps", "s:verdict", NULL };
+static int insert_rows(sqlite3 *db, const char *id, const char *sql, json_t *arr, const char *key,
+                       const char *val, int keep, const char *const *cols)
+{
+    sqlite3_stmt *st;
+    json_t *x;
+    size_t i;
+
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    json_array_foreach(arr, i, x)
+    {
+        const char *v = jstr(x, key);
+        if ((v && !strcmp(v, val)) != keep)
+            continue;
+        sqlite3_reset(st);
+        bind_text(st, 1, id);
+        for (int c = 0; cols[c]; c++) {
+            if (cols[c][0] == 's')
+                bind_text(st, c + 2, jstr(x, cols[c] + 2));
+            else
+                bind_num(st, c + 2, json_object_get(x, cols[c] + 2));
+        }
+        if (sqlite3_step(st) != SQLITE_DONE) {
+            sqlite3_finalize(st);
+            return -1;
+        }
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
 int ry_history_record(const char *root, const char *id, const char *dir, const struct ry_report *r,
                       ry_error_t *err)
 {
@@ -214,24 +252,11 @@ int ry_history_record(const char *root, const char *id, const char *dir, const s
     if (sqlite3_step(st) != SQLITE_DONE)
         goto fail;
     sqlite3_finalize(st);
-    if (sqlite3_prepare_v2(db, "INSERT INTO findings VALUES(?1,?2,?3,?4,?5,?6)", -1, &st, NULL) !=
-        SQLITE_OK)
+    st = NULL;
+    /* failures and warnings */
+    if (insert_rows(db, id, "INSERT INTO findings VALUES(?1,?2,?3,?4,?5,?6)",
+                    json_object_get(doc, "findings"), "severity", "ok", 0, finding_cols) < 0)
         goto fail;
-    json_array_foreach(json_object_get(doc, "findings"), i, x)
-    {
-        if (jstr(x, "severity") && !strcmp(jstr(x, "severity"), "ok"))
-            continue;
-        sqlite3_reset(st);
-        bind_text(st, 1, id);
-        bind_text(st, 2, jstr(x, "severity"));
-        bind_text(st, 3, jstr(x, "check"));
-        bind_text(st, 4, jstr(x, "subject"));
-        bind_text(st, 5, jstr(x, "expected"));
-        bind_text(st, 6, jstr(x, "observed"));
-        if (sqlite3_step(st) != SQLITE_DONE)
-            goto fail;
-    }
-    sqlite3_finalize(st);
     if (sqlite3_prepare_v2(db, "INSERT INTO links VALUES(?1,?2,?3,?4,?5,?6,?7,?8)", -1, &st,
                            NULL) != SQLITE_OK)
         goto fail;
@@ -280,26 +305,12 @@ int ry_history_record(const char *root, const char *id, const char *dir, const s
         }
     }
     sqlite3_finalize(st);
-    if (sqlite3_prepare_v2(db, "INSERT INTO collectives VALUES(?1,?2,?3,?4,?5,?6,?7,?8)", -1, &st,
-                           NULL) != SQLITE_OK)
+    st = NULL;
+    /* the collective phase's (the localization's steps stay in the report) */
+    if (insert_rows(db, id, "INSERT INTO collectives VALUES(?1,?2,?3,?4,?5,?6,?7,?8)",
+                    json_object_get(json_object_get(doc, "collectives"), "results"), "purpose",
+                    "phase", 1, coll_cols) < 0)
         goto fail;
-    json_array_foreach(json_object_get(json_object_get(doc, "collectives"), "results"), i, x)
-    {
-        if (!jstr(x, "purpose") || strcmp(jstr(x, "purpose"), "phase"))
-            continue; /* the localization's steps stay in the report */
-        sqlite3_reset(st);
-        bind_text(st, 1, id);
-        bind_text(st, 2, jstr(x, "op"));
-        bind_num(st, 3, json_object_get(x, "rail"));
-        bind_num(st, 4, json_object_get(x, "bytes"));
-        bind_num(st, 5, json_object_get(x, "ranks"));
-        bind_num(st, 6, json_object_get(x, "busbw_gbps"));
-        bind_num(st, 7, json_object_get(x, "bound_gbps"));
-        bind_text(st, 8, jstr(x, "verdict"));
-        if (sqlite3_step(st) != SQLITE_DONE)
-            goto fail;
-    }
-    sqlite3_finalize(st);
     st = NULL;
     if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
         goto fail;
