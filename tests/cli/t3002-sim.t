@@ -53,6 +53,18 @@ ok $? "sim-cluster prints the simulated time, the CPU time and the peak memory"
 
 sim --nodes 64 --rails 8 --degrade 5:3:200
 is "$rc $(fails)" "1 fail link.bandwidth n5/rail3" "a port at 200 Gb/s: link.bandwidth n5/rail3 alone"
+# the collective phase at 64 x 8: every rail's all-reduce near its bound, and the degraded
+# port's rail halved down to the port
+sim --nodes 64 --rails 8 --degrade 5:3:200 -- --collectives allreduce --coll-size 64M --coll-groups rails
+is "$rc $(fails)" "1 fail collective.busbw n5/rail3;fail link.bandwidth n5/rail3" \
+   "collectives, a port at 200 Gb/s: collective.busbw and link.bandwidth name n5/rail3 alone"
+jq -e '[.collectives.results[] | select(.purpose == "phase" and .rail != 3) | .ratio > 0.8 and .verdict == "ok" and .ranks == 64] | length == 7 and all' \
+    "$(res)" >/dev/null
+ok $? "... the seven other rails' all-reduce over 64 ranks reaches 80% of its bound: $(jq -c '[.collectives.results[] | select(.purpose == "phase") | .ratio * 1000 | floor / 1000]' "$(res)")"
+is "$(jq -r '[.collectives.results[] | select(.purpose == "half") | .nodes | length] | join(",")' "$(res)")" "32,32,16,16,8,8,4,4,2,2" \
+   "... rail 3 halved 64 -> 2 nodes, the halves side by side"
+is "$(jq -r '[.collectives.results[] | select(.purpose == "pair") | .suspect // "control"] | join(",")' "$(res)")" "n5,n6,control" \
+   "... then each suspect beside a good node, and two good nodes as the yardstick"
 sim --nodes 64 --rails 8 --down 9:1
 is "$rc $(fails)" "1 fail rail.cabling n9/rail1" \
    "a port down (no carrier in a simulation: it carries nothing by the deadline): n9/rail1 alone"

@@ -120,9 +120,10 @@ else
 fi
 
 # --coll-lib nccl without a GPU: the phase does not run, and says why
-fabric --collectives allreduce --coll-size 1M --coll-lib nccl
-is "$rc $(q '.collectives.library') $(q '.collectives.results | length')" "0 null 0" \
-    "--coll-lib nccl without a GPU: the links judged, no collective run"
+sed 's/^  demo-node:/  demo-node:\n    thresholds:\n      collective_busbw_ratio_min: 0.5/' "$TMP/demo.map" >"$TMP/half.map"
+MAP=$TMP/half.map fabric --collectives allreduce --coll-size 1M --coll-lib nccl
+is "$rc $(q '.collectives.library') $(q '.collectives.results | length') $(q '.collectives.ratio_min')" "0 null 0 0.5" \
+    "--coll-lib nccl without a GPU: the links judged, no collective run (the map's ratio 0.5 read)"
 q '.not_judged[]' | grep -q '^collectives: not run: --coll-lib nccl, but node1 rail 0: '
 ok $? "...named as not judged: $(q '.not_judged[]' | grep collectives)"
 
