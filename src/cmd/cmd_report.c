@@ -118,7 +118,9 @@ static const char *root_of(const struct report_opts *r)
 
 static int run_report(int argc, char **argv)
 {
-    struct report_opts r = { NULL, "text", NULL, NULL, 0.10, 0, 0, -1, 0, -1, -1, NULL, NULL, NULL };
+    struct report_opts r = {
+        NULL, "text", NULL, NULL, 0.10, 0, 0, -1, 0, -1, -1, NULL, NULL, NULL
+    };
     struct cmd_common common;
     char dir[4096], dir2[4096];
     ry_error_t err;
@@ -222,7 +224,9 @@ static int run_report(int argc, char **argv)
 
 static int run_history(int argc, char **argv)
 {
-    struct report_opts r = { NULL, "text", NULL, NULL, 0.10, 0, 0, -1, 0, -1, -1, NULL, NULL, NULL };
+    struct report_opts r = {
+        NULL, "text", NULL, NULL, 0.10, 0, 0, -1, 0, -1, -1, NULL, NULL, NULL
+    };
     struct cmd_common common;
     struct ry_history_query q;
     ry_error_t err;
