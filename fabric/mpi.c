@@ -468,6 +468,18 @@ void fabric_mpi_coll_close(struct fabric_mpi_coll *h)
     free(h);
 }
 
+int fabric_mpi_min(void *comm, int *value, double deadline, ry_error_t *err)
+{
+    MPI_Request req;
+    double pace = 0;
+    int mine = *value;
+
+    MPI_Iallreduce(&mine, value, 1, MPI_INT, MPI_MIN, *(MPI_Comm *)comm, &req);
+    if (!wait_all(1, &req, deadline, 0, &pace))
+        return ry_errorf(err, "the group's ranks did not agree by the deadline");
+    return 0;
+}
+
 int fabric_mpi_bcast(void *comm, void *buf, int len, int root, double deadline, ry_error_t *err)
 {
     MPI_Request req;

@@ -23,6 +23,9 @@ int fabric_mpi_coll_time(struct fabric_mpi_coll *h, enum fabric_coll k, size_t s
 int fabric_mpi_coll_broken(const struct fabric_mpi_coll *h);
 void fabric_mpi_coll_close(struct fabric_mpi_coll *h);
 
+/* The lowest of every rank's *value, into *value, by deadline: 0 or -1. */
+int fabric_mpi_min(void *comm, int *value, double deadline, ry_error_t *err);
+
 /* len bytes at buf from the communicator's rank root to all its ranks, by deadline: 0 or -1. */
 int fabric_mpi_bcast(void *comm, void *buf, int len, int root, double deadline, ry_error_t *err);
 

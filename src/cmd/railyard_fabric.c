@@ -2120,18 +2120,20 @@ static void run_coll(const struct run *r, const struct go_msg *g, struct result_
     for (int i = 0; i < 2 && !bad; i++)
         bad = (nh ? fabric_nccl_time(nh, op, size, 1, deadline, &warm, &err)
                   : fabric_mpi_coll_time(mh, op, size, 1, deadline, &warm, &err)) < 0;
-    /* a failed rank says so with a negative count: the others stop too (they all wait here) */
-    if (!bad || mh || nh) {
-        if (me == 0)
-            iters = bad         ? -1
-                    : warm <= 0 ? 1
-                                : (int32_t)fmin(100000, fmax(1, ceil(g->coll_duration / warm)));
-        if (fabric_mpi_bcast(&comm, &iters, (int)sizeof(iters), 0, deadline, &err) < 0)
+    /* the count of iterations, from the first rank's warm-up, agreed with every rank of the
+     * group: a rank that failed says -1, and the others stop with it rather than wait for it */
+    {
+        int v = bad         ? -1
+                : me != 0   ? INT_MAX
+                : warm <= 0 ? 1
+                            : (int)fmin(100000, fmax(1, ceil(g->coll_duration / warm)));
+        if (fabric_mpi_min(&comm, &v, deadline, &err) < 0)
             bad = 1;
-        else if (iters < 0 && !bad) {
+        else if (v < 0 && !bad) {
             bad = 1;
-            snprintf(err.text, sizeof(err.text), "the group's first rank failed");
+            snprintf(err.text, sizeof(err.text), "another rank of the group failed");
         }
+        iters = v;
     }
     if (!bad)
         bad = (nh ? fabric_nccl_time(nh, op, size, iters, deadline, &sec, &err)
@@ -2541,6 +2543,8 @@ static void run_collectives(struct run *r)
                     int ng = step == 0 ? r->rails : 1;
                     if (!(o->coll_groups & (1 << step)))
                         continue;
+                    if (step == 1 && r->rails == 1 && (o->coll_groups & 1))
+                        continue; /* one rail: all the ranks are the rail's */
                     for (int k = 0; k < ng; k++)
                         e[k] = (struct coll_entry){ .op = (enum fabric_coll)op,
                                                     .purpose = CP_PHASE,
