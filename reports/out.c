@@ -86,19 +86,7 @@ int out_mute_text(struct out *o, int mute)
 
 const char *out_inert(const char *s, char *buf, size_t len)
 {
-    size_t n = 0;
-
-    if (len == 0)
-        return "";
-    for (; s && *s && n + 5 < len; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c < 0x20 || c == 0x7f) {
-            n += (size_t)snprintf(buf + n, len - n, "\\x%02x", c);
-        } else
-            buf[n++] = (char)c;
-    }
-    buf[n] = '\0';
-    return buf;
+    return ry_inert(s, buf, len);
 }
 
 void out_text(struct out *o, const char *fmt, ...)

@@ -49,7 +49,7 @@ void out_obj_close(struct out *o);
 void out_arr_open(struct out *o, const char *key);
 void out_arr_close(struct out *o);
 
-/* Copy s into buf with control characters written as \xHH (for terminals). */
+/* Copy s into buf with what a terminal would act on written as \xHH (ry_inert). */
 const char *out_inert(const char *s, char *buf, size_t len);
 
 #endif

@@ -34,13 +34,14 @@ static const char output_help[] = "Output:\n"
 
 void cmd_error(const char *fmt, ...)
 {
+    char raw[1024], safe[1024];
     va_list ap;
 
-    fputs("railyard: ", stderr);
+    /* names and lines from files, hosts and the fabric are quoted in messages: inert */
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(raw, sizeof(raw), fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    fprintf(stderr, "railyard: %s\n", ry_inert(raw, safe, sizeof(safe)));
 }
 
 static char deadline_msg[128];

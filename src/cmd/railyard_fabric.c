@@ -223,13 +223,15 @@ struct run {
 
 __attribute__((format(printf, 2, 3))) static void logmsg(const struct run *r, const char *fmt, ...)
 {
+    char raw[1024], safe[1024], host[NAME_LEN * 4];
     va_list ap;
 
-    fprintf(stderr, "railyard-fabric: %s:%d: ", r->host, r->rank);
+    /* host names and error texts of other ranks are quoted: inert */
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(raw, sizeof(raw), fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    fprintf(stderr, "railyard-fabric: %s:%d: %s\n", ry_inert(r->host, host, sizeof(host)), r->rank,
+            ry_inert(raw, safe, sizeof(safe)));
 }
 
 static void usage(FILE *fp)
