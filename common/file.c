@@ -116,6 +116,28 @@ void ry_appendf(char *buf, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
+int ry_parse_size(const char *s, double *bytes)
+{
+    char *end;
+    double v = strtod(s, &end);
+
+    if (end == s)
+        return -1;
+    switch (*end) {
+    case 'K':
+    case 'k': v *= 1024, end++; break;
+    case 'M':
+    case 'm': v *= 1024.0 * 1024, end++; break;
+    case 'G':
+    case 'g': v *= 1024.0 * 1024 * 1024, end++; break;
+    default: break;
+    }
+    if (*end || !(v >= 0 && v <= 1e18) || v != (double)(unsigned long long)v)
+        return -1;
+    *bytes = v;
+    return 0;
+}
+
 char *ry_trim(char *s)
 {
     char *e;

@@ -16,6 +16,10 @@ int ry_mkdirs(const char *path);
 /* Append to the string in buf (len bytes in all), cut at its end; nothing when buf is NULL. */
 void ry_appendf(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* A size in bytes: a number, with K, M or G (powers of 1024, either case) after it, that makes
+ * whole bytes ("64K", "1.5K", "8M"): 0 with *bytes, or -1 when s is not one. */
+int ry_parse_size(const char *s, double *bytes);
+
 /* Strip blanks from both ends of s in place; returns where the text starts. */
 char *ry_trim(char *s);
 /* rm -r, not following symbolic links; errors are ignored. */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/file.h"
 #include "common/xmalloc.h"
 #include "fabric/collective.h"
 
@@ -55,27 +56,14 @@ int fabric_coll_parse_sizes(const char *list, size_t *sizes, int max, ry_error_t
         return ry_errorf(err, "--coll-size takes sizes in bytes: 8M,64M");
     while (*p) {
         size_t len = strcspn(p, ",");
-        char word[32], *end;
-        double v;
+        char word[32];
+        double v = 0;
         if (len == 0 || len >= sizeof(word))
             return ry_errorf(err, "--coll-size: a size cannot be '%.*s'",
                              (int)(len > 31 ? 31 : len), p);
         memcpy(word, p, len);
         word[len] = '\0';
-        v = strtod(word, &end);
-        if (end != word && *end && !end[1]) {
-            switch (*end) {
-            case 'K':
-            case 'k': v *= 1024.0, end++; break;
-            case 'M':
-            case 'm': v *= 1024.0 * 1024, end++; break;
-            case 'G':
-            case 'g': v *= 1024.0 * 1024 * 1024, end++; break;
-            default: break;
-            }
-        }
-        if (end == word || *end || !(v >= 1024 && v <= 16.0 * 1024 * 1024 * 1024) ||
-            v != (double)(size_t)v)
+        if (ry_parse_size(word, &v) < 0 || v < 1024 || v > 16.0 * 1024 * 1024 * 1024)
             return ry_errorf(err, "--coll-size: '%s' is not a size from 1K to 16G", word);
         if (n == max)
             return ry_errorf(err, "--coll-size: at most %d sizes", max);

@@ -14,6 +14,7 @@
 
 #include <mpi.h>
 
+#include "common/file.h"
 #include "common/sysfs.h"
 #include "common/xmalloc.h"
 #include "fabric/analyze.h"
@@ -414,14 +415,8 @@ static int parse_opts(int argc, char **argv, struct opts *o, int speak)
         case 'Q': o->vo.qps = (int)v; break;
         case 'W': o->vo.window = (int)v; break;
         case 'M': {
-            double x = strtod(optarg, &end);
-            if (end != optarg && (*end == 'K' || *end == 'k') && !end[1])
-                x *= 1024;
-            else if (end != optarg && (*end == 'M' || *end == 'm') && !end[1])
-                x *= 1024 * 1024;
-            else if (end == optarg || *end)
-                x = -1;
-            if (x < 8 || x > 64 * 1024 * 1024 || x != (double)(size_t)x) {
+            double x = -1;
+            if (ry_parse_size(optarg, &x) < 0 || x < 8 || x > 64 * 1024 * 1024) {
                 if (speak)
                     fprintf(stderr, "railyard-fabric: --msg-size takes 8 bytes to 64M, not '%s'\n",
                             optarg);
