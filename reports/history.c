@@ -373,6 +373,34 @@ static void json_num_or_null(json_t *o, const char *k, sqlite3_stmt *st, int col
         json_object_set_new(o, k, json_real(sqlite3_column_double(st, col)));
 }
 
+/* column col of the row as a JSON string, null when NULL */
+static json_t *json_text_col(sqlite3_stmt *st, int col)
+{
+    const char *v = (const char *)sqlite3_column_text(st, col);
+    return v ? json_string(v) : json_null();
+}
+
+/* a row of a history list in JSON: an object begun with the run's start and id (columns 0 and
+ * 1), for the caller to fill */
+static json_t *json_row(sqlite3_stmt *st)
+{
+    json_t *o = json_object();
+
+    json_object_set_new(o, "started", json_text_col(st, 0));
+    json_object_set_new(o, "run", json_text_col(st, 1));
+    return o;
+}
+
+/* write o as the list's next row (first: no comma before it) and release it */
+static void json_row_out(FILE *fp, json_t *o, int first)
+{
+    char *s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+
+    fprintf(fp, "%s\n  %s", first ? "" : ",", s ? s : "null");
+    free(s);
+    json_decref(o);
+}
+
 /* a GPU's (or a pair's, both directions) figures, run by run */
 static int gpu_trend(sqlite3 *db, const char *path, const struct ry_history_query *q, FILE *fp,
                      ry_error_t *err)
@@ -409,20 +437,14 @@ static int gpu_trend(sqlite3 *db, const char *path, const struct ry_history_quer
                    *name = (const char *)sqlite3_column_text(st, 3),
                    *unit = (const char *)sqlite3_column_text(st, 7);
         if (q->json) {
-            json_t *o = json_object();
-            char *s;
-            json_object_set_new(o, "started", started ? json_string(started) : json_null());
-            json_object_set_new(o, "run", id ? json_string(id) : json_null());
-            json_object_set_new(o, "node", node ? json_string(node) : json_null());
-            json_object_set_new(o, "test", name ? json_string(name) : json_null());
+            json_t *o = json_row(st);
+            json_object_set_new(o, "node", json_text_col(st, 2));
+            json_object_set_new(o, "test", json_text_col(st, 3));
             json_num_or_null(o, "gpu", st, 4);
             json_num_or_null(o, "peer", st, 5);
             json_num_or_null(o, "value", st, 6);
-            json_object_set_new(o, "unit", unit ? json_string(unit) : json_null());
-            s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-            fprintf(fp, "%s\n  %s", rows ? "," : "", s ? s : "null");
-            free(s);
-            json_decref(o);
+            json_object_set_new(o, "unit", json_text_col(st, 7));
+            json_row_out(fp, o, rows == 0);
         } else {
             char fig[40];
             if (sqlite3_column_type(st, 5) != SQLITE_NULL)
@@ -472,21 +494,15 @@ static int coll_trend(sqlite3 *db, const char *path, const struct ry_history_que
                    *id = (const char *)sqlite3_column_text(st, 1),
                    *verdict = (const char *)sqlite3_column_text(st, 7);
         if (q->json) {
-            json_t *o = json_object();
-            char *s;
-            json_object_set_new(o, "started", started ? json_string(started) : json_null());
-            json_object_set_new(o, "run", id ? json_string(id) : json_null());
+            json_t *o = json_row(st);
             json_object_set_new(o, "op", json_string(q->collective));
             json_num_or_null(o, "rail", st, 2);
             json_num_or_null(o, "bytes", st, 3);
             json_num_or_null(o, "ranks", st, 4);
             json_num_or_null(o, "busbw_gbps", st, 5);
             json_num_or_null(o, "bound_gbps", st, 6);
-            json_object_set_new(o, "verdict", verdict ? json_string(verdict) : json_null());
-            s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-            fprintf(fp, "%s\n  %s", rows ? "," : "", s ? s : "null");
-            free(s);
-            json_decref(o);
+            json_object_set_new(o, "verdict", json_text_col(st, 7));
+            json_row_out(fp, o, rows == 0);
         } else {
             char group[24] = "all", bw[32] = "n/a", bound[32] = "n/a";
             if (sqlite3_column_type(st, 2) != SQLITE_NULL)
@@ -574,34 +590,24 @@ int ry_history_list(const char *root, const struct ry_history_query *q, FILE *fp
                    *c1 = (const char *)sqlite3_column_text(st, 1);
         rows++;
         if (q->json) {
-            json_t *o = json_object();
-            json_object_set_new(o, "started", c0 ? json_string(c0) : json_null());
-            json_object_set_new(o, "run", c1 ? json_string(c1) : json_null());
+            json_t *o = json_row(st);
             if (trend) {
-                const char *s = (const char *)sqlite3_column_text(st, 2),
-                           *d = (const char *)sqlite3_column_text(st, 3);
-                json_object_set_new(o, "from", s ? json_string(s) : json_null());
-                json_object_set_new(o, "to", d ? json_string(d) : json_null());
+                json_object_set_new(o, "from", json_text_col(st, 2));
+                json_object_set_new(o, "to", json_text_col(st, 3));
                 json_object_set_new(o, "ok", json_boolean(sqlite3_column_int(st, 4)));
                 json_object_set_new(o, "bw_gbps",
                                     sqlite3_column_type(st, 5) == SQLITE_NULL
                                         ? json_null()
                                         : json_real(sqlite3_column_double(st, 5)));
             } else {
-                const char *t = (const char *)sqlite3_column_text(st, 2),
-                           *n = (const char *)sqlite3_column_text(st, 3),
-                           *v = (const char *)sqlite3_column_text(st, 4);
-                json_object_set_new(o, "tool", t ? json_string(t) : json_null());
-                json_object_set_new(o, "node", n ? json_string(n) : json_null());
-                json_object_set_new(o, "verdict", v ? json_string(v) : json_null());
+                json_object_set_new(o, "tool", json_text_col(st, 2));
+                json_object_set_new(o, "node", json_text_col(st, 3));
+                json_object_set_new(o, "verdict", json_text_col(st, 4));
                 json_object_set_new(o, "complete", json_boolean(sqlite3_column_int(st, 5)));
                 json_object_set_new(o, "fail", json_integer(sqlite3_column_int(st, 6)));
                 json_object_set_new(o, "warn", json_integer(sqlite3_column_int(st, 7)));
             }
-            char *s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-            fprintf(fp, "%s\n  %s", first ? "" : ",", s ? s : "null");
-            free(s);
-            json_decref(o);
+            json_row_out(fp, o, first);
             first = 0;
         } else if (trend) {
             char bw[32] = "failed", lat[32] = "n/a";
