@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <libxml/xmlwriter.h>
 
+#include "common/file.h"
 #include "common/xmalloc.h"
 #include "reports/render.h"
 #include "topo/gpubw.h"
@@ -290,6 +291,19 @@ static void meta_row(struct w *w, const char *k, const char *v)
     end(w);
 }
 
+/* a table (id: its id attribute, or NULL) and its header row of the NULL-terminated cols; the
+ * table is left open */
+static void table_open(struct w *w, const char *id, const char *const *cols)
+{
+    el(w, "table");
+    if (id)
+        attr(w, "id", id);
+    el(w, "tr");
+    for (; *cols; cols++)
+        leaf(w, "th", *cols);
+    end(w);
+}
+
 static void html_findings(struct w *w, json_t *root)
 {
     json_t *fs = json_object_get(root, "findings"), *f;
@@ -297,15 +311,9 @@ static void html_findings(struct w *w, json_t *root)
     static const char *const order[] = { "fail", "warn" };
 
     leaf(w, "h2", "Findings");
-    el(w, "table");
-    attr(w, "id", "findings");
-    el(w, "tr");
-    leaf(w, "th", "severity");
-    leaf(w, "th", "check");
-    leaf(w, "th", "subject");
-    leaf(w, "th", "expected");
-    leaf(w, "th", "observed");
-    end(w);
+    table_open(
+        w, "findings",
+        (const char *const[]){ "severity", "check", "subject", "expected", "observed", NULL });
     for (int pass = 0; pass < 2; pass++)
         json_array_foreach(fs, i, f)
         {
@@ -1142,14 +1150,7 @@ static void html_inventory(struct w *w, json_t *inv)
         return;
     leaf(w, "h2", "Inventory");
     if (json_array_size(gpus)) {
-        el(w, "table");
-        attr(w, "id", "gpus");
-        el(w, "tr");
-        leaf(w, "th", "GPU");
-        leaf(w, "th", "PCI");
-        leaf(w, "th", "model");
-        leaf(w, "th", "NUMA");
-        end(w);
+        table_open(w, "gpus", (const char *const[]){ "GPU", "PCI", "model", "NUMA", NULL });
         json_array_foreach(gpus, i, g)
         {
             char idx[16];
@@ -1165,14 +1166,7 @@ static void html_inventory(struct w *w, json_t *inv)
         end(w);
     }
     if (json_array_size(nics)) {
-        el(w, "table");
-        attr(w, "id", "nics");
-        el(w, "tr");
-        leaf(w, "th", "NIC");
-        leaf(w, "th", "PCI");
-        leaf(w, "th", "netdev");
-        leaf(w, "th", "description");
-        end(w);
+        table_open(w, "nics", (const char *const[]){ "NIC", "PCI", "netdev", "description", NULL });
         json_array_foreach(nics, i, g)
         {
             el(w, "tr");
@@ -1184,6 +1178,13 @@ static void html_inventory(struct w *w, json_t *inv)
         }
         end(w);
     }
+}
+
+/* a result of the collective phase proper (not a localization's step) of op at size bytes */
+static int phase_of(json_t *x, const char *op, double size)
+{
+    return str(x, "op") && !strcmp(str(x, "op"), op) && str(x, "purpose") &&
+           !strcmp(str(x, "purpose"), "phase") && num(x, "bytes", 0) == size;
 }
 
 /* railyard-fabric's collective phase (--collectives): per collective at the largest size, a bar
@@ -1224,8 +1225,7 @@ static void html_collectives(struct w *w, json_t *root)
         int rows = 0;
         json_array_foreach(res, i, x)
         {
-            if (!str(x, "op") || strcmp(str(x, "op"), ops[k]) || !str(x, "purpose") ||
-                strcmp(str(x, "purpose"), "phase") || num(x, "bytes", 0) != largest)
+            if (!phase_of(x, ops[k], largest))
                 continue;
             hi = fmax(hi, fmax(num(x, "bound_gbps", 0), num(x, "busbw_gbps", 0)));
             rows++;
@@ -1247,8 +1247,7 @@ static void html_collectives(struct w *w, json_t *root)
             double bw = num(x, "busbw_gbps", 0), bound = num(x, "bound_gbps", 0);
             int y = rows * cell + 4;
             char name[32];
-            if (!str(x, "op") || strcmp(str(x, "op"), ops[k]) || !str(x, "purpose") ||
-                strcmp(str(x, "purpose"), "phase") || num(x, "bytes", 0) != largest)
+            if (!phase_of(x, ops[k], largest))
                 continue;
             rows++;
             if (json_is_integer(rail))
@@ -1298,28 +1297,23 @@ static void html_collectives(struct w *w, json_t *root)
     if (!steps)
         return;
     leaf(w, "h3", "Localization");
-    el(w, "table");
-    el(w, "tr");
-    leaf(w, "th", "step");
-    leaf(w, "th", "collective");
-    leaf(w, "th", "rail");
-    leaf(w, "th", "nodes");
-    leaf(w, "th", "bus bandwidth");
-    leaf(w, "th", "verdict");
-    end(w);
+    table_open(w, NULL,
+               (const char *const[]){ "step", "collective", "rail", "nodes", "bus bandwidth",
+                                      "verdict", NULL });
     json_array_foreach(res, i, x)
     {
         json_t *nodes = json_object_get(x, "nodes"), *n;
-        char list[256] = "every node";
-        size_t j, at = 0;
+        char list[256] = "";
+        size_t j;
         if (!str(x, "purpose") || !strcmp(str(x, "purpose"), "phase"))
             continue;
         json_array_foreach(nodes, j, n)
         {
-            if (json_is_string(n) && at < sizeof(list))
-                at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%s", j ? ", " : "",
-                                       json_string_value(n));
+            if (json_is_string(n))
+                ry_appendf(list, sizeof(list), "%s%s", j ? ", " : "", json_string_value(n));
         }
+        if (!list[0])
+            snprintf(list, sizeof(list), "every node");
         el(w, "tr");
         leaf(w, "td", str(x, "purpose"));
         leaf(w, "td", str(x, "op"));

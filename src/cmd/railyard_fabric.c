@@ -736,6 +736,7 @@ static void link_record(const struct fabric_link *l, int lat, struct ry_link *k,
 
 static double coll_ratio(const struct run *r);
 static void nodes_text(const struct run *r, const int *nodes, int n, char *buf, size_t len);
+static const char *size_text(size_t bytes, char *buf, size_t len);
 
 /* the collective phase: every collective timed, with its bound */
 static void print_collectives(struct out *o, const struct run *r)
@@ -773,10 +774,7 @@ static void print_collectives(struct out *o, const struct run *r)
             snprintf(group, sizeof(group), "rail%d", x->rail);
         else
             snprintf(group, sizeof(group), "all");
-        if (x->size >= 1024 * 1024)
-            snprintf(size, sizeof(size), "%g MiB", (double)x->size / (1024.0 * 1024));
-        else
-            snprintf(size, sizeof(size), "%g KiB", (double)x->size / 1024);
+        size_text(x->size, size, sizeof(size));
         if (x->ok)
             snprintf(bw, sizeof(bw), "%.3f Gb/s", x->busbw);
         if (x->bound > 0)
@@ -2262,28 +2260,29 @@ static int coll_step(struct run *r, struct coll_entry *e, int n)
 /* "node1, node2, node3" (at most 6 named, then a count) */
 static void nodes_text(const struct run *r, const int *nodes, int n, char *buf, size_t len)
 {
-    size_t at = 0;
-
     buf[0] = '\0';
-    for (int i = 0; i < n && at < len; i++) {
-        if (i == 6) {
-            snprintf(buf + at, len - at, " and %d more", n - i);
-            return;
-        }
-        at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : "", r->names[nodes[i]]);
-    }
+    for (int i = 0; i < n && i < 6; i++)
+        ry_appendf(buf, len, "%s%s", i ? ", " : "", r->names[nodes[i]]);
+    if (n > 6)
+        ry_appendf(buf, len, " and %d more", n - 6);
+}
+
+/* "16 MiB", "512 KiB" */
+static const char *size_text(size_t bytes, char *buf, size_t len)
+{
+    if (bytes >= 1024 * 1024)
+        snprintf(buf, len, "%g MiB", (double)bytes / (1024.0 * 1024));
+    else
+        snprintf(buf, len, "%g KiB", (double)bytes / 1024);
+    return buf;
 }
 
 /* "allreduce 16 MiB over 8 ranks: 190 Gb/s bus bandwidth (95% of the bound)" */
 static void coll_text(const struct coll_entry *e, char *buf, size_t len)
 {
     char sz[32];
-    double mib = (double)e->size / (1024.0 * 1024);
 
-    if (mib >= 1)
-        snprintf(sz, sizeof(sz), "%g MiB", mib);
-    else
-        snprintf(sz, sizeof(sz), "%g KiB", (double)e->size / 1024);
+    size_text(e->size, sz, sizeof(sz));
     if (!e->ok)
         snprintf(buf, len, "%s %s over %d ranks failed: %s", fabric_coll_name(e->op), sz, e->ranks,
                  e->error);
