@@ -147,8 +147,20 @@ add rule netdev ry-loss in-ra0 numgen random mod 100 < 1 counter drop
 add rule netdev ry-loss in-rb0 numgen random mod 100 < 1 counter drop
 NFT
 then
-    MAPF=$T/slow.map mpi_fabric "$T/loss"
-    rc=$?
+    # Soft-RoCE under loss can stall a queue pair outright (no completion and no retry error
+    # for the whole round: seen once in CI as link.unreachable rail0). That names the lossy rail
+    # too, but not by its counters, which is what this checks: such a run is reported and
+    # repeated once; the verdict of the last run is the one judged
+    for try in 1 2; do
+        MAPF=$T/slow.map mpi_fabric "$T/loss"
+        rc=$?
+        [ $try -eq 1 ] && [ $rc -eq 1 ] && [ -s "$T/loss/results.json" ] &&
+            jq -e '[.findings[] | select(.severity == "fail") | .check] == ["link.unreachable"] and
+                ([.links[] | select(.ok | not) | .rail] | unique) == [0]' "$T/loss/results.json" \
+                >/dev/null || break
+        echo "# loss: Soft-RoCE stalled on the lossy rail, run again: $(why "$T/loss")"
+        rm -rf "$T/loss"
+    done
     sed -n 's/^  1  .*/# loss: &/p' "$T/loss.out"
     echo "# loss: $(nft list table netdev ry-loss | grep -o 'packets [0-9]*' | tr '\n' ' ')dropped"
     nft delete table netdev ry-loss
