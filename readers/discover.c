@@ -17,6 +17,7 @@
 #include "common/file.h"
 #include "common/sysfs.h"
 #include "common/xmalloc.h"
+#include "readers/bundle.h"
 #include "readers/discover.h"
 #include "readers/gpubw.h"
 #include "readers/hwloc.h"
@@ -95,14 +96,8 @@ static int bundle_extract(const char *bundle, char *tmp, size_t tmplen, char *to
     fclose(f);
     if (make_tmpdir(tmp, tmplen, err) < 0)
         return -1;
-    {
-        char *argv[] = {
-            RY_TAR, "-x", "-z", "--no-same-owner", "--no-same-permissions", "-f", (char *)bundle,
-            "-C",   tmp,  NULL
-        };
-        if (run_tar(argv, err) < 0)
-            return ry_error_prefix(err, "%s: not a readable tar.gz bundle", bundle);
-    }
+    if (topo_bundle_unpack(bundle, tmp, err) < 0)
+        return -1;
     if (ry_sysfs_list(tmp, &names, &n, err, ".") < 0)
         return -1;
     if (n != 1 || pathf(top, toplen, "%s/%s", tmp, names[0]) >= (int)toplen ||

@@ -11,6 +11,13 @@ grep -q "/hwloc.xml$" "$TMP/list"; ok $? "bundle has the hwloc topology"
 grep -q "/sys/class/net/lo/mtu$" "$TMP/list"; ok $? "bundle has class/net attributes"
 grep -q "/sys/bus/pci/devices/" "$TMP/list" || [ ! -d /sys/bus/pci/devices ]; ok $? "bundle has PCI attributes"
 
+if ! have_feature libarchive; then
+    "$RAILYARD" inventory --bundle "$TMP/node.tar.gz" >/dev/null 2>"$TMP/err"
+    is "$? $(cat "$TMP/err")" "2 railyard: $TMP/node.tar.gz: this railyard was built without libarchive, which bundles are read with (they are checked member by member before anything is written)" \
+        "built without libarchive: --bundle is refused with the reason (exit 2)"
+    done_testing
+    exit
+fi
 "$RAILYARD" inventory --bundle "$TMP/node.tar.gz" >"$TMP/b.txt" 2>"$TMP/err"; is $? 0 "inventory --bundle exits 0"
 grep -q "sources  hwloc .*hwloc.xml, sysfs .*/sys, bundle $TMP/node.tar.gz" "$TMP/b.txt"; ok $? "sources name the bundle"
 grep -q "^railyard inventory: $(hostname)$" "$TMP/b.txt"; ok $? "host name kept in the bundle"

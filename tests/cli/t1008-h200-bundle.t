@@ -6,6 +6,7 @@
 . "$RAILYARD_SRCDIR/tests/lib.sh"
 have_feature jansson || skip_all "built without jansson: these checks read --json"
 command -v jq >/dev/null || skip_all "jq is not installed"
+have_feature libarchive || skip_all "built without libarchive: bundles are not read"
 B=$RAILYARD_FIXTURES/bundles/h200-vm.tar.gz
 
 "$RAILYARD" inventory --bundle "$B" --json >"$TMP/inv.json" 2>"$TMP/err"
