@@ -29,7 +29,16 @@ cat >"$TMP/fabric-dies" <<WRAP
 [ "\$SLURMD_NODENAME" = node4 ] && [ "\$SLURM_LOCALID" = 0 ] && kill -9 \$\$
 exec "$FABRIC" "\$@"
 WRAP
-chmod +x "$TMP/railyard" "$TMP/fabric-dies"
+# a railyard-fabric whose verdict carries hostile text: a hostlist expression for a node name
+# (it would drain all six) and a reason with escape sequences, a C1 control and a newline
+cat >"$TMP/fabric-hostile" <<WRAP
+#!/bin/sh
+while [ \$# -gt 0 ]; do [ "\$1" = --culprits ] && c=\$2; shift; done
+[ "\$SLURM_PROCID" = 0 ] && [ -n "\$c" ] &&
+    printf 'drain node[1-6] railyard: fabric everything\\ndrain node5 railyard: fabric \\033]0;owned\\007 \\302\\233 \\033[31mred\\n' >"\$c"
+exit 1
+WRAP
+chmod +x "$TMP/railyard" "$TMP/fabric-dies" "$TMP/fabric-hostile"
 export RAILYARD_BIN=$TMP/railyard RAILYARD_FABRIC_BIN=$FABRIC RAILYARD_MAP=$TMP/cluster.map
 export RAILYARD_PREFLIGHT_CONF=/nonexistent RAILYARD_ARCHIVE=$TMP/archive
 
@@ -154,6 +163,19 @@ ok $? "a rank killed at start: not judged, said in the job's output: $(grep -m1 
 is "$(drained)" "" "...and nothing drained"
 is "$(grep -c ': node[1-6]$' "$TMP/broken.out")" 6 "the job's step ran on all 6"
 is "$(job_field "$id" Restarts)" 0 "the job was not requeued"
+
+# --- hostile text in the verdict: a hostlist for a node name drains nothing, a reason reaches
+# scontrol as printable ASCII on one line
+id=$(submit hostile 6 "RAILYARD_FABRIC_BIN=$TMP/fabric-hostile $PRE --no-node-check --no-requeue --deadline 30; echo preflight-exit=\$?")
+w=$(wait_job "$id" 90)
+is "$(drained)" "node5 " "a culprit named node[1-6]: not drained; node5 alone drained ($w s)"
+grep -q "not a Slurm node name, not drained: node\[1-6\]" "$TMP/hostile.out"
+ok $? "...and the job's output says node[1-6] is not a node name: $(grep -m1 'not a Slurm' "$TMP/hostile.out" | cut -c1-120)"
+r=$(reason node5)
+printf '%s' "$r" | LC_ALL=C grep -q '[^[:print:]]'
+is "$? $r" "1 railyard: fabric ?]0;owned? ?? ?[31mred" "node5's reason: printable ASCII, the controls shown as ?"
+LC_ALL=C grep -q "$(printf '\033')" "$TMP/hostile.out"; is $? 1 "no escape byte in the job's output"
+resume node5
 
 # --- bad options: exit 2, said
 "$PRE" --deadline soon 2>"$TMP/err"; is $? 2 "--deadline soon: exit 2"
