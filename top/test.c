@@ -75,37 +75,47 @@ int top_test_peer(const struct top_model *m, const struct topo_map *map, const s
     return 0;
 }
 
-/* template with {node} {peer} {rail} {pairs} replaced */
-static char *expand(const char *tmpl, const char *node, const char *peer, int rail,
-                    const char *pairs)
+/* The command: the template, each {name} replaced by a reference to the environment variable
+ * that holds its value, written for where it stands (outside quotes "${V}", inside double
+ * quotes ${V}, inside single quotes '"${V}"'), so that the shell never reads a value as code:
+ * names come from the fabric (NodeDescriptions) and from other machines' results. */
+char *top_test_command(const char *tmpl)
 {
-    size_t cap = strlen(tmpl) + 1024, n = 0;
-    char *out = xmalloc(cap), rs[16];
+    static const struct {
+        const char *key, *var;
+    } subs[] = { { "{node}", TOP_TEST_ENV_NODE },
+                 { "{peer}", TOP_TEST_ENV_PEER },
+                 { "{rail}", TOP_TEST_ENV_RAIL },
+                 { "{pairs}", TOP_TEST_ENV_PAIRS } };
+    size_t cap = strlen(tmpl) * 8 + 64, n = 0;
+    char *out = xmalloc(cap);
+    char quote = 0; /* ', " or none */
 
-    snprintf(rs, sizeof(rs), "%d", rail);
     for (const char *s = tmpl; *s;) {
-        const char *v = NULL;
+        const char *var = NULL;
         size_t skip = 0;
-        if (!strncmp(s, "{node}", 6))
-            v = node, skip = 6;
-        else if (!strncmp(s, "{peer}", 6))
-            v = peer, skip = 6;
-        else if (!strncmp(s, "{rail}", 6))
-            v = rs, skip = 6;
-        else if (!strncmp(s, "{pairs}", 7))
-            v = pairs, skip = 7;
-        if (v) {
-            size_t l = strlen(v);
-            if (n + l + 1 >= cap)
-                out = xrealloc(out, cap = (n + l + 1) * 2);
-            memcpy(out + n, v, l);
-            n += l;
+        for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]) && !var; i++)
+            if (!strncmp(s, subs[i].key, strlen(subs[i].key)))
+                var = subs[i].var, skip = strlen(subs[i].key);
+        if (n + 64 >= cap)
+            out = xrealloc(out, cap *= 2);
+        if (var) {
+            n += (size_t)snprintf(out + n, cap - n,
+                                  quote == '\''  ? "'\"${%s}\"'"
+                                  : quote == '"' ? "${%s}"
+                                                 : "\"${%s}\"",
+                                  var);
             s += skip;
-        } else {
-            if (n + 2 >= cap)
-                out = xrealloc(out, cap *= 2);
-            out[n++] = *s++;
+            continue;
         }
+        if (*s == '\\' && quote != '\'' && s[1]) { /* an escaped character, kept as it is */
+            out[n++] = *s++;
+            out[n++] = *s++;
+            continue;
+        }
+        if ((*s == '\'' || *s == '"') && (!quote || quote == *s))
+            quote = quote ? 0 : *s;
+        out[n++] = *s++;
     }
     out[n] = '\0';
     return out;
@@ -138,7 +148,7 @@ int top_test_start(struct top_test *t, const char *tmpl, const struct top_port *
         unlink(t->pairs);
         return ry_errorf(err, "pipe: %s", strerror(errno));
     }
-    cmd = expand(tmpl, t->node, t->peer, t->rail, t->pairs);
+    cmd = top_test_command(tmpl);
     if ((t->pid = fork()) < 0) {
         close(fds[0]);
         close(fds[1]);
@@ -156,6 +166,12 @@ int top_test_start(struct top_test *t, const char *tmpl, const struct top_port *
         }
         close(fds[0]);
         close(fds[1]);
+        char rail[16];
+        snprintf(rail, sizeof(rail), "%d", t->rail);
+        setenv(TOP_TEST_ENV_NODE, t->node, 1);
+        setenv(TOP_TEST_ENV_PEER, t->peer, 1);
+        setenv(TOP_TEST_ENV_RAIL, rail, 1);
+        setenv(TOP_TEST_ENV_PAIRS, t->pairs, 1);
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
         _exit(127);
     }

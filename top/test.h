@@ -22,6 +22,17 @@ struct top_test {
     enum top_sev sev;
 };
 
+/* The environment variables that hold the values of {node}, {peer}, {rail} and {pairs} */
+#define TOP_TEST_ENV_NODE  "RAILYARD_TOP_NODE"
+#define TOP_TEST_ENV_PEER  "RAILYARD_TOP_PEER"
+#define TOP_TEST_ENV_RAIL  "RAILYARD_TOP_RAIL"
+#define TOP_TEST_ENV_PAIRS "RAILYARD_TOP_PAIRS"
+
+/* The command given to sh -c for a template (free it): each {name} becomes a quoted reference
+ * to its variable, fit for where it stands in the template's quotes, so that no value is ever
+ * read as shell code. */
+char *top_test_command(const char *tmpl);
+
 void top_test_init(struct top_test *t);
 int top_test_running(const struct top_test *t);
 /* The peer of port p: the next node (natural order) with a port on its rail, else the map's
