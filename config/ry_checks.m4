@@ -150,5 +150,9 @@ AC_SUBST([WARN_CFLAGS]) AC_SUBST([SAN_CFLAGS]) AC_SUBST([SAN_LDFLAGS])
 AC_ARG_ENABLE([fuzzers],
   [AS_HELP_STRING([--enable-fuzzers], [build the libFuzzer targets (needs clang) @<:@default=no@:>@])],
   [], [enable_fuzzers=no])
+dnl a fuzzing build: the library the targets link is instrumented for coverage and checked too
+AS_IF([test "x$enable_fuzzers" = xyes], [
+  SAN_CFLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+  SAN_LDFLAGS="-fsanitize=address,undefined"])
 AM_CONDITIONAL([ENABLE_FUZZERS], [test "x$enable_fuzzers" = xyes])
 ])

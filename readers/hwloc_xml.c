@@ -51,6 +51,41 @@ static void downgrade_objects(xmlNodePtr n)
     }
 }
 
+/* hwloc (2.9) crashes loading an object that has some of its CPU and NUMA sets but not all
+ * four (a NULL set compared in hwloc_topology_load): such a file is refused before hwloc reads
+ * it. 0, or -1 with err naming the line. */
+static int check_sets(xmlNodePtr n, const char *path, ry_error_t *err)
+{
+    static const char *const sets[] = { "cpuset", "complete_cpuset", "nodeset",
+                                        "complete_nodeset" };
+
+    for (; n; n = n->next) {
+        if (n->type != XML_ELEMENT_NODE)
+            continue;
+        if (!xmlStrcmp(n->name, (const xmlChar *)"object")) {
+            int have = 0;
+            const char *missing = NULL;
+            for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+                if (xmlHasProp(n, (const xmlChar *)sets[i]))
+                    have++;
+                else if (!missing)
+                    missing = sets[i];
+            }
+            if (have && missing) {
+                xmlChar *type = xmlGetProp(n, (const xmlChar *)"type");
+                errno = EINVAL;
+                ry_errorf(err, "%s:%d: <object type=\"%s\"> has a CPU or NUMA set but no %s", path,
+                          n->line, type ? (const char *)type : "", missing);
+                xmlFree(type);
+                return -1;
+            }
+        }
+        if (check_sets(n->children, path, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 int topo_hwloc_xml_prepare(const char *path, char **buf, int *len, ry_error_t *err)
 {
     xmlDocPtr doc;
@@ -69,6 +104,8 @@ int topo_hwloc_xml_prepare(const char *path, char **buf, int *len, ry_error_t *e
                        root ? root->line : 1, root ? (const char *)root->name : "");
         goto out;
     }
+    if ((rc = check_sets(root->children, path, err)) < 0)
+        goto out;
     version = xmlGetProp(root, (const xmlChar *)"version");
     if (version && atoi((const char *)version) >= 3) {
         xmlSetProp(root, (const xmlChar *)"version", (const xmlChar *)"2.0");

@@ -79,4 +79,18 @@ else
     one_line_exit2 "a bundle without libarchive: not read" "built without libarchive" \
         "$RAILYARD" inventory --bundle "$TMP/fake.tar.gz"
 fi
+# found by fuzzing (tests/fuzz/fuzz_hwloc_xml): hwloc 2.9 crashed loading an object with a
+# cpuset but no complete_cpuset; such a file is refused with file:line before hwloc reads it
+if have_feature libxml2; then
+    F=$RAILYARD_FIXTURES/hwloc/hgx-h100-4gpu.xml
+    awk '!d && /complete_cpuset/ {sub(/complete_cpuset/, "comPlete_cpuset"); d = 1} {print}' "$F" >"$TMP/sets.xml"
+    line=$(grep -n -m1 comPlete_cpuset "$TMP/sets.xml" | cut -d: -f1)
+    type=$(sed -n "${line}s/.*type=\"\([A-Za-z]*\)\".*/\1/p" "$TMP/sets.xml")
+    "$RAILYARD" inventory --hwloc-xml "$TMP/sets.xml" >/dev/null 2>"$TMP/err"
+    is "$? $(cat "$TMP/err")" \
+        "2 railyard: inventory: $TMP/sets.xml:$line: <object type=\"$type\"> has a CPU or NUMA set but no complete_cpuset" \
+        "hwloc XML with a cpuset and no complete_cpuset: refused with file:line, not given to hwloc"
+else
+    skip "built without libxml2: hwloc XML is given to hwloc unchecked"
+fi
 done_testing

@@ -1,30 +1,29 @@
-#!/bin/sh
-# The map parser and the ibnetdiscover parser (with the fabric checks) under libFuzzer for a
-# short while each (a longer run belongs in a weekly job).
+#!/bin/bash
+# Every parser of outside input under libFuzzer for a short while each (scripts/fuzz-all, which
+# runs them longer on demand): the map, ibnetdiscover dumps (with the fabric checks),
+# ibstat/ibstatus, nvidia-smi nvlink --status, nvbandwidth, p2pBandwidthLatencyTest,
+# bandwidthTest, NCCL and hwloc topology XML, the sysfs readers, gather bundles, report.json
+# and the history's rows, seeded from the fixtures.
 . "$RAILYARD_SRCDIR/tests/lib.sh"
-DIR=$(dirname "$RAILYARD")/tests/fuzz
-[ -x "$DIR/fuzz_map" ] || [ -x "$DIR/fuzz_ibnetdiscover" ] ||
-    skip_all "fuzzers not built (configure CC=clang --enable-fuzzers; make tests/fuzz/fuzz_map tests/fuzz/fuzz_ibnetdiscover)"
-secs=${RAILYARD_FUZZ_SECONDS:-20}
-fuzz() { # NAME SEED-FILES...
-    name=$1
-    shift
-    if [ ! -x "$DIR/$name" ]; then
-        skip "$name not built"
-        skip "$name not built"
-        return
+B=$(dirname "$RAILYARD")
+[ -x "$B/tests/fuzz/fuzz_ibstat" ] ||
+    skip_all "fuzzers not built (configure CC=clang --enable-fuzzers; make fuzzers)"
+secs=${RAILYARD_FUZZ_SECONDS:-15}
+
+"$RAILYARD_SRCDIR/scripts/fuzz-all" --build "$B" --seconds "$secs" --corpus "$TMP/corpus" >"$TMP/out" 2>&1
+rc=$?
+grep -v '^RESULT ' "$TMP/out" | sed 's/^/# /'
+[ $rc -le 1 ]; ok $? "scripts/fuzz-all ran (exit $rc)$(grep -m1 '^fuzz-all:' "$TMP/out" | sed 's/^/: /')"
+is "$(grep -c '^RESULT ' "$TMP/out")" 13 "...every target (13)"
+while read -r _ name code runs s; do
+    if [ "$code" = skip ]; then
+        skip "$name: not built in this build (its library is missing)"
+        continue
     fi
-    rm -rf "$TMP/corpus"
-    mkdir -p "$TMP/corpus"
-    for f in "$@"; do [ -f "$f" ] && cp "$f" "$TMP/corpus/"; done
-    "$DIR/$name" -max_total_time="$secs" -max_len=4096 -timeout=5 -rss_limit_mb=1024 \
-        -artifact_prefix="$TMP/" "$TMP/corpus" >"$TMP/fuzz.log" 2>&1
-    rc=$?
-    is $rc 0 "$name ran ${secs}s without a crash, leak or timeout"
-    [ $rc -eq 0 ] || { tail -30 "$TMP/fuzz.log" | sed 's/^/# /'; ls "$TMP"/crash-* "$TMP"/leak-* 2>/dev/null | sed 's/^/# /'; }
-    runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$TMP/fuzz.log")
-    [ "${runs:-0}" -gt 1000 ]; ok $? "$name executed ${runs:-0} inputs"
-}
-fuzz fuzz_map "$RAILYARD_SRCDIR"/tests/fixtures/maps/*.map
-fuzz fuzz_ibnetdiscover "$SHARED_FIXTURES"/ibnetdiscover/*.topo "$SHARED_FIXTURES"/ibnetdiscover/psmn_x5_X5.topofile.txt
+    is "$code" 0 "$name ran ${s}s without a crash, leak, timeout or file left behind ($runs inputs, $((runs / s))/s)"
+    [ "$runs" -gt 100 ]; ok $? "$name: more than 100 inputs ($runs)"
+done < <(grep '^RESULT ' "$TMP/out")
+
+# the crashes fuzzing found are kept as regression tests beside the other bad inputs
+# (tests/cli/t1005-bad-input.t), which run in every build
 done_testing
