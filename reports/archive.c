@@ -432,7 +432,19 @@ int ry_archive_render(const char *dir, const char *format, FILE *fp, ry_error_t 
         ry_report_free(r);
         if (ry_read_file(path, &buf, &len, err) < 0)
             return -1;
-        fwrite(buf, 1, len, fp);
+        /* as archived, but for what a terminal would act on: JSON keeps C0 controls escaped,
+         * and DEL and the C1 controls (U+0080..U+009F, which the loader found only inside
+         * strings) are written as \u escapes, the same text to a JSON reader */
+        for (size_t i = 0; i < len; i++) {
+            unsigned char c = (unsigned char)buf[i];
+            if (c == 0x7f)
+                fputs("\\u007f", fp);
+            else if (c == 0xc2 && i + 1 < len && (unsigned char)buf[i + 1] >= 0x80 &&
+                     (unsigned char)buf[i + 1] <= 0x9f)
+                fprintf(fp, "\\u%04x", (unsigned char)buf[++i]);
+            else
+                putc(c, fp);
+        }
         free(buf);
         return ferror(fp) ? ry_errorf(err, "cannot write: %s", strerror(errno)) : 0;
     }

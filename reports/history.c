@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
+#include "common/xmalloc.h"
 #include "reports/history.h"
 #include "reports/render_json.h"
 #include "reports/out.h"
@@ -373,11 +374,29 @@ static void json_num_or_null(json_t *o, const char *k, sqlite3_stmt *st, int col
         json_object_set_new(o, k, json_real(sqlite3_column_double(st, col)));
 }
 
-/* column col of the row as a JSON string, null when NULL */
+/* A history database may come from another machine or another program: its text is made
+ * inert before it is shown. Column col for a terminal, "n/a" when NULL. */
+static const char *col_text(sqlite3_stmt *st, int col, char *buf, size_t len)
+{
+    const char *v = (const char *)sqlite3_column_text(st, col);
+    return v ? ry_inert(v, buf, len) : "n/a";
+}
+
+/* column col of the row as a JSON string (inert, so valid UTF-8), null when NULL */
 static json_t *json_text_col(sqlite3_stmt *st, int col)
 {
     const char *v = (const char *)sqlite3_column_text(st, col);
-    return v ? json_string(v) : json_null();
+    json_t *j;
+    char *buf;
+    size_t len;
+
+    if (!v)
+        return json_null();
+    len = 4 * strlen(v) + 1;
+    buf = xmalloc(len);
+    j = json_string(ry_inert(v, buf, len));
+    free(buf);
+    return j ? j : json_null();
 }
 
 /* a row of a history list in JSON: an object begun with the run's start and id (columns 0 and
@@ -431,9 +450,8 @@ static int gpu_trend(sqlite3 *db, const char *path, const struct ry_history_quer
         fprintf(fp, "%-20s %-44s %-16s %-34s %-11s %12s\n", "STARTED", "RUN", "NODE", "TEST", "GPU",
                 "FIGURE");
     while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *started = (const char *)sqlite3_column_text(st, 0),
-                   *id = (const char *)sqlite3_column_text(st, 1),
-                   *node = (const char *)sqlite3_column_text(st, 2),
+        char t0[96], t1[192];
+        const char *node = (const char *)sqlite3_column_text(st, 2),
                    *name = (const char *)sqlite3_column_text(st, 3),
                    *unit = (const char *)sqlite3_column_text(st, 7);
         if (q->json) {
@@ -454,9 +472,9 @@ static int gpu_trend(sqlite3 *db, const char *path, const struct ry_history_quer
                 snprintf(who, sizeof(who), "gpu%d", sqlite3_column_int(st, 4));
             snprintf(fig, sizeof(fig), "%.*f %s", unit && !strcmp(unit, "us") ? 2 : 1,
                      sqlite3_column_double(st, 6), unit && !strcmp(unit, "us") ? "us" : "GB/s");
-            fprintf(fp, "%-20s %-44s %-16s %-34s %-11s %12s\n", started ? started : "n/a",
-                    id ? id : "n/a", out_inert(node, a, sizeof(a)), out_inert(name, b, sizeof(b)),
-                    who, fig);
+            fprintf(fp, "%-20s %-44s %-16s %-34s %-11s %12s\n", col_text(st, 0, t0, sizeof(t0)),
+                    col_text(st, 1, t1, sizeof(t1)), out_inert(node, a, sizeof(a)),
+                    out_inert(name, b, sizeof(b)), who, fig);
         }
         rows++;
     }
@@ -490,9 +508,7 @@ static int coll_trend(sqlite3 *db, const char *path, const struct ry_history_que
         fprintf(fp, "%-20s %-44s %-9s %10s %6s %14s %14s %s\n", "STARTED", "RUN", "GROUP", "BYTES",
                 "RANKS", "BUSBW", "BOUND", "VERDICT");
     while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *started = (const char *)sqlite3_column_text(st, 0),
-                   *id = (const char *)sqlite3_column_text(st, 1),
-                   *verdict = (const char *)sqlite3_column_text(st, 7);
+        char t0[96], t1[192], t2[96];
         if (q->json) {
             json_t *o = json_row(st);
             json_object_set_new(o, "op", json_string(q->collective));
@@ -511,9 +527,10 @@ static int coll_trend(sqlite3 *db, const char *path, const struct ry_history_que
                 snprintf(bw, sizeof(bw), "%.3f Gb/s", sqlite3_column_double(st, 5));
             if (sqlite3_column_type(st, 6) != SQLITE_NULL)
                 snprintf(bound, sizeof(bound), "%.3f Gb/s", sqlite3_column_double(st, 6));
-            fprintf(fp, "%-20s %-44s %-9s %10lld %6d %14s %14s %s\n", started ? started : "n/a",
-                    id ? id : "n/a", group, (long long)sqlite3_column_int64(st, 3),
-                    sqlite3_column_int(st, 4), bw, bound, verdict ? verdict : "n/a");
+            fprintf(fp, "%-20s %-44s %-9s %10lld %6d %14s %14s %s\n",
+                    col_text(st, 0, t0, sizeof(t0)), col_text(st, 1, t1, sizeof(t1)), group,
+                    (long long)sqlite3_column_int64(st, 3), sqlite3_column_int(st, 4), bw, bound,
+                    col_text(st, 7, t2, sizeof(t2)));
         }
         rows++;
     }
@@ -586,8 +603,7 @@ int ry_history_list(const char *root, const struct ry_history_query *q, FILE *fp
         fprintf(fp, "%-20s %-44s %-7s %-16s %-8s %5s %5s\n", "STARTED", "RUN", "TOOL", "NODE",
                 "VERDICT", "FAIL", "WARN");
     while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *c0 = (const char *)sqlite3_column_text(st, 0),
-                   *c1 = (const char *)sqlite3_column_text(st, 1);
+        char t0[96], t1[192], t2[96], t3[96];
         rows++;
         if (q->json) {
             json_t *o = json_row(st);
@@ -615,16 +631,16 @@ int ry_history_list(const char *root, const struct ry_history_query *q, FILE *fp
                 snprintf(bw, sizeof(bw), "%.3f Gb/s", sqlite3_column_double(st, 5));
             if (sqlite3_column_type(st, 6) != SQLITE_NULL)
                 snprintf(lat, sizeof(lat), "%.1f us", sqlite3_column_double(st, 6));
-            fprintf(fp, "%-20s %-44s %-16s %-16s %12s %10s\n", c0 ? c0 : "n/a", c1 ? c1 : "n/a",
+            fprintf(fp, "%-20s %-44s %-16s %-16s %12s %10s\n", col_text(st, 0, t0, sizeof(t0)),
+                    col_text(st, 1, t1, sizeof(t1)),
                     out_inert((const char *)sqlite3_column_text(st, 2), a, sizeof(a)),
                     out_inert((const char *)sqlite3_column_text(st, 3), b, sizeof(b)), bw, lat);
         } else
-            fprintf(fp, "%-20s %-44s %-7s %-16s %-8s %5d %5d%s\n", c0 ? c0 : "n/a", c1 ? c1 : "n/a",
-                    sqlite3_column_text(st, 2) ? (const char *)sqlite3_column_text(st, 2) : "n/a",
+            fprintf(fp, "%-20s %-44s %-7s %-16s %-8s %5d %5d%s\n", col_text(st, 0, t0, sizeof(t0)),
+                    col_text(st, 1, t1, sizeof(t1)), col_text(st, 2, t2, sizeof(t2)),
                     out_inert((const char *)sqlite3_column_text(st, 3), a, sizeof(a)),
-                    sqlite3_column_text(st, 4) ? (const char *)sqlite3_column_text(st, 4) : "n/a",
-                    sqlite3_column_int(st, 6), sqlite3_column_int(st, 7),
-                    sqlite3_column_int(st, 5) ? "" : "  (incomplete)");
+                    col_text(st, 4, t3, sizeof(t3)), sqlite3_column_int(st, 6),
+                    sqlite3_column_int(st, 7), sqlite3_column_int(st, 5) ? "" : "  (incomplete)");
     }
     if (q->json)
         fputs(first ? "]\n" : "\n]\n", fp);

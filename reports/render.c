@@ -196,10 +196,68 @@ const struct ry_report_links *ry_report_links(const struct ry_report *r)
 
 /* take root (a reference is kept) as a report, or say why not; dir: the folder it was read
  * from (its link records are there), NULL when parsed from memory */
+/* 1 when s holds what ry_inert would rewrite: a C0 control, DEL, or a C1 control in UTF-8
+ * (jansson has made sure the rest is UTF-8) */
+static int needs_inert(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == 0x7f || (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
+            return 1;
+    return 0;
+}
+
+static char *inert_copy(const char *s)
+{
+    size_t len = 4 * strlen(s) + 1;
+    char *buf = xmalloc(len);
+
+    ry_inert(s, buf, len);
+    return buf;
+}
+
+/* A report read from a file comes from anywhere (another machine, a ticket): every string in
+ * it, keys too, is made inert once, so that no renderer (text, JSON, JUnit, Prometheus, HTML)
+ * passes on a control character */
+static void inert_tree(json_t *v)
+{
+    if (json_is_string(v) && needs_inert(json_string_value(v))) {
+        char *t = inert_copy(json_string_value(v));
+        json_string_set(v, t);
+        free(t);
+    } else if (json_is_array(v)) {
+        for (size_t i = 0; i < json_array_size(v); i++)
+            inert_tree(json_array_get(v, i));
+    } else if (json_is_object(v)) {
+        const char *key;
+        json_t *val;
+        char **bad = NULL;
+        size_t nbad = 0;
+        json_object_foreach(v, key, val)
+        {
+            inert_tree(val);
+            if (needs_inert(key)) {
+                bad = xrealloc(bad, (nbad + 1) * sizeof(*bad));
+                bad[nbad++] = xstrdup(key);
+            }
+        }
+        for (size_t i = 0; i < nbad; i++) {
+            char *t = inert_copy(bad[i]);
+            json_object_set(v, t, json_object_get(v, bad[i]));
+            json_object_del(v, bad[i]);
+            free(t);
+            free(bad[i]);
+        }
+        free(bad);
+    }
+}
+
 static struct ry_report *adopt(json_t *root, const char *name, const char *dir, ry_error_t *err)
 {
-    const char *tool = str(root, "tool");
+    const char *tool;
     struct ry_report *r;
+
+    inert_tree(root);
+    tool = str(root, "tool");
 
     if (!json_is_object(root) || !tool ||
         (strcmp(tool, "railyard") && strcmp(tool, "railyard-fabric")) ||

@@ -63,6 +63,46 @@ else
     for i in 1 2 3; do skip "shared ibnetdiscover fixtures absent, or built without ibnetdisc"; done
 fi
 
+# an archived run from elsewhere: hostile strings in report.json (values and a key) come out of
+# every format inert; a hostile first line is named inert
+if have_feature jansson && command -v jq >/dev/null; then
+    mkdir -p "$TMP/run" "$TMP/badrun"
+    jq --arg e "$EVIL" '.findings[0].subject = "node2" + $e | .findings[0].observed = $e |
+        .node_names[0] = "n" + $e | .extra = {("k" + $e): $e}' \
+        "$RAILYARD_FIXTURES/reports/demo-fabric/report.json" >"$TMP/run/report.json"
+    for f in text json junit prometheus html; do
+        inert 0 "report show --format $f, hostile strings in report.json" \
+            "$RAILYARD" report show "$TMP/run" --format $f
+    done
+    "$RAILYARD" report show "$TMP/run" --format json | jq -e --arg e "$EVIL" \
+        '.findings[0].observed | test("\\\\x1b") or . == $e' >/dev/null
+    ok $? "report show --format json: still JSON, the hostile string kept (as escapes)"
+    printf '%s\n{}\n' "$EVIL" >"$TMP/badrun/report.json"
+    inert 1 "report show, a hostile first line" "$RAILYARD" report show "$TMP/badrun"
+else
+    for i in 1 2 3 4 5 6 7 8; do skip "built without jansson or jq missing"; done
+fi
+# a history database from elsewhere: its text shown inert, in text and JSON
+if have_feature sqlite && command -v python3 >/dev/null; then
+    RAILYARD_ARCHIVE= "$RAILYARD" check --archive "$TMP/arch" --node gpu042 \
+        --nvbandwidth "$RAILYARD_FIXTURES/gpu-bandwidth/hgx-h100-slow-uplink_nvbandwidth.txt" >/dev/null 2>&1
+    EVIL=$EVIL python3 - "$TMP/arch/history.db" <<'PY'
+import os, sqlite3, sys
+e = os.environ["EVIL"].encode("utf-8", "surrogateescape")
+c = sqlite3.connect(sys.argv[1])
+c.text_factory = bytes
+for t, col in (("runs", "node"), ("runs", "verdict"), ("runs", "started"), ("gpu_figures", "name")):
+    c.execute("update %s set %s = ? || %s" % (t, col, col), (e,))
+c.commit()
+PY
+    for a in "" "--json" "--gpu 0-1" "--gpu 0-1 --json"; do
+        # shellcheck disable=SC2086
+        inert 1 "history $a, hostile text in history.db" "$RAILYARD" history --archive "$TMP/arch" $a
+    done
+else
+    for i in 1 2 3 4 5 6 7 8; do skip "built without SQLite or python3 missing"; done
+fi
+
 # the health check (root, from slurmd): railyard's messages in a private scratch folder that
 # goes with it, and a hostile map name never reaches its log raw; no scratch folder, no check,
 # never a drain
