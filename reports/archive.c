@@ -97,8 +97,13 @@ int ry_archive_create(struct ry_archive *a, const char *root, const char *tool, 
     snprintf(a->id, sizeof(a->id), "%s-%s-%s-%ld", stamp, h, tool, (long)getpid());
     if (snprintf(dir, sizeof(dir), "%s/%s/%s", root, day, a->id) >= (int)sizeof(dir))
         return ry_errorf(err, "archive %s: path too long", root);
-    if (ry_run_dir_init(a, dir, tool, argc, argv, map, err) < 0)
-        return ry_error_prefix(err, "archive: ");
+    if (ry_run_dir_init(a, dir, tool, argc, argv, map, err) < 0) {
+        /* the run's own folder (its name is this process's): nothing half-made is left */
+        int e = errno;
+        ry_rm_tree(dir);
+        errno = e;
+        return -1;
+    }
     return 0;
 }
 

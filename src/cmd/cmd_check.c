@@ -152,7 +152,7 @@ static void archive_begin(const struct check_opts *c, const char *root, const ch
     snprintf(arun.host, sizeof(arun.host), "%s", host);
     if (ry_archive_start(&arun.a, root, "check", host, argc, argv, c->map, CHECK_SCHEMA_VERSION,
                          host, &err) < 0) {
-        cmd_error("check: %s (the verdict stands)", err.text);
+        cmd_error("check: archive: %s (the verdict stands)", err.text);
         return;
     }
     arun.on = 1;

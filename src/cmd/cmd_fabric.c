@@ -304,7 +304,7 @@ static void archive_begin(const char *root, const struct fabric_cli *c, int argc
         snprintf(self, sizeof(self), "fabric");
     if (ry_archive_start(&arun, root, "ib", self, argc, argv, c->map, FABRIC_SCHEMA_VERSION, NULL,
                          &err) < 0) {
-        cmd_error("fabric: %s (the verdict stands)", err.text);
+        cmd_error("fabric: archive: %s (the verdict stands)", err.text);
         return;
     }
     arun_on = 1;

@@ -1143,7 +1143,7 @@ static int prepare_run_dir(struct run *r)
     if (root &&
         ry_archive_create(&r->archive, root, "fabric", r->map_cluster ? r->map_cluster : r->host,
                           r->argc, r->argv, r->o.map, &err) < 0) {
-        logmsg(r, "%s (no archive for this run)", err.text);
+        logmsg(r, "archive: %s (no archive for this run)", err.text);
         r->archive.dir[0] = '\0';
     }
     if (r->o.run_dir && ry_run_dir_init(&r->run_dir, r->o.run_dir, "fabric", r->argc, r->argv,
@@ -1458,6 +1458,76 @@ static void retest(struct run *r, int pass)
     free(good);
 }
 
+/* ---- MPI_Init's deadline ----
+ * MPI_Init waits for every rank (Open MPI's and Slurm's PMIx fence): a rank that never started
+ * (killed at its start, a node that could not launch it) stops the others there for good,
+ * before railyard-fabric has a word to say. A watchdog thread gives MPI_Init the start-up
+ * deadline (--start-timeout, read from argv before MPI_Init may parse it), then says why on
+ * stderr and leaves with exit status 2: the run could not be judged. */
+#ifndef RAILYARD_SMPI
+#include <pthread.h>
+#include <stdatomic.h>
+
+static atomic_int init_done;
+
+static void *init_watchdog(void *arg)
+{
+    double limit = *(double *)arg, end = fabric_now() + limit;
+    char msg[256];
+    int n;
+
+    while (!atomic_load(&init_done)) {
+        if (fabric_now() > end) {
+            n = snprintf(msg, sizeof(msg),
+                         "railyard-fabric: MPI_Init did not complete in %.0f s (a rank did not "
+                         "start, or the launcher cannot reach one): not judged\n",
+                         limit);
+            if (write(STDERR_FILENO, msg, (size_t)n) < 0) {
+                /* nothing more to say */
+            }
+            _exit(2);
+        }
+        struct timespec ts = { 0, 100000000 };
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+/* the --start-timeout in argv, else the default (60 s) */
+static double start_timeout_arg(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        if (!strcmp(argv[i], "--start-timeout") && i + 1 < argc)
+            v = argv[i + 1];
+        else if (!strncmp(argv[i], "--start-timeout=", 16))
+            v = argv[i] + 16;
+        if (v && atof(v) > 0)
+            return atof(v);
+    }
+    return 60;
+}
+
+static void mpi_init_with_deadline(int *argc, char ***argv)
+{
+    static double limit;
+    pthread_t t;
+    int watched;
+
+    limit = start_timeout_arg(*argc, *argv);
+    watched = pthread_create(&t, NULL, init_watchdog, &limit) == 0;
+    MPI_Init(argc, argv);
+    atomic_store(&init_done, 1);
+    if (watched)
+        pthread_join(t, NULL);
+}
+#else
+static void mpi_init_with_deadline(int *argc, char ***argv)
+{
+    MPI_Init(argc, argv); /* a simulated rank always starts */
+}
+#endif
+
 /* ---- the phases of main ---- */
 
 #define GO_ON (-1) /* a phase's "carry on"; any other value is the exit status to leave with */
@@ -1471,7 +1541,7 @@ static int set_up(struct run *r, int argc, char **argv)
     memset(r, 0, sizeof(*r));
     r->node = -1;
     r->world = MPI_COMM_WORLD;
-    MPI_Init(&argc, &argv);
+    mpi_init_with_deadline(&argc, &argv);
     r->argc = argc;
     r->argv = argv;
     MPI_Comm_rank(MPI_COMM_WORLD, &r->rank);
@@ -2716,7 +2786,8 @@ static void analyse(struct run *r, struct topo_findings *f)
  *                            "railyard: fabric ...": railyard-healthcheck never resumes it)
  *   outlier NODE REASON      a port that clears the floor but lags its rail (link.outlier)
  *   unpinned A B CHECK       a failed link neither of whose ends is the culprit
- *   lost NODE                a rank of this node stopped answering: not judged
+ *   lost NODE                a rank of this node stopped answering: not judged (and not
+ *                            drained, whatever else was found on it)
  * written aside and renamed, so a reader never sees half of it. */
 static void write_culprits(const struct run *r, const struct topo_findings *f)
 {
@@ -2730,10 +2801,16 @@ static void write_culprits(const struct run *r, const struct topo_findings *f)
     }
     fprintf(fp, "# railyard-fabric culprits: %zu failed, %zu warnings, %d nodes x %d rails\n",
             f->nfail, f->nwarn, r->nodes, r->rails);
-    for (int n = 0; n < r->nodes; n++)
-        if (topo_findings_reason(f, r->names[n], 1, "railyard: fabric ", reason, sizeof(reason)) >
-            0)
+    for (int n = 0; n < r->nodes; n++) {
+        /* a node whose rank was lost is not judged, never drained: a rank that died or hung
+         * may be the tool's fault (killed, out of memory, stopped), not the node's */
+        int lost = 0;
+        for (size_t i = 0; i < r->nfailed && !lost; i++)
+            lost = r->failed[i] == n;
+        if (!lost && topo_findings_reason(f, r->names[n], 1, "railyard: fabric ", reason,
+                                          sizeof(reason)) > 0)
             fprintf(fp, "drain %s %s\n", r->names[n], reason);
+    }
     for (size_t i = 0; i < f->n; i++) {
         const struct topo_finding *x = &f->v[i];
         const char *slash = strchr(x->subject, '/');

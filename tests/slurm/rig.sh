@@ -5,7 +5,8 @@
 #   rig.sh start DIR N HEALTHCHECK PROLOG   start and wait until every node is idle
 #   rig.sh stop DIR                          stop what start started, by PID file only
 #
-# Clients need SLURM_CONF=DIR/etc/slurm.conf. Ports: slurmctld 16817, slurmd 17001..
+# Clients need SLURM_CONF=DIR/etc/slurm.conf. Ports: slurmctld $RIG_CTLD_PORT (16817), slurmd
+# $RIG_SLURMD_PORT.. (17001..): two rigs with other ports run side by side.
 set -u
 cmd=$1 D=$2
 
@@ -53,7 +54,7 @@ munged --key-file="$D/munge/munge.key" --socket="$D/munge/munge.socket" \
 cat >"$SLURM_CONF" <<CONF
 ClusterName=railyardtest
 SlurmctldHost=$host(127.0.0.1)
-SlurmctldPort=16817
+SlurmctldPort=${RIG_CTLD_PORT:-16817}
 AuthType=auth/munge
 CredType=cred/munge
 AuthInfo=socket=$D/munge/munge.socket
@@ -84,7 +85,7 @@ JobCompType=jobcomp/none
 SlurmctldTimeout=30
 SlurmdTimeout=30
 MessageTimeout=10
-NodeName=n[1-$N] NodeHostname=$host NodeAddr=127.0.0.1 Port=[17001-$((17000 + N))] CPUs=$(nproc) RealMemory=500 State=UNKNOWN
+NodeName=n[1-$N] NodeHostname=$host NodeAddr=127.0.0.1 Port=[${RIG_SLURMD_PORT:-17001}-$((${RIG_SLURMD_PORT:-17001} + N - 1))] CPUs=$(nproc) RealMemory=500 State=UNKNOWN
 PartitionName=test Nodes=n[1-$N] Default=YES MaxTime=INFINITE State=UP
 CONF
 
