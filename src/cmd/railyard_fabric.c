@@ -1468,20 +1468,26 @@ static void retest(struct run *r, int pass)
 #include <pthread.h>
 #include <stdatomic.h>
 
-static atomic_int init_done;
+/* what the watchdog and MPI_Init's caller share (on the caller's stack: railyard-fabric keeps
+ * no writable globals, as ranks share one process under SMPI) */
+struct init_watch {
+    double limit;
+    atomic_int done;
+};
 
 static void *init_watchdog(void *arg)
 {
-    double limit = *(double *)arg, end = fabric_now() + limit;
+    struct init_watch *w = arg;
+    double end = fabric_now() + w->limit;
     char msg[256];
     int n;
 
-    while (!atomic_load(&init_done)) {
+    while (!atomic_load(&w->done)) {
         if (fabric_now() > end) {
             n = snprintf(msg, sizeof(msg),
                          "railyard-fabric: MPI_Init did not complete in %.0f s (a rank did not "
                          "start, or the launcher cannot reach one): not judged\n",
-                         limit);
+                         w->limit);
             if (write(STDERR_FILENO, msg, (size_t)n) < 0) {
                 /* nothing more to say */
             }
@@ -1510,14 +1516,14 @@ static double start_timeout_arg(int argc, char **argv)
 
 static void mpi_init_with_deadline(int *argc, char ***argv)
 {
-    static double limit;
+    struct init_watch w = { .limit = start_timeout_arg(*argc, *argv) };
     pthread_t t;
     int watched;
 
-    limit = start_timeout_arg(*argc, *argv);
-    watched = pthread_create(&t, NULL, init_watchdog, &limit) == 0;
+    atomic_init(&w.done, 0);
+    watched = pthread_create(&t, NULL, init_watchdog, &w) == 0;
     MPI_Init(argc, argv);
-    atomic_store(&init_done, 1);
+    atomic_store(&w.done, 1);
     if (watched)
         pthread_join(t, NULL);
 }
