@@ -13,7 +13,7 @@ grep -q "/sys/bus/pci/devices/" "$TMP/list" || [ ! -d /sys/bus/pci/devices ]; ok
 
 if ! have_feature libarchive; then
     "$RAILYARD" inventory --bundle "$TMP/node.tar.gz" >/dev/null 2>"$TMP/err"
-    is "$? $(cat "$TMP/err")" "2 railyard: $TMP/node.tar.gz: this railyard was built without libarchive, which bundles are read with (they are checked member by member before anything is written)" \
+    is "$? $(cat "$TMP/err")" "2 railyard: inventory: $TMP/node.tar.gz: this railyard was built without libarchive, which bundles are read with (they are checked member by member before anything is written)" \
         "built without libarchive: --bundle is refused with the reason (exit 2)"
     done_testing
     exit
