@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/error.h"
+#include "common/xmalloc.h"
 
 /* the length of the well-formed UTF-8 sequence at p (1 to 4) that is not a C1 control, 0 when
  * there is none */
@@ -53,6 +54,15 @@ const char *ry_inert(const char *s, char *buf, size_t len)
         p += k;
     }
     buf[n] = '\0';
+    return buf;
+}
+
+char *ry_inert_dup(const char *s)
+{
+    size_t len = 4 * strlen(s ? s : "") + 1; /* a byte becomes at most \xHH */
+    char *buf = xmalloc(len);
+
+    ry_inert(s, buf, len);
     return buf;
 }
 

@@ -24,6 +24,9 @@ int ry_errorf(ry_error_t *err, const char *fmt, ...) __attribute__((format(print
  * a host name or a NodeDescription quoted in one never reaches a terminal raw. */
 const char *ry_inert(const char *s, char *buf, size_t len);
 
+/* ry_inert into a string of its own, whatever its length (free it). */
+char *ry_inert_dup(const char *s);
+
 /* Prepend "prefix: " to the message already in err (NULL is accepted). Returns -1. */
 int ry_error_prefix(ry_error_t *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

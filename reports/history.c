@@ -387,15 +387,13 @@ static json_t *json_text_col(sqlite3_stmt *st, int col)
 {
     const char *v = (const char *)sqlite3_column_text(st, col);
     json_t *j;
-    char *buf;
-    size_t len;
+    char *t;
 
     if (!v)
         return json_null();
-    len = 4 * strlen(v) + 1;
-    buf = xmalloc(len);
-    j = json_string(ry_inert(v, buf, len));
-    free(buf);
+    t = ry_inert_dup(v);
+    j = json_string(t);
+    free(t);
     return j ? j : json_null();
 }
 

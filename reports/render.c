@@ -206,22 +206,13 @@ static int needs_inert(const char *s)
     return 0;
 }
 
-static char *inert_copy(const char *s)
-{
-    size_t len = 4 * strlen(s) + 1;
-    char *buf = xmalloc(len);
-
-    ry_inert(s, buf, len);
-    return buf;
-}
-
 /* A report read from a file comes from anywhere (another machine, a ticket): every string in
  * it, keys too, is made inert once, so that no renderer (text, JSON, JUnit, Prometheus, HTML)
  * passes on a control character */
 static void inert_tree(json_t *v)
 {
     if (json_is_string(v) && needs_inert(json_string_value(v))) {
-        char *t = inert_copy(json_string_value(v));
+        char *t = ry_inert_dup(json_string_value(v));
         json_string_set(v, t);
         free(t);
     } else if (json_is_array(v)) {
@@ -241,7 +232,7 @@ static void inert_tree(json_t *v)
             }
         }
         for (size_t i = 0; i < nbad; i++) {
-            char *t = inert_copy(bad[i]);
+            char *t = ry_inert_dup(bad[i]);
             json_object_set(v, t, json_object_get(v, bad[i]));
             json_object_del(v, bad[i]);
             free(t);

@@ -17,6 +17,7 @@
  * brings any bytes in them). Discovery gives a node or an error, never a crash, a leak or
  * undefined behaviour. Seed: a healthy port's values (tests/cli/t1103-fuzz.t). */
 
+#define SYS  "sys"
 #define IB   "class/infiniband/mlx5_0"
 #define PORT IB "/ports/1"
 #define PCI  "bus/pci/devices/0000:17:00.0"
@@ -71,16 +72,6 @@ static const char *const dirs[] = { PORT "/gids",
                                     PCI "/net/eth0",
                                     NET };
 
-static void put(const char *root, const char *rel, const uint8_t *data, size_t size)
-{
-    char path[1024];
-    FILE *f;
-
-    snprintf(path, sizeof(path), "%s/%s", root, rel);
-    if (!(f = fopen(path, "wb")) || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0)
-        abort();
-}
-
 static const char *tree(void)
 {
     static char root[600];
@@ -88,7 +79,7 @@ static const char *tree(void)
 
     if (root[0])
         return root;
-    snprintf(root, sizeof(root), "%s/sys", fuzz_folder());
+    snprintf(root, sizeof(root), "%s/" SYS, fuzz_folder());
     for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
         snprintf(path, sizeof(path), "%s/%s", root, dirs[i]);
         if (ry_mkdirs(path) < 0)
@@ -115,7 +106,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
         const uint8_t *nul = p < end ? memchr(p, '\0', (size_t)(end - p)) : NULL;
         size_t n = nul ? (size_t)(nul - p) : (size_t)(end - p);
-        put(root, files[i], p, n);
+        char rel[256];
+        snprintf(rel, sizeof(rel), SYS "/%s", files[i]);
+        (void)fuzz_write(rel, p, n);
         p = nul ? nul + 1 : end;
     }
     for (int scan_pci = 0; scan_pci < 2; scan_pci++) {
