@@ -24,6 +24,13 @@ while read -r _ name code runs s; do
     [ "$runs" -gt 100 ]; ok $? "$name: more than 100 inputs ($runs)"
 done < <(grep '^RESULT ' "$TMP/out")
 
+# --runs: a target stops at that many inputs (the way to the goal of 10 million per target)
+"$RAILYARD_SRCDIR/scripts/fuzz-all" --build "$B" --runs 300 --only map,ibstat --corpus "$TMP/corpus" >"$TMP/runs" 2>&1
+is "$?:$(grep '^RESULT ' "$TMP/runs" | awk '{print $2, $3, $4}' | tr '\n' ';')" \
+    "0:fuzz_map 0 300;fuzz_ibstat 0 300;" "--runs 300 --only map,ibstat: each stops at 300 inputs"
+"$RAILYARD_SRCDIR/scripts/fuzz-all" --build "$B" --runs 1e7 >"$TMP/bad" 2>&1
+is "$?:$(cat "$TMP/bad")" "2:fuzz-all: --runs takes a whole number of inputs" "--runs 1e7: refused"
+
 # the crashes fuzzing found are kept as regression tests beside the other bad inputs
 # (tests/cli/t1005-bad-input.t), which run in every build
 done_testing
