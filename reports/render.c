@@ -75,8 +75,8 @@ static void inline_links(struct ry_report_links *lv, json_t *root, json_t *index
             double cpu;
             l->from = name_index(lv, index, str(o, "from"), nalloc);
             l->to = name_index(lv, index, str(o, "to"), nalloc);
-            l->round = (uint32_t)num(o, "round", 0);
-            l->rail = (int)num(o, "rail", -1);
+            l->round = (uint32_t)inum(o, "round", 0);
+            l->rail = inum(o, "rail", -1);
             l->flags = (json_is_true(json_object_get(o, "ok")) ? RY_LINK_OK : 0) |
                        (lat ? RY_LINK_LATENCY : 0);
             l->bw_gbps = jnum(o, "bw_gbps");
@@ -117,7 +117,7 @@ static int file_links(struct ry_report_links *lv, json_t *root, const char *name
 {
     json_t *lf = json_object_get(root, "links_file"), *x, *records = json_object_get(lf, "records");
     const char *file = str(lf, "path"), *format = str(lf, "format");
-    int rails = (int)num(root, "rails", 0);
+    int rails = inum(root, "rails", 0);
     char path[4200];
     struct ry_link *all;
     size_t n, i;
@@ -359,7 +359,7 @@ static int cmp_dbl(const void *a, const void *b)
 static struct ry_port_stats *port_stats(const struct ry_report *r, size_t *n)
 {
     const struct ry_report_links *lv = &r->lv;
-    int rails = (int)num(r->root, "rails", 0);
+    int rails = inum(r->root, "rails", 0);
     size_t nn = lv->nlisted, i, cells, *fill, *cap, k = 0;
     struct ry_port_stats *ps;
     double **bw;
@@ -583,8 +583,8 @@ static void prometheus_gpu(FILE *fp, json_t *root, const char *node)
                                    "peer as the tool named them)."
                                  : "A GPU figure of the last check, GB/s (test, gpu, peer as "
                                    "the tool named them).");
-                    snprintf(gpu, sizeof(gpu), "%d", (int)num(v, "gpu", -1));
-                    snprintf(peer, sizeof(peer), "%d", (int)num(v, "peer", -1));
+                    snprintf(gpu, sizeof(gpu), "%d", inum(v, "gpu", -1));
+                    snprintf(peer, sizeof(peer), "%d", inum(v, "peer", -1));
                     fprintf(fp, "%s{", name[lat]);
                     label(fp, "node", node, 1);
                     label(fp, "source", str(cap, "tool"), 0);
@@ -754,8 +754,8 @@ int ry_render_text(const struct ry_report *r, FILE *fp, ry_error_t *err)
                 out_inert(str(f, "observed") ? str(f, "observed") : "n/a", c, sizeof(c)));
     }
     fprintf(fp, "%d failed, %d warnings -> %s\n",
-            (int)num(json_object_get(r->root, "summary"), "fail", 0),
-            (int)num(json_object_get(r->root, "summary"), "warn", 0),
+            inum(json_object_get(r->root, "summary"), "fail", 0),
+            inum(json_object_get(r->root, "summary"), "warn", 0),
             ry_report_verdict(r) ? ry_report_verdict(r) : "n/a");
     return ferror(fp) ? ry_errorf(err, "cannot write: %s", strerror(errno)) : 0;
 }
@@ -838,8 +838,7 @@ static json_t *gpu_figures(json_t *root)
             continue;
         json_array_foreach(json_object_get(m, "values"), l, v)
         {
-            gpu_key(key, sizeof(key), str(m, "name"), (int)num(v, "gpu", -1),
-                    (int)num(v, "peer", -1));
+            gpu_key(key, sizeof(key), str(m, "name"), inum(v, "gpu", -1), inum(v, "peer", -1));
             json_object_set(idx, key, json_object_get(v, "value"));
         }
     }
@@ -863,7 +862,7 @@ static int diff_gpu(json_t *a, json_t *b, double threshold, FILE *fp)
                 continue;
             json_array_foreach(json_object_get(m, "values"), l, v)
             {
-                int gpu = (int)num(v, "gpu", -1), peer = (int)num(v, "peer", -1);
+                int gpu = inum(v, "gpu", -1), peer = inum(v, "peer", -1);
                 double v1 = num(v, "value", NAN), v0;
                 gpu_key(key, sizeof(key), name, gpu, peer);
                 v0 = num(before, key, NAN);

@@ -1,6 +1,8 @@
 #ifndef RAILYARD_REPORTS_RENDER_JSON_H
 #define RAILYARD_REPORTS_RENDER_JSON_H
 
+#include <limits.h>
+
 #include <jansson.h>
 
 #include "reports/links.h"
@@ -18,6 +20,14 @@ static inline double num(json_t *o, const char *key, double dflt)
 {
     json_t *v = json_object_get(o, key);
     return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+/* a member as an int: dflt when it is not a number or not one an int holds (converting a loaded
+ * report's 1e300 or NaN would be undefined behaviour) */
+static inline int inum(json_t *o, const char *key, int dflt)
+{
+    double v = num(o, key, dflt);
+    return v >= INT_MIN && v <= INT_MAX ? (int)v : dflt;
 }
 
 /* Past this many links, the Prometheus textfile and JUnit carry each port's aggregate instead

@@ -377,7 +377,7 @@ static void html_heatmaps(struct w *w, const struct ry_report *rep)
 {
     json_t *root = ry_report_json(rep);
     const struct ry_report_links *lv = ry_report_links(rep);
-    int rails = (int)num(root, "rails", 0);
+    int rails = inum(root, "rails", 0);
     const char **names;
     size_t n = node_list(root, &names), i, blk, g, cells;
     const int cell = 22, left = 110, top = 70;
@@ -586,8 +586,8 @@ static void tree_place(struct tnode *t, int i, int depth, double *next)
 
 static void link_text(json_t *j, char *buf, size_t len)
 {
-    int gen = (int)num(j, "gen", 0), width = (int)num(j, "width", 0);
-    int mg = (int)num(j, "max_gen", 0), mw = (int)num(j, "max_width", 0);
+    int gen = inum(j, "gen", 0), width = inum(j, "width", 0);
+    int mg = inum(j, "max_gen", 0), mw = inum(j, "max_width", 0);
     double gb = num(j, "gbytes", 0);
 
     buf[0] = '\0';
@@ -623,7 +623,7 @@ static void html_pcie(struct w *w, json_t *root)
         t[i].id = str(j, "id") ? str(j, "id") : "?";
         t[i].kind = str(j, "kind") ? str(j, "kind") : "bridge";
         t[i].label = str(j, "label") ? str(j, "label") : t[i].id;
-        t[i].numa = (int)num(j, "numa", -1);
+        t[i].numa = inum(j, "numa", -1);
         t[i].up = -1;
         t[i].sev = tree_sev(root, t[i].id, t[i].label);
     }
@@ -799,7 +799,7 @@ static void html_gpu(struct w *w, json_t *root)
     end(w);
     json_array_foreach(caps, i, cap)
     {
-        int n = (int)num(cap, "gpus", 0);
+        int n = inum(cap, "gpus", 0);
         el(w, "h3");
         textf(w, "%s: %s", str(cap, "tool") ? str(cap, "tool") : "?",
               str(cap, "source") ? str(cap, "source") : "?");
@@ -849,7 +849,7 @@ static void html_gpu(struct w *w, json_t *root)
             }
             json_array_foreach(vals, j, v)
             {
-                int a = (int)num(v, "gpu", -1), b = (int)num(v, "peer", -1);
+                int a = inum(v, "gpu", -1), b = inum(v, "peer", -1);
                 double val = num(v, "value", 0), f = lat       ? (val > 0 ? med / val : 0)
                                                      : med > 0 ? val / med
                                                                : 0;
@@ -934,7 +934,7 @@ static void html_rails(struct w *w, json_t *root, json_t *fabric)
 {
     json_t *fs = json_object_get(root, "findings"), *cab = json_object_get(root, "cabling");
     json_t *index = json_object(), *subjects = json_object(), *f, *x;
-    int rails = (int)num(root, "rails", 0), own = json_is_array(cab);
+    int rails = inum(root, "rails", 0), own = json_is_array(cab);
     const char **names;
     size_t n = node_list(root, &names), i;
     struct rcell *cells;
@@ -1154,12 +1154,12 @@ static void html_inventory(struct w *w, json_t *inv)
         json_array_foreach(gpus, i, g)
         {
             char idx[16];
-            snprintf(idx, sizeof(idx), "%d", (int)num(g, "index", -1));
+            snprintf(idx, sizeof(idx), "%d", inum(g, "index", -1));
             el(w, "tr");
             leaf(w, "td", idx);
             leaf(w, "td", str(g, "pci"));
             leaf(w, "td", str(g, "model") ? str(g, "model") : "n/a");
-            snprintf(idx, sizeof(idx), "%d", (int)num(g, "numa", -1));
+            snprintf(idx, sizeof(idx), "%d", inum(g, "numa", -1));
             leaf(w, "td", idx);
             end(w);
         }
@@ -1244,7 +1244,8 @@ static void html_collectives(struct w *w, json_t *root)
         json_array_foreach(res, i, x)
         {
             json_t *rail = json_object_get(x, "rail");
-            double bw = num(x, "busbw_gbps", 0), bound = num(x, "bound_gbps", 0);
+            /* 0..hi: a bar's width of a hostile report's -1e300 would not fit an int */
+            double bw = fmax(num(x, "busbw_gbps", 0), 0), bound = fmax(num(x, "bound_gbps", 0), 0);
             int y = rows * cell + 4;
             char name[32];
             if (!phase_of(x, ops[k], largest))

@@ -79,8 +79,21 @@ if have_feature jansson && command -v jq >/dev/null; then
     ok $? "report show --format json: still JSON, the hostile string kept (as escapes)"
     printf '%s\n{}\n' "$EVIL" >"$TMP/badrun/report.json"
     inert 1 "report show, a hostile first line" "$RAILYARD" report show "$TMP/badrun"
+    # found by fuzzing (fuzz_report): numbers past what an int holds, and a collective's bar of
+    # -1e300 against a bound of 1e-300, are read as unknown or clamped, never converted out of
+    # range (undefined behaviour: a count of -2147483648, a bar of negative width)
+    mkdir -p "$TMP/bignum"
+    jq '.summary.fail = 3592120000 | .summary.warn = -1e300 | .collectives = {library: "mpi",
+        results: [{op: "allreduce", purpose: "phase", bytes: 1048576, rail: 0,
+                   busbw_gbps: -1e300, bound_gbps: 1e-300, verdict: "ok"}]}' \
+        "$RAILYARD_FIXTURES/reports/demo-fabric/report.json" >"$TMP/bignum/report.json"
+    "$RAILYARD" report show "$TMP/bignum" >"$TMP/o" 2>&1
+    is "$(tail -1 "$TMP/o")" "0 failed, 0 warnings -> fail" "report show: counts past an int read as unknown (0)"
+    "$RAILYARD" report show "$TMP/bignum" --format html >"$TMP/o.html" 2>&1
+    is "$?:$(grep -c 'class="coll-bars"' "$TMP/o.html"):$(grep -o 'width="-[0-9]*"' "$TMP/o.html" | head -1)" "0:1:" \
+        "report show --format html: the collective's bar drawn, no negative width"
 else
-    for i in 1 2 3 4 5 6 7 8; do skip "built without jansson or jq missing"; done
+    for i in 1 2 3 4 5 6 7 8 9 10; do skip "built without jansson or jq missing"; done
 fi
 # a history database from elsewhere: its text shown inert, in text and JSON
 if have_feature sqlite && command -v python3 >/dev/null; then
