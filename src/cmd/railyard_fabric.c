@@ -1109,17 +1109,12 @@ static void save_archive(struct run *r, const struct topo_findings *f, int done)
     ry_archive_record(&r->archive, &err);
 }
 
-/* results.json in the run directory, rewritten atomically after every round */
-static void save_run(struct run *r, const struct topo_findings *f, int done)
+/* the archive's report and results.json in the run directory as they stand, each rewritten
+ * atomically */
+static void save_reports(struct run *r, const struct topo_findings *f, int done)
 {
     struct print_arg p = { r, f, done, 1 };
     ry_error_t err;
-
-    /* a report is rewritten whole: at most every 10 s while the rounds run, so that many
-     * short rounds do not cost the square of their number */
-    if (!done && r->saved > 0 && fabric_now() - r->saved < 10)
-        return;
-    r->saved = fabric_now();
 
     decide_records(r);
     save_archive(r, f, done);
@@ -1133,6 +1128,16 @@ static void save_run(struct run *r, const struct topo_findings *f, int done)
             ry_links_writer_close(r->lw[k]);
             r->lw[k] = NULL;
         }
+}
+
+/* the reports after a round: rewritten whole, so at most every 10 s while the rounds run (many
+ * short rounds would cost the square of their number) */
+static void save_run(struct run *r, const struct topo_findings *f, int done)
+{
+    if (!done && r->saved > 0 && fabric_now() - r->saved < 10)
+        return;
+    r->saved = fabric_now();
+    save_reports(r, f, done);
 }
 
 static int prepare_run_dir(struct run *r)
@@ -2066,6 +2071,9 @@ static int lay_out(struct run *r)
     r->gos = xcalloc((size_t)r->size, sizeof(*r->gos));
     if (prepare_run_dir(r) < 0)
         return 2;
+    /* a readable report from the start (no round yet, not complete): a run killed before its
+     * first round leaves that, not a folder without a report */
+    save_reports(r, NULL, 0);
     return GO_ON;
 }
 

@@ -211,7 +211,7 @@ bg=$!
 for _ in $(seq 100); do
     pid=$(for p in $(ip netns pids node3 2>/dev/null); do
               [ "$(cat /proc/$p/comm 2>/dev/null)" = railyard-fabric ] && echo $p; done | head -1)
-    [ -n "$pid" ] && [ -s "$TMP/run/results.json" ] && break
+    [ -n "$pid" ] && jq -e '.rounds_done >= 1' "$TMP/run/results.json" >/dev/null 2>&1 && break
     sleep 0.1
 done
 if [ -n "$pid" ]; then kill "$pid"; fi
@@ -311,10 +311,16 @@ for _ in $(seq 300); do
     [ -n "$rep" ] && jq -e '.rounds_done >= 1' "$rep" >/dev/null 2>&1 && break
     sleep 0.1
 done
-launcher=$(pgrep -P $bg mpirun; for c in $(pgrep -P $bg); do pgrep -P "$c" mpirun; done)
-launcher=$(echo $launcher | awk '{print $1}')
-[ -n "$launcher" ] && kill -TERM "$launcher"
-wait $bg
+# stop_launcher PID: SIGTERM to the mpirun the background job PID started; its PID (empty: none)
+stop_launcher() {
+    local l
+    l=$(pgrep -P "$1" mpirun; for c in $(pgrep -P "$1"); do pgrep -P "$c" mpirun; done)
+    l=$(echo $l | awk '{print $1}')
+    [ -n "$l" ] && kill -TERM "$l"
+    wait "$1"
+    echo "$l"
+}
+launcher=$(stop_launcher $bg)
 ok $([ -n "$launcher" ] && [ -n "$rep" ]; echo $?) "the run was stopped after its first round"
 jq -e '.complete == false and .rounds_done >= 1 and .run.complete == false' "$rep" >/dev/null
 ok $? "the cut-short run's report.json is readable and marked incomplete"
@@ -326,5 +332,23 @@ if have_feature sqlite; then
 else
     skip "built without SQLite"
 fi
+# a run stopped before its first round ended (as a preflight's deadline stops it): the report
+# written at its start is there, readable and incomplete, not a folder without one
+"$DEMO" run -- "$FABRIC" --map "$TMP/a.map" -d 20 --archive "$TMP/arch3" >/dev/null 2>&1 &
+bg=$!
+rep=
+for _ in $(seq 150); do
+    rep=$(ls "$TMP"/arch3/*/*-fabric-*/report.json 2>/dev/null | head -1)
+    [ -n "$rep" ] && break
+    sleep 0.1
+done
+r0=$(jq -r '.rounds_done' "$rep" 2>/dev/null)
+launcher=$(stop_launcher $bg)
+is "${rep:+found}:$r0:${launcher:+stopped}" "found:0:stopped" \
+    "a run's report.json is written at its start, before its first round (of 20 s) ends"
+jq -e '.complete == false and .rounds_done == 0 and .run.complete == false' "$rep" >/dev/null
+ok $? "...and after SIGTERM it is still readable and marked incomplete"
+"$RAILYARD" report show "$(dirname "$rep")" >"$TMP/partial0.txt" 2>&1
+grep -q '(incomplete)' "$TMP/partial0.txt"; ok $? "report show reads it: $(head -1 "$TMP/partial0.txt")"
 "$DEMO" down && gone node1 node2 node3 node4 rydemo-sw rydemo-head; ok $? "demo cluster down: namespaces, files and marks gone"
 done_testing

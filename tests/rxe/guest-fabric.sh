@@ -26,7 +26,7 @@ rails:
 MAP
 # why a run did not pass: its failed links' errors and its findings, on one line
 why() { # RUN-DIR
-    [ -s "$1/results.json" ] || { tail -n 2 "$1.out" | tr '\n' ' '; return; }
+    jq -e '.rounds_done > 0' "$1/results.json" >/dev/null 2>&1 || { tail -n 2 "$1.out" | tr '\n' ' '; return; }
     jq -r '[(.links[] | select(.ok | not) | "link rail \(.rail): \(.error)"),
         (.findings[] | select(.severity != "ok") | "\(.severity) \(.check) \(.subject): \(.observed)")]
         | join("; ")' "$1/results.json" 2>/dev/null | head -c 400
