@@ -36,7 +36,10 @@ is "$?:$(grep -c 'ecn on 3:5: no such node or rail' "$TMP/bad")" "2:1" "--ecn on
 [ ! -e /run/netns/node1 ]; ok $? "...and nothing was made"
 
 up --nodes 4 --rails 2 --loss 3:0:1; ok $? "demo cluster 4 x 2 up, node3's rail-0 cable losing 1% each way"
-"$DEMO" map >"$TMP/demo.map"
+# the rails' floor at 150 of 200 Mbit/s: TCP over a cable losing 1% runs at ~92% of the line,
+# next to the floor of 90% a map without one gets, and a link that dips below it would be a
+# bandwidth finding (t3001's business) beside the goodput one this test is about
+"$DEMO" map | sed 's/^  demo-node:/  demo-node:\n    thresholds:\n      rail_bw_gbps: 0.15/' >"$TMP/demo.map"
 fabric
 is "$rc $(fails)" "1 link.goodput node3/rail0" "1% loss: link.goodput names node3/rail0, nothing else"
 jq -e "[.links[] | $mine | .goodput_ratio < 0.995 and .retrans > 0 and .wire_bytes > .bytes] | length == 2 and all" \
@@ -52,12 +55,12 @@ read -r d1 d2 <<<"$(counted loss)"
 grep -Eq '^  1 +0 +node3->node4 +0\.[0-9]+ Gb/s +9[89]\.[0-9]+%' "$TMP/out"
 ok $? "the text shows each link's delivered share: $(grep 'node3->node4' "$TMP/out" | head -1)"
 # the map's limit: 98% delivered is enough
-sed 's/^  demo-node:/  demo-node:\n    thresholds:\n      goodput_ratio_min: 0.97/' "$TMP/demo.map" >"$TMP/lenient.map"
+sed 's/^    thresholds:/    thresholds:\n      goodput_ratio_min: 0.97/' "$TMP/demo.map" >"$TMP/lenient.map"
 "$RAILYARD" map validate "$TMP/lenient.map" >/dev/null 2>&1 || ! have_feature yaml
 ok $? "a map with thresholds.goodput_ratio_min validates"
 MAP=$TMP/lenient.map fabric
 is "$rc $(fails)" "0 " "goodput_ratio_min 0.97 in the map: 1% loss passes"
-sed 's/^  demo-node:/  demo-node:\n    thresholds:\n      goodput_ratio_min: 1.5/' "$TMP/demo.map" >"$TMP/bad.map"
+sed 's/^    thresholds:/    thresholds:\n      goodput_ratio_min: 1.5/' "$TMP/demo.map" >"$TMP/bad.map"
 "$RAILYARD" map validate "$TMP/bad.map" >/dev/null 2>"$TMP/bad"
 is "$?:$(grep -c 'bad.map:[0-9]*:[0-9]*: goodput_ratio_min is a share of the traffic, from 0 to 1' "$TMP/bad")" "2:1" \
    "goodput_ratio_min 1.5: refused with the file and line"
