@@ -18,6 +18,14 @@ fabric() { # status in $rc, results in $TMP/run/results.json, the text in $TMP/o
     rc=$?
 }
 fails() { jq -r '[.findings[] | select(.severity != "ok") | "\(.check) \(.subject)"] | join(";")' "$TMP/run/results.json"; }
+# the findings about anything but node3's lossy rail-0 port: TCP also slows under 1% loss (the
+# more on a busy host), so the port's own link.bandwidth, or a link.path of one of its links,
+# may stand beside its link.goodput; nothing may be said of another port
+elsewhere() {
+    fails | tr ';' '\n' | grep -v '^$' |
+        grep -Ev '^link\.(goodput|bandwidth) node3/rail0$|^link\.path (node[0-9]+<->node3|node3<->node[0-9]+)/rail0$' | tr '\n' ';'
+}
+goodput_named() { fails | tr ';' '\n' | grep -c '^link\.goodput'; }
 # the links of node3's rail 0 (each way), and the others
 mine='select(.rail == 0 and (.from == "node3" or .to == "node3"))'
 others='select(.rail != 0 or (.from != "node3" and .to != "node3"))'
@@ -41,7 +49,8 @@ up --nodes 4 --rails 2 --loss 3:0:1; ok $? "demo cluster 4 x 2 up, node3's rail-
 # bandwidth finding (t3001's business) beside the goodput one this test is about
 "$DEMO" map | sed 's/^  demo-node:/  demo-node:\n    thresholds:\n      rail_bw_gbps: 0.15/' >"$TMP/demo.map"
 fabric
-is "$rc $(fails)" "1 link.goodput node3/rail0" "1% loss: link.goodput names node3/rail0, nothing else"
+is "$rc $(fails | tr ';' '\n' | grep -c '^link\.goodput node3/rail0$')/$(goodput_named) $(elsewhere)" "1 1/1 " \
+    "1% loss: link.goodput names node3/rail0, nothing else is named ($(fails))"
 jq -e "[.links[] | $mine | .goodput_ratio < 0.995 and .retrans > 0 and .wire_bytes > .bytes] | length == 2 and all" \
     "$TMP/run/results.json" >/dev/null
 ok $? "...both its links resent: goodput ratio, retransmissions, wire bytes past those delivered ($(jq -c "[.links[] | $mine | .goodput_ratio]" "$TMP/run/results.json"))"
@@ -59,7 +68,7 @@ sed 's/^    thresholds:/    thresholds:\n      goodput_ratio_min: 0.97/' "$TMP/d
 "$RAILYARD" map validate "$TMP/lenient.map" >/dev/null 2>&1 || ! have_feature yaml
 ok $? "a map with thresholds.goodput_ratio_min validates"
 MAP=$TMP/lenient.map fabric
-is "$rc $(fails)" "0 " "goodput_ratio_min 0.97 in the map: 1% loss passes"
+is "$(goodput_named) $(elsewhere)" "0 " "goodput_ratio_min 0.97 in the map: 1% loss is no link.goodput ($(fails))"
 sed 's/^    thresholds:/    thresholds:\n      goodput_ratio_min: 1.5/' "$TMP/demo.map" >"$TMP/bad.map"
 "$RAILYARD" map validate "$TMP/bad.map" >/dev/null 2>"$TMP/bad"
 is "$?:$(grep -c 'bad.map:[0-9]*:[0-9]*: goodput_ratio_min is a share of the traffic, from 0 to 1' "$TMP/bad")" "2:1" \
