@@ -158,48 +158,56 @@ int fabric_cuda_device_by_ordinal(int ordinal, struct fabric_cuda_dev *out, ry_e
     return fill_dev(d, ordinal, out, err);
 }
 
-static int use_ctx(int ordinal, ry_error_t *err)
+/* Retain the primary context of the GPU of that ordinal and make it current: 0 with *dev, or
+ * -1 with err and no reference held. */
+static int use_ctx(int ordinal, CUdevice *dev, ry_error_t *err)
 {
-    CUdevice d;
     CUcontext ctx;
     CUresult rc;
 
-    if ((rc = api.get(&d, ordinal)) != CUDA_SUCCESS)
+    if ((rc = api.get(dev, ordinal)) != CUDA_SUCCESS)
         return cerr(err, "cuDeviceGet", rc);
-    if ((rc = api.ctx_retain(&ctx, d)) != CUDA_SUCCESS)
+    if ((rc = api.ctx_retain(&ctx, *dev)) != CUDA_SUCCESS)
         return cerr(err, "cuDevicePrimaryCtxRetain", rc);
-    if ((rc = api.ctx_set(ctx)) != CUDA_SUCCESS)
+    if ((rc = api.ctx_set(ctx)) != CUDA_SUCCESS) {
+        if (api.ctx_release)
+            api.ctx_release(*dev);
         return cerr(err, "cuCtxSetCurrent", rc);
+    }
     return 0;
 }
 
 int fabric_cuda_alloc(int ordinal, size_t size, struct fabric_cuda_buf *b, ry_error_t *err)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    CUdevice dev;
     CUdeviceptr p;
     CUresult rc;
 
     memset(b, 0, sizeof(*b));
-    if (fabric_cuda_load(err) < 0 || use_ctx(ordinal, err) < 0)
+    if (fabric_cuda_load(err) < 0 || use_ctx(ordinal, &dev, err) < 0)
         return -1;
-    size = (size + page - 1) / page * page;
-    if ((rc = api.alloc(&p, size)) != CUDA_SUCCESS)
+    if ((rc = api.alloc(&p, fabric_cuda_alloc_bytes(size, page))) != CUDA_SUCCESS) {
+        if (api.ctx_release) /* the reference use_ctx took: nothing holds it now */
+            api.ctx_release(dev);
         return cerr(err, "cuMemAlloc", rc);
+    }
     if (api.ptr_attr) { /* GPUDirect RDMA: synchronous copies see the NIC's writes */
         unsigned one = 1;
         api.ptr_attr(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, p);
     }
     b->ordinal = ordinal;
-    b->dptr = (uint64_t)p;
-    b->size = size;
+    b->base = (uint64_t)p;
+    b->dptr = fabric_cuda_align((uint64_t)p, page);
+    b->size = fabric_cuda_round(size, page);
     return 0;
 }
 
 void fabric_cuda_free(struct fabric_cuda_buf *b)
 {
-    if (b->dptr && api.ok) {
+    if (b->base && api.ok) {
         CUdevice d;
-        api.free((CUdeviceptr)b->dptr);
+        api.free((CUdeviceptr)b->base);
         if (api.ctx_release && api.get(&d, b->ordinal) == CUDA_SUCCESS)
             api.ctx_release(d);
     }

@@ -30,10 +30,29 @@ int fabric_cuda_device_by_ordinal(int ordinal, struct fabric_cuda_dev *d, ry_err
 
 struct fabric_cuda_buf {
     int ordinal;
-    uint64_t dptr;
-    size_t size;
+    uint64_t dptr; /* the buffer: page-aligned */
+    size_t size;   /* page-rounded */
+    uint64_t base; /* the allocation it lies in (what cuMemFree takes) */
 };
-/* size is rounded up to the host page size (dma-buf export needs it) */
+/* dma-buf export (cuMemGetHandleForAddressRange) takes a range whose start and size are both
+ * multiples of the host page, and cuMemAlloc aligns only large allocations that way: a buffer
+ * of size bytes is rounded to whole pages (fabric_cuda_round), one page more is allocated
+ * (fabric_cuda_alloc_bytes), and the buffer starts at the first page boundary of the
+ * allocation (fabric_cuda_align). page is a power of two. */
+static inline size_t fabric_cuda_round(size_t size, size_t page)
+{
+    return (size + page - 1) & ~(page - 1);
+}
+static inline size_t fabric_cuda_alloc_bytes(size_t size, size_t page)
+{
+    return fabric_cuda_round(size, page) + page;
+}
+static inline uint64_t fabric_cuda_align(uint64_t raw, size_t page)
+{
+    return (raw + page - 1) & ~(uint64_t)(page - 1);
+}
+/* A buffer of at least size bytes on the GPU of that ordinal. It holds a reference to the
+ * GPU's primary context until fabric_cuda_free; a failed allocation holds none. */
 int fabric_cuda_alloc(int ordinal, size_t size, struct fabric_cuda_buf *b, ry_error_t *err);
 void fabric_cuda_free(struct fabric_cuda_buf *b);
 /* copy len bytes between host and the buffer at off */

@@ -15,6 +15,7 @@
 #include "common/xmalloc.h"
 #include "fabric/cuda.h"
 #include "probes/gpu.h"
+#include "probes/gpu_plan.h"
 #include "readers/nvml.h"
 #include "topo/gpubw.h"
 
@@ -26,6 +27,7 @@ static struct {
     __typeof__(cuDeviceGet) *get;
     __typeof__(cuDeviceGetPCIBusId) *busid;
     __typeof__(cuDeviceGetName) *name;
+    __typeof__(cuDeviceGetAttribute) *attr;
     __typeof__(cuDevicePrimaryCtxRetain) *ctx_retain;
     __typeof__(cuDevicePrimaryCtxRelease_v2) *ctx_release;
     __typeof__(cuCtxSetCurrent) *ctx_set;
@@ -34,7 +36,6 @@ static struct {
     __typeof__(cuMemFree_v2) *free;
     __typeof__(cuMemHostAlloc) *host_alloc;
     __typeof__(cuMemFreeHost) *host_free;
-    __typeof__(cuMemcpyHtoD_v2) *htod;
     __typeof__(cuMemsetD8_v2) *memset8;
     __typeof__(cuStreamCreate) *stream_create;
     __typeof__(cuStreamDestroy_v2) *stream_destroy;
@@ -51,6 +52,7 @@ static struct {
     __typeof__(cuDeviceCanAccessPeer) *can_peer;
     __typeof__(cuCtxEnablePeerAccess) *enable_peer;
     __typeof__(cuModuleLoadData) *module_load;
+    __typeof__(cuModuleUnload) *module_unload;
     __typeof__(cuModuleGetFunction) *function;
     __typeof__(cuLaunchKernel) *launch;
     /* CUDA graphs (optional: a driver without them skips the graph launch figure) */
@@ -73,6 +75,7 @@ static int resolve(ry_error_t *err)
     SYM(get, "cuDeviceGet");
     SYM(busid, "cuDeviceGetPCIBusId");
     SYM(name, "cuDeviceGetName");
+    SYM(attr, "cuDeviceGetAttribute");
     SYM(ctx_retain, "cuDevicePrimaryCtxRetain");
     SYM(ctx_release, "cuDevicePrimaryCtxRelease_v2");
     SYM(ctx_set, "cuCtxSetCurrent");
@@ -81,7 +84,6 @@ static int resolve(ry_error_t *err)
     SYM(free, "cuMemFree_v2");
     SYM(host_alloc, "cuMemHostAlloc");
     SYM(host_free, "cuMemFreeHost");
-    SYM(htod, "cuMemcpyHtoD_v2");
     SYM(memset8, "cuMemsetD8_v2");
     SYM(stream_create, "cuStreamCreate");
     SYM(stream_destroy, "cuStreamDestroy_v2");
@@ -100,6 +102,7 @@ static int resolve(ry_error_t *err)
     SYM(function, "cuModuleGetFunction");
     SYM(launch, "cuLaunchKernel");
 #undef SYM
+    *(void **)(&cu.module_unload) = fabric_cuda_sym("cuModuleUnload");
     *(void **)(&cu.capture_begin) = fabric_cuda_sym("cuStreamBeginCapture_v2");
     *(void **)(&cu.capture_end) = fabric_cuda_sym("cuStreamEndCapture");
     *(void **)(&cu.graph_instantiate) = fabric_cuda_sym("cuGraphInstantiateWithFlags");
@@ -127,9 +130,13 @@ struct gpu {
     CUstream s[2];
     CUevent ev[4];
     CUdeviceptr a, b; /* copy buffers */
+    size_t span;      /* bytes of each: past the L2 four times over (gpu_buffer_span) */
     void *host;       /* pinned, on the GPU's NUMA node where known */
     CUmodule mod;
     CUfunction copy, chase, empty;
+    int kernels;        /* the module: 0 not loaded yet, 1 loaded, -1 refused (said in the notes) */
+    int mp, threads_mp; /* multiprocessors, threads one runs at once (0: unknown) */
+    size_t l2;          /* L2 bytes (0: unknown) */
     char busid[TOPO_BUSID_LEN], name[96];
     int capture; /* its number in the capture: the CUDA ordinal */
 };
@@ -138,7 +145,6 @@ struct run {
     struct gpu *g;
     int n;
     size_t bytes; /* what a timed copy moves */
-    size_t span;  /* each buffer: at least 256 MiB, past any GPU's L2, for the memory chase */
     int samples;
     struct topo_bw_capture *c;
     char *notes;
@@ -190,10 +196,18 @@ static void bind_numa(int numa)
         sched_setaffinity(0, sizeof(set), &set);
 }
 
-static int open_gpu(struct topo_node *node, struct gpu *g, size_t bytes, size_t span,
-                    ry_error_t *err)
+/* An attribute of the device, 0 when the driver does not give it */
+static int attribute(struct gpu *g, CUdevice_attribute a)
+{
+    int v = 0;
+
+    return cu.attr(&v, a, g->dev) == CUDA_SUCCESS && v > 0 ? v : 0;
+}
+
+static int open_gpu(struct run *r, struct topo_node *node, struct gpu *g, ry_error_t *err)
 {
     struct topo_gpu *tg;
+    size_t bytes = r->bytes;
     int numa = -1;
 
     if (ordinal_busid(g->ordinal, &g->dev, g->busid) < 0)
@@ -201,6 +215,10 @@ static int open_gpu(struct topo_node *node, struct gpu *g, size_t bytes, size_t 
     cu.name(g->name, sizeof(g->name), g->dev);
     if ((tg = topo_node_gpu_by_busid(node, g->busid)))
         numa = tg->loc.numa;
+    g->mp = attribute(g, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+    g->threads_mp = attribute(g, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+    g->l2 = (size_t)attribute(g, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+    g->span = gpu_buffer_span(bytes, g->l2);
     CK(cu.ctx_retain(&g->ctx, g->dev), "cuDevicePrimaryCtxRetain");
     if (use(g, err) < 0)
         return -1;
@@ -208,16 +226,53 @@ static int open_gpu(struct topo_node *node, struct gpu *g, size_t bytes, size_t 
         CK(cu.stream_create(&g->s[i], CU_STREAM_NON_BLOCKING), "cuStreamCreate");
     for (int i = 0; i < 4; i++)
         CK(cu.event_create(&g->ev[i], CU_EVENT_DEFAULT), "cuEventCreate");
-    CK(cu.alloc(&g->a, span), "cuMemAlloc");
-    CK(cu.alloc(&g->b, span), "cuMemAlloc");
-    CK(cu.memset8(g->a, 0x5a, span), "cuMemsetD8");
+    CK(cu.alloc(&g->a, g->span), "cuMemAlloc");
+    CK(cu.alloc(&g->b, g->span), "cuMemAlloc");
+    CK(cu.memset8(g->a, 0x5a, g->span), "cuMemsetD8");
     bind_numa(numa);
     CK(cu.host_alloc(&g->host, bytes, CU_MEMHOSTALLOC_PORTABLE), "cuMemHostAlloc");
     memset(g->host, 0xa5, bytes); /* first touch, on the bound node */
-    CK(cu.module_load(&g->mod, probe_kernels_ptx), "cuModuleLoadData(probes/kernels.ptx)");
-    CK(cu.function(&g->copy, g->mod, "ry_copy"), "cuModuleGetFunction(ry_copy)");
-    CK(cu.function(&g->chase, g->mod, "ry_chase"), "cuModuleGetFunction(ry_chase)");
-    CK(cu.function(&g->empty, g->mod, "ry_empty"), "cuModuleGetFunction(ry_empty)");
+    /* the memset runs on the default stream, which the probes' streams do not wait for */
+    CK(cu.ctx_sync(), "cuCtxSynchronize");
+    note(r,
+         "gpu%d: %d multiprocessors x %d threads, L2 %zu KiB: SM copy grid %u x 512, "
+         "buffers of %zu MiB\n",
+         (int)(g - r->g), g->mp, g->threads_mp, g->l2 >> 10,
+         gpu_copy_grid(g->mp, g->threads_mp, 512, bytes / 16), g->span >> 20);
+    return 0;
+}
+
+/* The probe kernels on g, loaded when first needed: 1, or 0 when the driver refuses them (a
+ * GPU older than the PTX's target, a driver older than its ISA), said once in the notes; the
+ * copy-engine figures do not need them and go on. */
+static int kernels(struct run *r, struct gpu *g)
+{
+    CUresult rc;
+    ry_error_t e = { "" };
+
+    if (g->kernels)
+        return g->kernels > 0;
+    g->kernels = -1;
+    if (use(g, &e) < 0)
+        goto refused;
+    if ((rc = cu.module_load(&g->mod, probe_kernels_ptx)) != CUDA_SUCCESS) {
+        fabric_cuda_error(&e, "cuModuleLoadData(probes/kernels.ptx)", (int)rc);
+        g->mod = NULL;
+        goto refused;
+    }
+    if ((rc = cu.function(&g->copy, g->mod, "ry_copy")) != CUDA_SUCCESS ||
+        (rc = cu.function(&g->chase, g->mod, "ry_chase")) != CUDA_SUCCESS ||
+        (rc = cu.function(&g->empty, g->mod, "ry_empty")) != CUDA_SUCCESS) {
+        fabric_cuda_error(&e, "cuModuleGetFunction", (int)rc);
+        goto refused;
+    }
+    g->kernels = 1;
+    return 1;
+refused:
+    note(r,
+         "gpu%d: the probe kernels could not be loaded (%s): its SM copies, latencies and "
+         "launch figures are not measured\n",
+         (int)(g - r->g), e.text);
     return 0;
 }
 
@@ -233,6 +288,8 @@ static void close_gpu(struct gpu *g)
         cu.free(g->a);
     if (g->b)
         cu.free(g->b);
+    if (g->mod && cu.module_unload)
+        cu.module_unload(g->mod);
     for (int i = 0; i < 2; i++)
         if (g->s[i])
             cu.stream_destroy(g->s[i]);
@@ -259,7 +316,8 @@ static int enqueue(struct run *r, struct gpu *g, CUstream s, enum op op, struct 
         CUdeviceptr src = p->a, dst = g->b;
         unsigned long long n16 = r->bytes / 16;
         void *args[] = { &src, &dst, &n16 };
-        CK(cu.launch(g->copy, 264, 1, 1, 512, 1, 1, 0, s, args, NULL), "cuLaunchKernel(ry_copy)");
+        unsigned grid = gpu_copy_grid(g->mp, g->threads_mp, 512, n16);
+        CK(cu.launch(g->copy, grid, 1, 1, 512, 1, 1, 0, s, args, NULL), "cuLaunchKernel(ry_copy)");
         break;
     }
     }
@@ -407,7 +465,7 @@ static int probe_p2p(struct run *r, ry_error_t *err)
                 put(r, peer ? TOPO_BW_P2P_BIDIR : TOPO_BW_P2P_HOST_BIDIR, i, j, ab + ba, 0,
                     "device_to_device_bidirectional_ce");
             }
-            if (peer) { /* i's SMs read j's memory */
+            if (peer && kernels(r, &r->g[i])) { /* i's SMs read j's memory */
                 if (measure(r, &r->g[i], OP_SM_COPY, &r->g[j], OP_SM_COPY, &r->g[j], 0, &ab, NULL,
                             err) < 0)
                     return -1;
@@ -417,54 +475,78 @@ static int probe_p2p(struct run *r, ry_error_t *err)
     return 0;
 }
 
-/* Write into g's buffer a chain of indexes through nodes of stride bytes in random order over
- * span bytes (a single cycle); returns the chain's length. */
-static int64_t build_chain(struct gpu *g, size_t span, size_t stride, ry_error_t *err)
+/* A chain laid out by plan (gpu_chain_build), in g's buffer b. The upload goes on the stream
+ * the chase kernels run on and is waited for: a plain cuMemcpyHtoD from pageable memory may
+ * return before the data reaches the GPU, and a kernel on a non-blocking stream would not wait
+ * for it, following leftover bytes as indexes. Returns the chain's host copy (the caller frees
+ * it) for the walks that predict where each chase ends, or NULL with err. */
+static uint64_t *upload_chain(struct gpu *g, const struct gpu_chase_plan *plan, ry_error_t *err)
 {
-    size_t n = span / stride, words = span / 8, per = stride / 8;
-    uint64_t *chain = xcalloc(words, sizeof(*chain));
-    size_t *order = xcalloc(n, sizeof(*order));
-    unsigned long long seed = 0x9e3779b97f4a7c15ull;
+    uint64_t *chain = xcalloc(plan->span / 8, sizeof(*chain));
+    CUresult rc = CUDA_SUCCESS;
 
-    for (size_t i = 0; i < n; i++)
-        order[i] = i;
-    for (size_t i = n - 1; i > 1; i--) { /* Sattolo: one cycle through every node */
-        size_t k;
-        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-        k = (size_t)(seed >> 33) % i;
-        size_t t = order[i];
-        order[i] = order[k];
-        order[k] = t;
-    }
-    for (size_t i = 0; i < n; i++)
-        chain[order[i] * per] = order[(i + 1) % n] * per;
-    if (cu.htod(g->b, chain, span) != CUDA_SUCCESS) {
+    if (!gpu_chain_build(chain, plan->span, plan->stride, 0x9e3779b97f4a7c15ull)) {
         free(chain);
-        free(order);
-        return ry_errorf(err, "cannot write the pointer chain");
+        ry_errorf(err, "no pointer chain of %zu-byte nodes in %zu bytes", plan->stride, plan->span);
+        return NULL;
     }
-    free(chain);
-    free(order);
-    return (int64_t)n;
+    if (use(g, err) < 0 || (rc = cu.htod_async(g->b, chain, plan->span, g->s[0])) != CUDA_SUCCESS ||
+        (rc = cu.ctx_sync()) != CUDA_SUCCESS) {
+        if (!err->text[0])
+            fabric_cuda_error(err, "writing the pointer chain", (int)rc);
+        free(chain);
+        return NULL;
+    }
+    return chain;
 }
 
-/* microseconds per load of a chase on GPU g through p's buffer b (built by build_chain) */
-static int chase(struct gpu *g, struct gpu *p, unsigned long long steps, double *us,
-                 ry_error_t *err)
+/* One chase on g through the chain at base, from word start for steps loads; it must end at
+ * word end (the host's walk of the same chain), else the GPU followed other bytes: an error
+ * naming the chase (what), not a figure. res[1] gets the nanoseconds it took. */
+static int chase_once(struct gpu *g, CUdeviceptr base, unsigned long long start,
+                      unsigned long long steps, uint64_t end, const char *what,
+                      unsigned long long res[2], ry_error_t *err)
 {
-    CUdeviceptr base = p->b, out = g->a;
-    unsigned long long res[2] = { 0, 0 };
-    void *args[] = { &base, &steps, &out };
+    CUdeviceptr out = g->a;
+    void *args[] = { &base, &start, &steps, &out };
 
-    if (use(g, err) < 0)
-        return -1;
-    for (int k = 0; k < 2; k++) { /* the first run warms the TLB */
-        CK(cu.launch(g->chase, 1, 1, 1, 1, 1, 1, 0, g->s[0], args, NULL),
-           "cuLaunchKernel(ry_chase)");
+    CK(cu.launch(g->chase, 1, 1, 1, 1, 1, 1, 0, g->s[0], args, NULL), "cuLaunchKernel(ry_chase)");
+    CK(cu.ctx_sync(), "cuCtxSynchronize");
+    CK(cu.dtoh(res, out, 2 * sizeof(*res)), "cuMemcpyDtoH");
+    if (res[0] != end)
+        return ry_errorf(err,
+                         "GPU %d: the %s chase ended at word %llu, not %llu: the chain on the "
+                         "GPU is not the one written",
+                         g->ordinal, what, res[0], (unsigned long long)end);
+    return 0;
+}
+
+/* Microseconds per load of a chase on GPU g through p's chain (uploaded by upload_chain, its
+ * host copy chain): p's L2 flushed where the plan says, the warm-up from word 0, then the
+ * timed chase from where the warm-up ended. Each chase must end where the host's walk of the
+ * same chain does: a GPU that followed other bytes is an error, not a figure. */
+static int chase(struct gpu *g, struct gpu *p, const struct gpu_chase_plan *plan,
+                 const uint64_t *chain, double *us, ry_error_t *err)
+{
+    size_t words = plan->span / 8;
+    uint64_t start = gpu_chain_walk(chain, words, 0, plan->warm_steps),
+             end = gpu_chain_walk(chain, words, start, plan->timed_steps);
+    unsigned long long res[2] = { 0, 0 };
+
+    if (start == UINT64_MAX || end == UINT64_MAX)
+        return ry_errorf(err, "the pointer chain leaves its buffer (a fault of railyard)");
+    if (plan->flush_bytes) { /* the upload left the chain's end in L2: stream other data through */
+        if (use(p, err) < 0)
+            return -1;
+        CK(cu.memset8(p->a, 0, plan->flush_bytes < p->span ? plan->flush_bytes : p->span),
+           "cuMemsetD8 (flushing L2)");
         CK(cu.ctx_sync(), "cuCtxSynchronize");
     }
-    CK(cu.dtoh(res, out, sizeof(res)), "cuMemcpyDtoH");
-    *us = res[1] / 1e3 / (double)steps;
+    if (use(g, err) < 0 ||
+        chase_once(g, p->b, 0, plan->warm_steps, start, "warm-up", res, err) < 0 ||
+        chase_once(g, p->b, start, plan->timed_steps, end, "timed", res, err) < 0)
+        return -1;
+    *us = res[1] / 1e3 / (double)plan->timed_steps;
     return 0;
 }
 
@@ -538,27 +620,39 @@ static int probe_mem(struct run *r, int p2p, ry_error_t *err)
 
     for (int i = 0; i < r->n; i++) {
         struct gpu *g = &r->g[i];
+        struct gpu_chase_plan l2, mem;
+        uint64_t *chain;
         if (measure(r, g, OP_D2D, g, OP_D2D, g, 0, &bw, NULL, err) < 0)
             return -1;
         put(r, TOPO_BW_LOCAL, i, -1, bw, 0, "device_local_copy_ce");
+        if (!kernels(r, g))
+            continue;
         if (measure(r, g, OP_SM_COPY, g, OP_SM_COPY, g, 0, &bw, NULL, err) < 0)
             return -1;
         put(r, TOPO_BW_LOCAL, i, -1, bw, 1, "device_local_copy_sm");
-        /* L2: 1 MiB of 64-byte nodes; memory: the whole buffer in 4 KiB nodes */
-        if (use(g, err) < 0 || build_chain(g, 1 << 20, 64, err) < 0 ||
-            chase(g, g, 20000, &us, err) < 0)
+        /* L2: a chain that fits it (1 MiB of 64-byte nodes); memory: 4 KiB nodes over the
+         * buffer, past the L2 four times, the timed loads on nodes the warm-up never touched */
+        if (gpu_chase_plan_l2(&l2, g->l2, 20000) < 0 ||
+            gpu_chase_plan_memory(&mem, g->span, g->l2, 20000) < 0)
+            return ry_errorf(err, "GPU %d: no pointer chase fits its L2 or buffer", i);
+        if (!(chain = upload_chain(g, &l2, err)))
             return -1;
+        if (chase(g, g, &l2, chain, &us, err) < 0)
+            goto chase_failed;
         put(r, TOPO_BW_L2_LATENCY, i, -1, us, 1, "l2_latency_sm");
         if (p2p)
             for (int j = 0; j < r->n; j++)
-                if (j != i && r->c->peer[j * r->c->ngpus + i] > 0) {
-                    if (chase(&r->g[j], g, 20000, &us, err) < 0)
-                        return -1;
+                if (j != i && r->c->peer[j * r->c->ngpus + i] > 0 && kernels(r, &r->g[j])) {
+                    if (chase(&r->g[j], g, &l2, chain, &us, err) < 0)
+                        goto chase_failed;
                     put(r, TOPO_BW_P2P_LATENCY, j, i, us, 1, "device_to_device_latency_sm");
                 }
-        if (use(g, err) < 0 || build_chain(g, r->span, 4096, err) < 0 ||
-            chase(g, g, 20000, &us, err) < 0)
+        free(chain);
+        if (!(chain = upload_chain(g, &mem, err)))
             return -1;
+        if (chase(g, g, &mem, chain, &us, err) < 0)
+            goto chase_failed;
+        free(chain);
         put(r, TOPO_BW_MEM_LATENCY, i, -1, us, 1, "memory_latency_sm");
         if (launch_latency(g, NULL, &us, err) < 0)
             return -1;
@@ -567,6 +661,10 @@ static int probe_mem(struct run *r, int p2p, ry_error_t *err)
             return -1;
         if (us > 0)
             put(r, TOPO_BW_LAUNCH_LATENCY, i, -1, us, 1, "graph_launch_latency");
+        continue;
+    chase_failed:
+        free(chain);
+        return -1;
     }
     return 0;
 }
@@ -651,7 +749,6 @@ int gpu_probe_run(struct topo_node *node, const struct gpu_probe_opts *o, char *
     r.notes_len = notes_len;
     r.bytes = o->copy_bytes ? o->copy_bytes : (size_t)256 << 20;
     r.samples = o->samples > 0 ? o->samples : 10;
-    r.span = r.bytes > ((size_t)256 << 20) ? r.bytes : (size_t)256 << 20;
     sched_getaffinity(0, sizeof(cpus), &cpus); /* given back at the end */
     if (fabric_cuda_load(err) < 0 || resolve(err) < 0)
         return -1;
@@ -671,7 +768,7 @@ int gpu_probe_run(struct topo_node *node, const struct gpu_probe_opts *o, char *
     r.n = n;
     r.c = topo_bw_capture_new("(this node)", "railyard probe");
     for (int i = 0; i < n; i++) {
-        if (open_gpu(node, &r.g[i], r.bytes, r.span, err) < 0)
+        if (open_gpu(&r, node, &r.g[i], err) < 0)
             goto out;
         topo_bw_capture_gpu(r.c, i);
         r.c->model[i] = xstrdup(r.g[i].name);

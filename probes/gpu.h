@@ -11,9 +11,11 @@
  * host memory where the pair has no peer access; device-local copies (copy engine and SM
  * kernel), L2-hit and memory latency by pointer chase, and the latency of a kernel launch and of
  * a CUDA graph launch. A GPU other work uses (NVML: another process, or more than 10% busy) stops
- * the probes unless busy_ok. Copies are
- * timed with CUDA events; each figure is the median of its samples. The kernels are
- * probes/kernels.ptx, embedded in the binary and loaded with cuModuleLoadData. */
+ * the probes unless busy_ok. Copies are timed with CUDA events; each figure is the median of
+ * its samples. Sizes and layouts (the SM copy's grid, the buffers against the L2, the chains
+ * and their flush) come from probes/gpu_plan.h. The kernels are probes/kernels.ptx, embedded in
+ * the binary and loaded with cuModuleLoadData when first needed: a driver that refuses them
+ * costs the kernel figures of that GPU (said in the notes), not the copy-engine ones. */
 
 enum {
     GPU_PROBE_PCIE = 1,

@@ -149,9 +149,11 @@ struct topo_node *topo_discover(const struct topo_inputs *inputs, ry_error_t *er
         if (topo_hwloc_discover(node, in.hwloc_xml, err) < 0)
             goto fail;
     }
-    if (in.sysfs_root || !captured) {
-        if (topo_sysfs_discover(node, in.sysfs_root, captured && !in.hwloc_xml && !in.nccl_topo,
-                                err) < 0)
+    if (!captured) {
+        if (topo_sysfs_discover_live(node, NULL, err) < 0)
+            goto fail;
+    } else if (in.sysfs_root) {
+        if (topo_sysfs_discover(node, in.sysfs_root, !in.hwloc_xml && !in.nccl_topo, err) < 0)
             goto fail;
     }
     if (!captured && topo_nvml_discover(node, err) < 0)

@@ -430,3 +430,16 @@ int topo_sysfs_discover(struct topo_node *node, const char *root, int scan_pci, 
     topo_node_add_source(node, "sysfs %s", r);
     return 0;
 }
+
+int topo_sysfs_discover_live(struct topo_node *node, const char *root, ry_error_t *err)
+{
+    if (ry_sysfs_exists(root, ".") && !ry_sysfs_exists(root, "class") &&
+        !ry_sysfs_exists(root, "bus")) {
+        topo_node_add_source(node,
+                             "sysfs %s: neither class/ nor bus/ (a sandboxed kernel?): "
+                             "nothing read",
+                             ry_sysfs_root(root));
+        return 0;
+    }
+    return topo_sysfs_discover(node, root, 0, err);
+}

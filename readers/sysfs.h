@@ -16,4 +16,11 @@
  * is an error naming the file. Returns 0 or -1. */
 int topo_sysfs_discover(struct topo_node *node, const char *root, int scan_pci, ry_error_t *err);
 
+/* This machine's own sysfs (root NULL: /sys; a folder standing for it in the tests): as
+ * topo_sysfs_discover without the PCI scan, except that a sysfs showing neither class/ nor bus/
+ * (what some sandboxed kernels mount) is read as telling nothing: the node's sources say so,
+ * its RDMA NICs stay unknown (not "none"), and discovery goes on with the other sources (hwloc,
+ * NVML, the CUDA driver). A captured tree (--sysfs-root) without them stays an error. */
+int topo_sysfs_discover_live(struct topo_node *node, const char *root, ry_error_t *err);
+
 #endif

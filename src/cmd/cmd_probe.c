@@ -84,7 +84,7 @@ static int run(int argc, char **argv)
     struct cmd_common common;
     struct out *o = NULL;
     ry_error_t err = { "" };
-    char notes[1024] = "", why[600], pair_a[64];
+    char notes[4096] = "", why[600], pair_a[64];
     const char *host;
     int idx, rc = RY_EXIT_ERROR, ngpus;
     size_t first;

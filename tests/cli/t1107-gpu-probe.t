@@ -8,8 +8,15 @@ have_feature cuda || skip_all "built without CUDA: no probe kernels"
 "$RAILYARD" probe --print-ptx >"$TMP/k.ptx"
 is "$?:$(grep -c '^\.visible \.entry ry_' "$TMP/k.ptx")" "0:3" "--print-ptx: the three kernels embedded"
 cmp -s "$TMP/k.ptx" "$RAILYARD_SRCDIR/probes/kernels.ptx"; ok $? "...exactly probes/kernels.ptx"
-grep -q '^\.version 6\.4$' "$TMP/k.ptx" && grep -q '^\.target sm_75$' "$TMP/k.ptx"
-ok $? "...in PTX ISA 6.4 for sm_75 (drivers from CUDA 10.1 on)"
+grep -q '^\.version 6\.4$' "$TMP/k.ptx" && grep -q '^\.target sm_70$' "$TMP/k.ptx"
+ok $? "...in PTX ISA 6.4 for sm_70 (drivers from CUDA 10.1 on, V100 and newer GPUs)"
+# the chase takes where to start (the timed loads begin past the warm-up's), the copy keeps
+# four loads in flight per thread before its stores
+grep -A6 '^\.visible \.entry ry_chase(' "$TMP/k.ptx" | grep -c '\.param \.u64' | grep -qx 4 &&
+    grep -q 'ld\.param\.u64 %rd4, \[ry_chase_start\];' "$TMP/k.ptx"
+ok $? "ry_chase(base, start, steps, out): the chase starts where it is told"
+awk '/^COPY_FOUR:/ {f = 1} /^COPY_ONE:/ {f = 0} f && /ld\.global\.v4/ {l++} f && /st\.global\.v4/ && !s {s = l} END {exit !(l == 4 && s == 4)}' "$TMP/k.ptx"
+ok $? "ry_copy: four 16-byte loads issued before the first store"
 
 PTXAS=${PTXAS:-}
 for p in "$PTXAS" "${CUDA_HOME:-/usr/local/cuda}/bin/ptxas" "$(command -v ptxas)"; do
