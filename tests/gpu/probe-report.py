@@ -100,6 +100,11 @@ def main():
     print(f"GPU: {model or 'unknown'}; {doc.get('gpus')} GPU(s); verdict {doc.get('verdict')}")
     if doc.get("notes"):
         print("notes:\n  " + doc["notes"].strip().replace("\n", "\n  "))
+    for f in doc.get("findings") or []:
+        print(f"finding: {f.get('severity')} {f.get('check')} {f.get('subject')}: expected "
+              f"{f.get('expected')}, observed {f.get('observed')}")
+    for why in doc.get("not_judged") or []:
+        print(f"not judged: {why}")
     bad = 0
     for (group, gpu, peer), v in sorted(fig.items(), key=lambda x: (x[0][0], x[0][1], x[0][2] or -1)):
         tag = f"{group} gpu{gpu}" + (f" peer {peer}" if peer is not None else "")
