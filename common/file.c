@@ -138,6 +138,20 @@ int ry_parse_size(const char *s, double *bytes)
     return 0;
 }
 
+char *ry_paste_line(char *line)
+{
+    char *s = line;
+
+    while (*s == ' ' || *s == '\t')
+        s++;
+    while (*s == '>') {
+        s++;
+        if (*s == ' ')
+            s++;
+    }
+    return ry_trim(s);
+}
+
 char *ry_trim(char *s)
 {
     char *e;

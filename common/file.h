@@ -22,6 +22,11 @@ int ry_parse_size(const char *s, double *bytes);
 
 /* Strip blanks from both ends of s in place; returns where the text starts. */
 char *ry_trim(char *s);
+/* A line of a tool's output pasted into a ticket, made plain: the blanks and line end around it
+ * (LF, CRLF) and the quote markers of a Markdown or mail reply before it ("> ", nested ">> ")
+ * removed. None of the outputs railyard reads has a line that starts with '>'. Returns a
+ * pointer into line. */
+char *ry_paste_line(char *line);
 /* rm -r, not following symbolic links; errors are ignored. */
 void ry_rm_tree(const char *dir);
 

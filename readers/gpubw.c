@@ -48,12 +48,18 @@ static char *next_line(struct reader *r)
     r->line++;
     while (n > 0 && (r->buf[n - 1] == '\n' || r->buf[n - 1] == '\r'))
         r->buf[--n] = '\0';
-    return r->buf;
+    return ry_paste_line(r->buf); /* a paste's quote markers go too */
 }
 
 static int starts(const char *s, const char *prefix)
 {
     return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* A sample's banner, "[name] ...", also when a paste lost its '[' (a Markdown link's bracket) */
+static int banner(const char *s, const char *name)
+{
+    return starts(s[0] == '[' ? s + 1 : s, name);
 }
 
 static int ends(const char *s, const char *suffix)
@@ -645,8 +651,8 @@ int topo_p2p_bandwidth_read(struct topo_node *node, const char *path, ry_error_t
             note = 0;
             continue;
         }
-        if (starts(s, "[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]") || starts(s, "Result =") ||
-            starts(s, "[./p2pBandwidthLatencyTest]"))
+        if (banner(s, "P2P (Peer-to-Peer) GPU Bandwidth Latency Test]") || starts(s, "Result =") ||
+            banner(s, "./p2pBandwidthLatencyTest]"))
             continue;
         if (starts(s, "NOTE:") || starts(s, "***NOTE")) {
             note = 1;
@@ -725,6 +731,7 @@ int topo_bandwidth_test_read(struct topo_node *node, const char *path, ry_error_
     while ((line = next_line(&r))) {
         double size, v;
         char unit[8], d[8], mem[16];
+        int csv;
 
         s = ry_trim(line);
         if (!*s) {
@@ -739,7 +746,7 @@ int topo_bandwidth_test_read(struct topo_node *node, const char *path, ry_error_
             note = 0;
             continue;
         }
-        if (starts(s, "[CUDA Bandwidth Test]") || !strcmp(s, "Running on...") || ends(s, " Mode") ||
+        if (banner(s, "CUDA Bandwidth Test]") || !strcmp(s, "Running on...") || ends(s, " Mode") ||
             starts(s, "Result =") || strspn(s, ".") == strlen(s))
             continue;
         if (sscanf(s, "Device %d: %199[^\n]", &device, name) == 2) {
@@ -778,8 +785,17 @@ int topo_bandwidth_test_read(struct topo_node *node, const char *path, ry_error_
             }
             continue;
         }
-        if (sscanf(s, "bandwidthTest-%7[^-]-%15[^,], Bandwidth = %lf %7s Time = %*f s, Size = %lf",
-                   d, mem, &v, unit, &size) == 5) {
+        /* the CSV lines: H2D and D2H name the host memory (-Pinned, -Paged), D2D has none */
+        csv =
+            sscanf(s, "bandwidthTest-%7[^-]-%15[^,], Bandwidth = %lf %7s Time = %*f s, Size = %lf",
+                   d, mem, &v, unit, &size) == 5;
+        if (!csv && sscanf(s, "bandwidthTest-D2D, Bandwidth = %lf %7s Time = %*f s, Size = %lf", &v,
+                           unit, &size) == 3) {
+            snprintf(d, sizeof(d), "D2D");
+            mem[0] = '\0';
+            csv = 1;
+        }
+        if (csv) {
             int k = !strcmp(d, "H2D") ? 0 : !strcmp(d, "D2H") ? 1 : !strcmp(d, "D2D") ? 2 : -1;
             double sc = starts(unit, "GB/s") ? 1 : starts(unit, "MB/s") ? 1e-3 : -1;
             if (k < 0 || sc < 0) {

@@ -275,15 +275,18 @@ int topo_nvml_discover(struct topo_node *node, ry_error_t *err)
     int rc;
 
     if ((rc = open_gpus(&api, &n, &devs, &busids, &note, err)) != 0) {
-        if (rc > 0) { /* no driver: not an error */
+        if (rc > 0) { /* no driver: not an error here; a GPU on the bus without one is a
+                       * finding (gpu.driver) */
             free(node->gpu_driver_note);
             node->gpu_driver_note = note;
+            node->gpu_driver = 0;
             return 0;
         }
         node->gpus_listed = 1;
         return -1;
     }
     node->gpus_listed = 1;
+    node->gpu_driver = 1;
     if (n == 0) {
         free(node->gpu_driver_note);
         node->gpu_driver_note = xstrdup("NVIDIA driver loaded, no GPU visible");

@@ -102,7 +102,7 @@ int topo_ibstat_read(struct topo_node *node, const char *path, ry_error_t *err)
     if (!(f = fopen(path, "r")))
         return ry_errorf(err, "cannot open %s: %s", path, strerror(errno));
     while (rc == 0 && fgets(line, sizeof(line), f)) {
-        char name[128], *s = ry_trim(line), *colon, *v;
+        char name[128], *s = ry_paste_line(line), *colon, *v;
         int num;
         lineno++;
         if (!*s)
@@ -184,13 +184,13 @@ int topo_nvlink_status_read(struct topo_node *node, const char *path, ry_error_t
 {
     struct topo_gpu *g = NULL;
     char line[512];
-    int lineno = 0, rc = 0;
+    int lineno = 0, rc = 0, gpu_lines = 0;
     FILE *f;
 
     if (!(f = fopen(path, "r")))
         return ry_errorf(err, "cannot open %s: %s", path, strerror(errno));
     while (rc == 0 && fgets(line, sizeof(line), f)) {
-        char *s = ry_trim(line), model[160];
+        char *s = ry_paste_line(line), model[160];
         unsigned idx, link;
         lineno++;
         if (!*s)
@@ -220,6 +220,7 @@ int topo_nvlink_status_read(struct topo_node *node, const char *path, ry_error_t
             if (!g->vendor)
                 g->vendor = xstrdup("NVIDIA");
             g->nvlink_links = g->nvlink_active = 0;
+            gpu_lines++;
             continue;
         }
         if (g && sscanf(s, "Link %u:", &link) == 1) {
@@ -237,10 +238,16 @@ int topo_nvlink_status_read(struct topo_node *node, const char *path, ry_error_t
         rc = ry_errorf(err, "%s:%d: not nvidia-smi nvlink --status output: '%.60s'", path, lineno,
                        s);
     }
-    rc = finish(f, rc, lineno, path,
-                "; nvidia-smi nvlink --status prints nothing where no GPU shows an NVLink "
-                "(one GPU of a board in a VM): check without this input",
-                err);
+    if (rc == 0 && gpu_lines == 0) {
+        /* nothing but blank lines: what nvidia-smi prints where no GPU shows an NVLink (one GPU
+         * of a board in a VM); the GPUs the other inputs list have none */
+        fclose(f);
+        for (size_t i = 0; i < node->ngpus; i++)
+            node->gpus[i].nvlink_links = node->gpus[i].nvlink_active = 0;
+        topo_node_add_source(node, "nvlink-status %s (empty: no GPU shows an NVLink)", path);
+        return 0;
+    }
+    rc = finish(f, rc, lineno, path, "", err);
     if (rc == 0) {
         node->gpus_listed = 1;
         topo_node_add_source(node, "nvlink-status %s", path);

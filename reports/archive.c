@@ -153,19 +153,16 @@ struct stub_arg {
     const char *node, *error;
 };
 
-static int fill_stub(FILE *fp, void *arg, ry_error_t *err)
+void ry_report_error(struct out *o, int schema, const char *command, const char *node,
+                     const char *error)
 {
-    const struct stub_arg *x = arg;
-    struct out *o = out_create(fp, OUT_JSON, err);
-    int rc;
-
-    if (!o)
-        return -1;
-    out_int(o, "schema_version", NULL, x->schema);
+    out_int(o, "schema_version", NULL, schema);
     out_str(o, "tool", NULL, "railyard");
+    if (command)
+        out_str(o, "command", NULL, command);
     out_str(o, "version", NULL, PACKAGE_VERSION);
-    if (x->node)
-        out_str(o, "node", NULL, x->node);
+    if (node)
+        out_str(o, "node", NULL, node);
     out_arr_open(o, "findings");
     out_arr_close(o);
     out_obj_open(o, "summary");
@@ -174,8 +171,19 @@ static int fill_stub(FILE *fp, void *arg, ry_error_t *err)
     out_int(o, "ok", NULL, 0);
     out_obj_close(o);
     out_str(o, "verdict", NULL, "error");
-    out_str(o, "error", NULL,
-            x->error ? x->error : "the run did not finish (a signal, or its deadline)");
+    out_str(o, "error", NULL, error);
+}
+
+static int fill_stub(FILE *fp, void *arg, ry_error_t *err)
+{
+    const struct stub_arg *x = arg;
+    struct out *o = out_create(fp, OUT_JSON, err);
+    int rc;
+
+    if (!o)
+        return -1;
+    ry_report_error(o, x->schema, NULL, x->node,
+                    x->error ? x->error : "the run did not finish (a signal, or its deadline)");
     ry_archive_print_run(o, x->a, x->error != NULL);
     rc = out_finish(o, err);
     out_destroy(o);

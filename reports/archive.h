@@ -74,6 +74,11 @@ int ry_archive_start(struct ry_archive *a, const char *root, const char *tool, c
                      int argc, char **argv, const char *map, int schema, const char *node,
                      ry_error_t *err);
 /* The run could not judge: its report.json says why (verdict "error", error), recorded. */
+/* The fields of a document whose verdict is "error" (reports/report.schema.json): schema_version,
+ * tool, command (NULL: left out, as for check), version, node (NULL: left out), no findings, a
+ * summary of zeros, verdict and error. */
+void ry_report_error(struct out *o, int schema, const char *command, const char *node,
+                     const char *error);
 int ry_archive_fail(const struct ry_archive *a, int schema, const char *node, const char *error,
                     ry_error_t *err);
 /* The run judged: the run object printed into o, the JSON document o built written as

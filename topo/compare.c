@@ -17,6 +17,7 @@ const char *const topo_check_ids[] = {
     "gpu.model",
     "gpu.pcie.gen",
     "gpu.pcie.width",
+    "gpu.driver",
     "nvlink.state",
     "pcie.path",
     "nic.count",
@@ -333,8 +334,17 @@ static void check_nvlink(struct ctx *c, size_t i, const struct topo_gpu_ref *ref
     int from_sib = 0;
     char e[64], o[64];
 
-    if (olinks < 0)
-        return; /* the input says nothing of NVLink */
+    if (olinks < 0) { /* the input says nothing of NVLink: never a silent pass */
+        int want = from_map ? c->type->nvlink_links : ref ? ref->nvlink_links : -1;
+        if (want > 0)
+            topo_findings_unjudged(c->out,
+                                   "%s/gpu%d: nvlink.state: the input says nothing of NVLink "
+                                   "(%d active expected by %s): give nvidia-smi nvlink "
+                                   "--status, or check on the node with its driver loaded",
+                                   c->host, g->index, want,
+                                   from_map ? "the map" : "the model's reference");
+        return;
+    }
     if (elinks < 0 && sib > 0) {
         from_sib = 1;
         /* no reference: the GPU's siblings are its reference; a bridged PCIe card without its
@@ -367,6 +377,36 @@ static void check_nvlink(struct ctx *c, size_t i, const struct topo_gpu_ref *ref
              from_sib ? " (like the other GPUs of this kind)" : "");
     snprintf(o, sizeof(o), "%d active", olinks);
     add(c, olinks < elinks ? sev : TOPO_SEV_OK, "nvlink.state", e, o, hint, "gpu%d", g->index);
+}
+
+/* An NVIDIA GPU on this machine's PCI bus whose driver does not answer (NVML could not be
+ * loaded or initialised: a module that failed to build after a kernel update) is a fault, not
+ * a node without GPUs: every other GPU check would pass on what the bus alone shows. */
+static int nvidia(const struct topo_gpu *g)
+{
+    return g->pci_vendor == 0x10de || (g->vendor && !strcmp(g->vendor, "NVIDIA"));
+}
+
+static void check_driver(struct ctx *c)
+{
+    const struct topo_node *node = c->node;
+
+    if (node->gpu_driver < 0)
+        return; /* a captured input: the driver was not asked */
+    for (size_t i = 0; i < node->ngpus; i++) {
+        const struct topo_gpu *g = &node->gpus[i];
+        if (!nvidia(g))
+            continue;
+        add(c, node->gpu_driver ? TOPO_SEV_OK : TOPO_SEV_FAIL, "gpu.driver", "answering",
+            node->gpu_driver        ? "answering"
+            : node->gpu_driver_note ? node->gpu_driver_note
+                                    : "no NVIDIA driver",
+            node->gpu_driver ? NULL
+                             : "the GPU is on the PCI bus but its driver does not answer: "
+                               "lsmod | grep nvidia, dkms status, dmesg; reinstall the driver "
+                               "for the running kernel",
+            "gpu%d", g->index);
+    }
 }
 
 static void check_gpus(struct ctx *c)
@@ -425,6 +465,7 @@ static void check_gpus(struct ctx *c)
                      "lanes are missing: reseat the GPU, riser or cable", subj);
         check_nvlink(c, i, ref);
     }
+    check_driver(c);
 }
 
 /* the most common rate among active ports like p (same link layer and HCA type), and how many

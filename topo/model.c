@@ -17,7 +17,7 @@ struct topo_node *topo_node_create(void)
 {
     struct topo_node *node = xcalloc(1, sizeof(*node));
 
-    node->npackages = node->ncores = node->npus = -1;
+    node->npackages = node->ncores = node->npus = node->gpu_driver = -1;
     return node;
 }
 

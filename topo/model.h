@@ -165,7 +165,10 @@ struct topo_node {
     size_t nnvswitch;
     /* Facts about absence, stated as such (NULL when the thing is present or unknown). */
     char *gpu_driver_note; /* "no NVIDIA driver (libnvidia-ml.so.1 not found)" */
-    char *rdma_note;       /* "no RDMA devices" */
+    /* this machine's NVIDIA driver, asked live (NVML): 1 answered, 0 could not be loaded or
+     * initialised (gpu_driver_note says what NVML said), -1 not asked (a captured input) */
+    int gpu_driver;
+    char *rdma_note; /* "no RDMA devices" */
     /* RDMA devices a source says are gone (ibstat: "stat of IB device 'mlx5_8' failed") */
     /* whether a source that lists all GPUs / all RDMA devices was read: checks do not count
      * what the input could not show (an ibstat capture says nothing about GPUs) */

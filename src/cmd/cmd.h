@@ -88,6 +88,14 @@ int cmd_parse(const struct cmd_entry *cmd, int argc, char **argv, struct cmd_com
 
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+struct out;
+/* With --json, the document of an input refused or a run that failed, so that a script reading
+ * the output gets the error instead of nothing: schema_version, tool, command, version, node
+ * (NULL: left out), no findings, a summary of zeros, verdict "error" and error, the message (as
+ * reports/report.schema.json has them). In text mode nothing (cmd_error said it). */
+void cmd_json_error(struct out *o, int schema_version, const char *command, const char *node,
+                    const char *msg);
+
 /* The deadline: after seconds, say "railyard: <cmd>: deadline reached ..." and exit 2 ("could
  * not judge"), so a health check never runs into Slurm's own kill and never drains a node for
  * it, and a fabric that stops answering never hangs the command. alarm(0) disarms it. */

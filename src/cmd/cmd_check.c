@@ -100,17 +100,9 @@ static void archive_error(const char *host, const char *msg);
 
 static int error_out(struct out *o, const char *host, const char *msg)
 {
-    ry_error_t err;
-
     cmd_error("check: %s", msg);
     archive_error(host, msg);
-    if (o && out_is_json(o)) {
-        out_int(o, "schema_version", NULL, CHECK_SCHEMA_VERSION);
-        out_str(o, "node", NULL, host);
-        out_str(o, "verdict", NULL, "error");
-        out_str(o, "error", NULL, msg);
-        out_finish(o, &err);
-    }
+    cmd_json_error(o, CHECK_SCHEMA_VERSION, "check", host, msg);
     return RY_EXIT_ERROR;
 }
 

@@ -310,11 +310,12 @@ static void archive_begin(const char *root, const struct fabric_cli *c, int argc
     arun_on = 1;
 }
 
-static int fail(const char *msg)
+static int fail(struct out *o, const char *msg)
 {
     ry_error_t err;
 
     cmd_error("fabric: %s", msg);
+    cmd_json_error(o, FABRIC_SCHEMA_VERSION, "fabric", NULL, msg);
     if (arun_on && ry_archive_fail(&arun, FABRIC_SCHEMA_VERSION, NULL, msg, &err) < 0)
         cmd_error("fabric: archive %s: %s", arun.dir, err.text);
     return RY_EXIT_ERROR;
@@ -361,6 +362,7 @@ static int run(int argc, char **argv)
     struct out *o = NULL;
     ry_error_t err = { "" };
     size_t sw, ca, cables;
+    int unjudged;
     int idx, rc = RY_EXIT_ERROR;
 
     memset(&d, 0, sizeof(d));
@@ -380,17 +382,17 @@ static int run(int argc, char **argv)
     if (archive)
         archive_begin(archive, &c, argc, argv);
     if (!(o = out_create(stdout, common.json ? OUT_JSON : OUT_TEXT, &err)))
-        return fail(err.text);
+        return fail(NULL, err.text);
     if (arun_on && out_tee_json(o, &err) < 0) {
         cmd_error("fabric: archive: %s", err.text);
         arun_on = 0;
     }
     if (c.map && !(map = topo_map_load(c.map, &err))) {
-        fail(err.text);
+        fail(o, err.text);
         goto out;
     }
     if (fabric_collect(&c.fo, map, &d, &err) < 0) {
-        fail(err.text);
+        fail(o, err.text);
         goto out;
     }
     alarm(0);
@@ -443,13 +445,19 @@ static int run(int argc, char **argv)
     } else if (c.links)
         print_links(o, &d.f);
     report_findings(o, &fnd, common.verbose);
-    out_str(o, "verdict", " -> %s\n", fnd.nfail ? "fail" : "pass");
+    /* a fabric without a single cable (a lone HCA that reached nothing) did not pass */
+    unjudged = !fnd.nfail && cables == 0;
+    out_str(o, "verdict", " -> %s\n", fnd.nfail ? "fail" : unjudged ? "cannot-judge" : "pass");
+    if (unjudged)
+        out_str(o, "cannot_judge", "  cannot judge: %s\n",
+                "the fabric shows no cable: the HCA reached nothing (its port down, or no "
+                "subnet manager answering)");
     archive_end(o, &c);
     if (out_finish(o, &err) < 0) {
         cmd_error("fabric: %s", err.text);
         goto out;
     }
-    rc = fnd.nfail ? RY_EXIT_FAULT : RY_EXIT_OK;
+    rc = fnd.nfail ? RY_EXIT_FAULT : unjudged ? RY_EXIT_ERROR : RY_EXIT_OK;
 out:
     alarm(0);
     free(rail);

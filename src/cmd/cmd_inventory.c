@@ -378,6 +378,7 @@ static int run(int argc, char **argv)
     }
     if (!(node = topo_discover(&common.inputs, &err))) {
         cmd_error("inventory: %s", err.text);
+        cmd_json_error(o, INVENTORY_SCHEMA_VERSION, "inventory", NULL, err.text);
         out_destroy(o);
         return RY_EXIT_ERROR;
     }

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "reports/archive.h"
+#include "reports/out.h"
 #include "src/cmd/cmd.h"
 
 static const struct cmd_entry *const commands[] = {
@@ -42,6 +44,17 @@ void cmd_error(const char *fmt, ...)
     vsnprintf(raw, sizeof(raw), fmt, ap);
     va_end(ap);
     fprintf(stderr, "railyard: %s\n", ry_inert(raw, safe, sizeof(safe)));
+}
+
+void cmd_json_error(struct out *o, int schema_version, const char *command, const char *node,
+                    const char *msg)
+{
+    ry_error_t err;
+
+    if (!o || !out_is_json(o))
+        return;
+    ry_report_error(o, schema_version, command, node, msg);
+    out_finish(o, &err);
 }
 
 static char deadline_msg[128];

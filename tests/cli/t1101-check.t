@@ -69,10 +69,11 @@ is $rc 0 "12 active NVLinks pass"
 check --nvlink-status "$SHARED_FIXTURES/nvlink/gpud_nvidia-smi_nvlink_status_a100x8.txt"
 is "$rc $(jq '.summary.ok' $TMP/c.json)" "0 8" "8 A100 with 12 links each pass"
 # an H200 given alone to a VM: nvidia-smi nvlink --status prints nothing (captured there)
-"$RAILYARD" check --nvlink-status "$RAILYARD_FIXTURES/h200-vm/nvidia-smi-nvlink-status.txt" 2>"$TMP/err"
-is $? 2 "an empty nvlink status (H200 VM): exit 2, nothing to judge"
-grep -q 'empty file; nvidia-smi nvlink --status prints nothing where no GPU shows an NVLink' "$TMP/err"
-ok $? "...saying why it can be empty"
+"$RAILYARD" check --nvlink-status "$RAILYARD_FIXTURES/h200-vm/nvidia-smi-nvlink-status.txt" >"$TMP/out" 2>"$TMP/err"
+is $? 2 "an empty nvlink status (H200 VM) alone: exit 2, nothing to judge"
+grep -q 'nvlink-status .* (empty: no GPU shows an NVLink)' "$TMP/out" && grep -q -- '-> cannot-judge' "$TMP/out" &&
+    [ ! -s "$TMP/err" ]
+ok $? "...read as no GPU showing an NVLink (not refused as input): cannot judge, no GPU listed"
 # a GPU the input lists with no link line (as NVML shows that H200: every link query fails):
 # the SXM reference alone does not fail it; a map that requires NVLinks does
 printf 'GPU 0: NVIDIA H200 (UUID: GPU-c3424466-e3cb-2af8-17b7-4b960b7efb6c)\n' >"$TMP/nolinks.txt"

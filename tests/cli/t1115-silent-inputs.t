@@ -1,0 +1,150 @@
+#!/bin/sh
+# Inputs that say little, and pastes from tickets, read as other tools read them: nothing
+# skipped in silence, nothing refused that is not ambiguous.
+#  - a GPU whose input says nothing of NVLink, against a map or reference that expects links:
+#    listed under not judged with the reason, on each GPU, never a silent pass;
+#  - an empty nvidia-smi nvlink --status (what it prints where no GPU shows an NVLink) read as
+#    that: eight H100 SXM of an NCCL dump fail nvlink.state, two A10 (no NVLink) do not;
+#  - bandwidthTest's CSV line for the device-to-device copy (no -Pinned/-Paged suffix);
+#  - outputs pasted into Markdown tickets: a banner that lost its '[', '> ' quote markers (one
+#    and two deep), CRLF, trailing blanks and tabs give the figures and verdict of the clean
+#    output; a line that is not the tool's output is still refused with FILE:LINE.
+. "$RAILYARD_SRCDIR/tests/lib.sh"
+command -v jq >/dev/null || skip_all "jq is not installed"
+have_feature jansson || skip_all "built without jansson: the checks read the JSON"
+pci() { # ROOT BUSID DEVICE-ID: an NVIDIA GPU's PCI function at Gen5 x16 in a sysfs tree
+    p=$1/bus/pci/devices/$2
+    mkdir -p "$p" "$1/class"
+    echo 0x030200 >"$p/class"
+    echo 0x10de >"$p/vendor"
+    echo "$3" >"$p/device"
+    for f in current_link_speed max_link_speed; do echo "32.0 GT/s PCIe" >"$p/$f"; done
+    for f in current_link_width max_link_width; do echo 16 >"$p/$f"; done
+}
+# one H100 SXM5 (10de:2330) and nothing of NVLink
+pci "$TMP/h100" 0000:18:00.0 0x2330
+cat >"$TMP/m.yaml" <<'EOF'
+cluster: t
+node_types:
+  h100:
+    gpus: {count: 1, nvlink: {links: 18}}
+nodes:
+  node: h100
+EOF
+"$RAILYARD" check --sysfs-root "$TMP/h100" --map "$TMP/m.yaml" --node node --json >"$TMP/c.json" 2>"$TMP/err"
+rc=$?
+is "$rc:$(jq -r '[.findings[] | select(.check == "nvlink.state")] | length' "$TMP/c.json")" "0:0" \
+    "one H100 in sysfs, no NVLink in the input, a map asking 18: no nvlink.state finding..."
+jq -e '.not_judged | map(select(test("^node/gpu0: nvlink.state: the input says nothing of NVLink \\(18 active expected by the map\\)"))) | length == 1' \
+    "$TMP/c.json" >/dev/null
+ok $? "...but nvlink.state listed under not judged, naming the GPU and the map's 18"
+"$RAILYARD" check --sysfs-root "$TMP/h100" --json >"$TMP/c.json" 2>/dev/null
+jq -e '.not_judged | map(select(test("gpu0: nvlink.state: .*18 active expected by the model.s reference"))) | length == 1' \
+    "$TMP/c.json" >/dev/null
+ok $? "...without a map, the H100 SXM reference's 18 links, likewise"
+# a GPU of a kind with no NVLink expects none: nothing to list
+pci "$TMP/a10" 0000:18:00.0 0x2236
+pci "$TMP/a10" 0000:2a:00.0 0x2236
+"$RAILYARD" check --sysfs-root "$TMP/a10" --json >"$TMP/c.json" 2>/dev/null
+jq -e '[.not_judged[] | select(test("nvlink"))] | length == 0' "$TMP/c.json" >/dev/null
+ok $? "two A10 (no NVLink in their reference): no NVLink left unjudged"
+
+# an empty nvlink status beside the GPUs another input lists
+: >"$TMP/empty.txt"
+printf '\n  \n' >"$TMP/blank.txt"
+for e in empty blank; do
+    "$RAILYARD" check --nccl-topo "$RAILYARD_FIXTURES/nccl/demo-hgx-h100.xml" --nvlink-status "$TMP/$e.txt" \
+        --json >"$TMP/c.json" 2>"$TMP/err"
+    is "$?:$(jq -r '[.findings[] | select(.check == "nvlink.state" and .severity == "fail")] | length' "$TMP/c.json")" "1:8" \
+        "an $e nvlink status and 8 H100 SXM (NCCL dump): every GPU fails nvlink.state"
+done
+jq -e '.findings[] | select(.check == "nvlink.state" and .subject == "node/gpu3") | .expected == "18 active" and .observed == "0 active"' \
+    "$TMP/c.json" >/dev/null
+ok $? "...18 expected, 0 observed"
+grep -q . "$TMP/err"; ok $((1 - $?)) "...and no input error"
+"$RAILYARD" check --sysfs-root "$TMP/a10" --nvlink-status "$TMP/empty.txt" --json >"$TMP/c.json" 2>"$TMP/err"
+is "$?:$(jq -r '[.findings[] | select(.check == "nvlink.state" and .severity != "ok")] | length' "$TMP/c.json")" "0:0" \
+    "an empty nvlink status and two A10: nothing fails"
+
+# bandwidthTest, clean and pasted
+cat >"$TMP/bt.txt" <<'EOF'
+[CUDA Bandwidth Test] - Starting...
+Running on...
+
+ Device 0: NVIDIA H100 80GB HBM3
+ Quick Mode
+
+bandwidthTest-H2D-Pinned, Bandwidth = 55.2 GB/s, Time = 0.00058 s, Size = 32000000 bytes, NumDevsUsed = 1
+bandwidthTest-D2H-Pinned, Bandwidth = 55.9 GB/s, Time = 0.00057 s, Size = 32000000 bytes, NumDevsUsed = 1
+bandwidthTest-D2D, Bandwidth = 1401.3 GB/s, Time = 0.00002 s, Size = 32000000 bytes, NumDevsUsed = 1
+Result = PASS
+
+NOTE: The CUDA Samples are not meant for performance measurements. Results may vary when GPU Boost is enabled.
+EOF
+figs() { jq -r '[.gpu_bandwidth[].measurements[] | .name as $n | .values[] | "\($n)=\(.value)"] | sort | join(" ")' "$1"; }
+"$RAILYARD" check --bandwidth-test "$TMP/bt.txt" --json >"$TMP/clean.json" 2>"$TMP/err"
+is "$?" 0 "bandwidthTest's CSV lines, the D2D one without a memory suffix: read"
+want=$(figs "$TMP/clean.json")
+is "$want" "device to device=1401.3 device to host, pinned=55.9 host to device, pinned=55.2" "...all three figures"
+# the same pasted into a Markdown ticket: the banner's '[' taken for a link, quoted, CRLF
+sed -e '1s/^\[//' -e 's/^/> /' -e '4,6s/^> />> /' -e 's/$/  \t/' -e 's/$/\r/' "$TMP/bt.txt" >"$TMP/pasted.txt"
+"$RAILYARD" check --bandwidth-test "$TMP/pasted.txt" --json >"$TMP/p.json" 2>"$TMP/err"
+is "$?:$(figs "$TMP/p.json")" "0:$want" "pasted (no '[', '> ' and '>> ' quotes, trailing blanks and tabs, CRLF): the same figures"
+sed 's/^/# /' "$TMP/err"
+sed '5a\
+see the attached log' "$TMP/pasted.txt" >"$TMP/bad.txt"
+"$RAILYARD" check --bandwidth-test "$TMP/bad.txt" >/dev/null 2>"$TMP/err"
+is "$?" 2 "a line that is not bandwidthTest output, in a paste: refused"
+grep -q "bad.txt:6: a line that is not bandwidthTest output: 'see the attached log'" "$TMP/err"; ok $? "...naming its file and line"
+
+# nvlink status and ibstat pasted: the clean file's verdict
+if [ -f "$SHARED_FIXTURES/nvlink/azurenhc_bad_nvlink_status.txt" ] && [ -f "$SHARED_FIXTURES/ibstat/gpud_ibstat_h100_12hca_some_down_0.txt" ]; then
+    for pair in "nvlink-status:$SHARED_FIXTURES/nvlink/azurenhc_bad_nvlink_status.txt" \
+                "ibstat:$SHARED_FIXTURES/ibstat/gpud_ibstat_h100_12hca_some_down_0.txt"; do
+        opt=${pair%%:*} f=${pair#*:}
+        "$RAILYARD" check --"$opt" "$f" --json >"$TMP/a.json" 2>/dev/null
+        a=$?
+        sed -e 's/^/> /' -e 's/$/\r/' "$f" >"$TMP/q.txt"
+        "$RAILYARD" check --"$opt" "$TMP/q.txt" --json >"$TMP/b.json" 2>/dev/null
+        b=$?
+        is "$b:$(jq -c '[.findings[] | [.severity, .check, .subject]]' "$TMP/b.json")" \
+            "$a:$(jq -c '[.findings[] | [.severity, .check, .subject]]' "$TMP/a.json")" \
+            "--$opt $(basename "$f") quoted with CRLF: the clean file's findings and exit ($a)"
+    done
+else
+    skip "shared fixtures nvlink/ and ibstat/ not found"
+fi
+# a fabric whose HCA reached nothing: not a pass
+cat >"$TMP/lone.topo" <<'EOF'
+#
+# Topology file: generated on Wed May  6 15:14:42 2009
+# Initiated from node 0002c9030002847c port 0002c9030002847e
+
+vendid=0x2c9
+devid=0x6340
+sysimgguid=0x2c9030002847f
+caguid=0x2c9030002847c
+Ca      2 "H-0002c9030002847c"          # "compute-00-00 HCA-1"
+EOF
+"$RAILYARD" fabric --ibnetdiscover "$TMP/lone.topo" --json >"$TMP/f.json" 2>"$TMP/err"
+is "$?:$(jq -r '.verdict' "$TMP/f.json"):$(jq -r '.cables' "$TMP/f.json")" "2:cannot-judge:0" \
+    "railyard fabric, one HCA and no cable: cannot judge (exit 2), never a pass"
+jq -e '.cannot_judge | test("reached nothing")' "$TMP/f.json" >/dev/null; ok $? "...saying the HCA reached nothing"
+# every command's --json on a refused input: a document with the error, in the report's schema
+schema_ok() {
+    python3 -c 'import json, sys, jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' \
+        "$1" "$RAILYARD_SRCDIR/reports/report.schema.json" 2>&1 | tail -1
+}
+for c in "inventory --nccl-topo $TMP/none.xml" "fabric --ibnetdiscover $TMP/none.topo" "check --map $TMP/none.map"; do
+    # shellcheck disable=SC2086
+    "$RAILYARD" $c --json >"$TMP/e.json" 2>"$TMP/err"
+    rc=$?
+    is "$rc:$(jq -r '"\(.verdict):\(.command // "check"):\(.error | test("none"))"' "$TMP/e.json" 2>&1)" "2:error:${c%% *}:true" \
+        "railyard ${c%% *} --json on input that is not there: exit 2, a JSON document with the error"
+    if python3 -c 'import jsonschema' 2>/dev/null; then
+        is "$(schema_ok "$TMP/e.json")" "" "...valid against report.schema.json"
+    else
+        skip "python3-jsonschema is not installed"
+    fi
+done
+done_testing
