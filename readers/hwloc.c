@@ -154,6 +154,9 @@ static void add_device(struct topo_node *node, hwloc_topology_t topo, hwloc_obj_
         kind = TOPO_PCI_GPU;
     if (ofed)
         kind = TOPO_PCI_NIC_IB; /* any RDMA device: IB, RoCE, EFA */
+    else if (vendor == TOPO_PCI_VENDOR_MELLANOX &&
+             (kind == TOPO_PCI_NIC_ETH || obj->attr->pcidev.class_id == 0x0c06))
+        kind = TOPO_PCI_NIC_IB; /* a ConnectX whose RDMA driver is not loaded: listed, rdma 0 */
 
     if (kind == TOPO_PCI_GPU) {
         struct topo_gpu *g = topo_node_add_gpu(node);

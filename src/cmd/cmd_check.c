@@ -15,6 +15,7 @@
 #include "src/cmd/cmd.h"
 #include "topo/compare.h"
 #include "topo/map.h"
+#include "topo/pci.h"
 
 /* Version of `railyard check --json` (railyard-check(1), JSON OUTPUT). */
 #define CHECK_SCHEMA_VERSION 1
@@ -97,6 +98,23 @@ static void print_reason(const struct topo_findings *f, const char *host)
 }
 
 static void archive_error(const char *host, const char *msg);
+
+/* The node's inputs list its GPUs and NICs, and show no GPU, no RDMA device and nothing a
+ * missing driver would hide (a GPU on the PCI bus is listed whatever its driver; a Mellanox or
+ * NVIDIA networking device, or an InfiniBand controller, without its RDMA driver): nothing to
+ * judge, which is healthy (railyard-check(1), NOT JUDGED). */
+static int nothing_to_judge(const struct topo_node *node)
+{
+    if (!node->gpus_listed || !node->nics_listed || node->ngpus > 0 || node->nbw > 0)
+        return 0;
+    for (size_t i = 0; i < node->nnics; i++) {
+        const struct topo_nic *n = &node->nics[i];
+        if (n->rdma || n->pci_vendor == TOPO_PCI_VENDOR_MELLANOX || n->pci_class == 0x0207 ||
+            n->pci_class == 0x0c06)
+            return 0;
+    }
+    return 1;
+}
 
 static int error_out(struct out *o, const char *host, const char *msg)
 {
@@ -208,7 +226,7 @@ static int run(int argc, char **argv)
     ry_error_t err = { "" };
     const char *host, *archive;
     char msg[700], probe_note[700] = "";
-    int idx, rc = RY_EXIT_ERROR, unjudged, fabric_judged = 0;
+    int idx, rc = RY_EXIT_ERROR, unjudged, nothing, fabric_judged = 0;
     FILE *devnull = NULL;
 
     memset(&fd, 0, sizeof(fd));
@@ -327,9 +345,16 @@ static int run(int argc, char **argv)
     /* a check that judged nothing did not pass: a health check must not report health it did
      * not see (exit 2: never drain for it) */
     unjudged = !f.nfail && f.nok + f.nwarn == 0 && !fabric_judged;
+    /* ... unless there is nothing to judge: no GPU and no RDMA device (a check that asked for
+     * a measurement, --gdr or --fabric, still could not make it) */
+    nothing = unjudged && !f.nunjudged && !c.gdr && !c.fabric && nothing_to_judge(node);
+    if (nothing)
+        unjudged = 0;
 
     if (c.reason) {
-        if (unjudged && !f.nunjudged)
+        if (nothing)
+            printf("railyard: ok (nothing to judge: no GPU and no RDMA device)\n");
+        else if (unjudged && !f.nunjudged)
             printf("railyard: cannot judge (no check applied to this node)\n");
         else if (unjudged)
             printf("railyard: cannot judge (%zu part%s without a map entry or reference)\n",
@@ -394,6 +419,9 @@ static int run(int argc, char **argv)
     /* the figures judged: in JSON (and the archive) always, in text with -v */
     report_bw_captures(o, node, common.verbose > 0);
     report_pcie_tree(o, node);
+    if (nothing)
+        out_str(o, "nothing_to_judge", "  %s\n",
+                "nothing to judge: no GPU and no RDMA device on this node");
     report_findings(o, &f, common.verbose);
     out_str(o, "verdict", " -> %s\n", f.nfail ? "fail" : unjudged ? "cannot-judge" : "pass");
     if (unjudged) {

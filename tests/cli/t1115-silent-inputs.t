@@ -9,6 +9,9 @@
 #  - outputs pasted into Markdown tickets: a banner that lost its '[', '> ' quote markers (one
 #    and two deep), CRLF, trailing blanks and tabs give the figures and verdict of the clean
 #    output; a line that is not the tool's output is still refused with FILE:LINE.
+#  - a fabric without a single cable is not a pass; every command's --json prints the error;
+#  - a node with no GPU and no RDMA device has nothing to judge (exit 0), unless its bus shows a
+#    device a missing driver hides.
 . "$RAILYARD_SRCDIR/tests/lib.sh"
 command -v jq >/dev/null || skip_all "jq is not installed"
 have_feature jansson || skip_all "built without jansson: the checks read the JSON"
@@ -147,4 +150,45 @@ for c in "inventory --nccl-topo $TMP/none.xml" "fabric --ibnetdiscover $TMP/none
         skip "python3-jsonschema is not installed"
     fi
 done
+# a node with no GPU and no RDMA device: nothing to judge, healthy (railyard-check(1))
+if [ ! -e /dev/nvidiactl ] && ! ls /sys/class/infiniband/* >/dev/null 2>&1; then
+    "$RAILYARD" check --json >"$TMP/n.json" 2>"$TMP/err"
+    is "$?:$(jq -r '"\(.verdict):\(.nothing_to_judge)"' "$TMP/n.json")" \
+        "0:pass:nothing to judge: no GPU and no RDMA device on this node" \
+        "this machine, live (no GPU, no RDMA device): nothing to judge, exit 0"
+    "$RAILYARD" check --reason >"$TMP/r" 2>/dev/null
+    is "$?:$(cat "$TMP/r")" "0:railyard: ok (nothing to judge: no GPU and no RDMA device)" "...the health check's line says so"
+else
+    skip "this machine has a GPU or an RDMA device"
+    skip "this machine has a GPU or an RDMA device"
+fi
+# a real capture (two sockets, three Tesla M2070, a ConnectX on 0000:05:00.0), cut down: without
+# its GPUs and OS devices the ConnectX is on the bus with no RDMA driver, which is never
+# "nothing to judge"; without the ConnectX too, it is
+X=$SHARED_FIXTURES/hwloc-xml/hwloc-tests_24em64t-2n6c2t-pci.xml
+if [ -f "$X" ]; then
+    python3 - "$X" "$TMP" <<'EOF'
+import sys
+import xml.etree.ElementTree as ET
+t = ET.parse(sys.argv[1])
+def prune(pred):
+    for parent in t.iter():
+        for ch in list(parent):
+            if pred(ch):
+                parent.remove(ch)
+prune(lambda e: e.get("type") == "PCIDev" and e.get("pci_type", "").startswith(("0302", "0300")))
+prune(lambda e: e.get("type") == "OSDev")
+t.write(sys.argv[2] + "/nodrv.xml")
+prune(lambda e: e.get("type") == "PCIDev" and "[15b3:" in e.get("pci_type", ""))
+t.write(sys.argv[2] + "/bare.xml")
+EOF
+    "$RAILYARD" check --hwloc-xml "$TMP/nodrv.xml" --json >"$TMP/n.json" 2>/dev/null
+    is "$?:$(jq -r '"\(.verdict):\(.nothing_to_judge)"' "$TMP/n.json")" "2:cannot-judge:null" \
+        "a ConnectX on the bus without its RDMA driver, no GPU: cannot judge (exit 2), not 'nothing to judge'"
+    "$RAILYARD" check --hwloc-xml "$TMP/bare.xml" --json >"$TMP/n.json" 2>/dev/null
+    is "$?:$(jq -r '.verdict' "$TMP/n.json")" "0:pass" "...the same node without the ConnectX: nothing to judge, exit 0"
+else
+    skip "shared fixture hwloc-xml/ not found"
+    skip "shared fixture hwloc-xml/ not found"
+fi
 done_testing
