@@ -191,10 +191,11 @@ static void l2_load(struct l2 *c, uintptr_t line)
 /* a bulk write or read of [p, p + len) through device dev's L2: its tail is what L2 holds */
 static void l2_bulk(int dev, uintptr_t p, size_t len)
 {
-    struct l2 *c = &l2s[dev];
+    struct l2 *c;
 
-    if (dev < 0)
+    if (dev < 0) /* host memory: no GPU's L2 */
         return;
+    c = &l2s[dev];
     if (!c->ring)
         l2_clear(c);
     if (len >= L2_BYTES) {
