@@ -34,9 +34,9 @@
 
 #include <cuda.h>
 
-#define MAXDEV 8
+#define MAXDEV   8
 #define MAXALLOC 256
-#define LINE 128
+#define LINE     128
 #define L2_BYTES ((size_t)50 << 20)
 #define L2_LINES (L2_BYTES / LINE)
 
@@ -760,7 +760,7 @@ static CUresult run_kernel(const struct function *fn, unsigned grid, unsigned bl
             uintptr_t p = base + at * 8;
             struct alloc *a = find(p, 8);
             if (!a || a->dev < 0)
-                return fault(); /* a load outside every allocation */
+                return fault();    /* a load outside every allocation */
             if (a->dev != st->dev) /* a peer's memory: over the link, its L2 */
                 ns += 900;
             if (l2_has(&l2s[a->dev], p / LINE))
@@ -787,8 +787,8 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
     const struct function *fn = (const struct function *)f;
 
     STICKY;
-    if (!fn || gy != 1 || gz != 1 || by != 1 || bz != 1 || shared || extra || gx == 0 ||
-        bx == 0 || bx > 1024 || (fn->nparams > 0 && !args))
+    if (!fn || gy != 1 || gz != 1 || by != 1 || bz != 1 || shared || extra || gx == 0 || bx == 0 ||
+        bx > 1024 || (fn->nparams > 0 && !args))
         return CUDA_ERROR_INVALID_VALUE;
     if (st->capturing) {
         st->captured = f;
