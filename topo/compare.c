@@ -991,6 +991,23 @@ void topo_findings_override(struct topo_findings *f, const struct topo_map *map,
     f->n = kept;
 }
 
+/* The node's inputs list its GPUs and NICs, and show no GPU, no RDMA device and nothing a
+ * missing driver would hide (a GPU on the PCI bus is listed whatever its driver; a Mellanox or
+ * NVIDIA networking device, or an InfiniBand controller, without its RDMA driver): nothing to
+ * judge, which is healthy (railyard-check(1), NOT JUDGED). */
+int topo_node_nothing_to_judge(const struct topo_node *node)
+{
+    if (!node->gpus_listed || !node->nics_listed || node->ngpus > 0 || node->nbw > 0)
+        return 0;
+    for (size_t i = 0; i < node->nnics; i++) {
+        const struct topo_nic *n = &node->nics[i];
+        if (n->rdma || n->pci_vendor == TOPO_PCI_VENDOR_MELLANOX || n->pci_class == 0x0207 ||
+            n->pci_class == 0x0c06)
+            return 0;
+    }
+    return 1;
+}
+
 int topo_compare(const struct topo_node *node, const char *host, const struct topo_map *map,
                  const struct map_node_type *type, struct topo_findings *out)
 {

@@ -35,6 +35,9 @@ struct topo_findings {
  * checks only when it lists RDMA devices (node->nics_listed). host names the node in subjects. map
  * and type may be NULL (built-in references and node-relative checks only). Findings are appended
  * to out; severity overrides and ignore lists of the map are applied. Returns 0. */
+/* 1 when the node's inputs list its GPUs and NICs and show no GPU, no RDMA device and nothing a
+ * missing driver would hide: nothing to judge, which is healthy (railyard-check(1)). */
+int topo_node_nothing_to_judge(const struct topo_node *node);
 int topo_compare(const struct topo_node *node, const char *host, const struct topo_map *map,
                  const struct map_node_type *type, struct topo_findings *out);
 

@@ -15,7 +15,6 @@
 #include "src/cmd/cmd.h"
 #include "topo/compare.h"
 #include "topo/map.h"
-#include "topo/pci.h"
 
 /* Version of `railyard check --json` (railyard-check(1), JSON OUTPUT). */
 #define CHECK_SCHEMA_VERSION 1
@@ -98,23 +97,6 @@ static void print_reason(const struct topo_findings *f, const char *host)
 }
 
 static void archive_error(const char *host, const char *msg);
-
-/* The node's inputs list its GPUs and NICs, and show no GPU, no RDMA device and nothing a
- * missing driver would hide (a GPU on the PCI bus is listed whatever its driver; a Mellanox or
- * NVIDIA networking device, or an InfiniBand controller, without its RDMA driver): nothing to
- * judge, which is healthy (railyard-check(1), NOT JUDGED). */
-static int nothing_to_judge(const struct topo_node *node)
-{
-    if (!node->gpus_listed || !node->nics_listed || node->ngpus > 0 || node->nbw > 0)
-        return 0;
-    for (size_t i = 0; i < node->nnics; i++) {
-        const struct topo_nic *n = &node->nics[i];
-        if (n->rdma || n->pci_vendor == TOPO_PCI_VENDOR_MELLANOX || n->pci_class == 0x0207 ||
-            n->pci_class == 0x0c06)
-            return 0;
-    }
-    return 1;
-}
 
 static int error_out(struct out *o, const char *host, const char *msg)
 {
@@ -347,7 +329,7 @@ static int run(int argc, char **argv)
     unjudged = !f.nfail && f.nok + f.nwarn == 0 && !fabric_judged;
     /* ... unless there is nothing to judge: no GPU and no RDMA device (a check that asked for
      * a measurement, --gdr or --fabric, still could not make it) */
-    nothing = unjudged && !f.nunjudged && !c.gdr && !c.fabric && nothing_to_judge(node);
+    nothing = unjudged && !f.nunjudged && !c.gdr && !c.fabric && topo_node_nothing_to_judge(node);
     if (nothing)
         unjudged = 0;
 
