@@ -861,7 +861,13 @@ size_t fabric_retest_suspects(const struct fabric_input *in, int pass, int *susp
  * statistics (median and MAD, so the outliers do not move the yardstick), is named even when it
  * clears every floor: the slow node that passes every check but drags a large job. Far below:
  * under both 80% of the median and the median less four scaled MADs. Culprit ports (already
- * failed), starved or excluded links and rails with fewer than four ports measured are left out. */
+ * failed: too slow, unreachable, or losing packets with every partner, which is why they lag),
+ * starved or excluded links and rails with fewer than four ports measured are left out. */
+static int explained(const struct port_view *v)
+{
+    return v->culprit_bw || v->culprit_unreach || v->culprit_loss;
+}
+
 static void report_outliers(struct ctx *c)
 {
     const struct fabric_input *in = c->in;
@@ -873,7 +879,7 @@ static void report_outliers(struct ctx *c)
         double med, mad, cut;
         port_best(c, r, best, 1);
         for (int k = 0; k < in->nodes; k++)
-            if (best[k] > 0 && !pv(c, k, r)->culprit_bw && !pv(c, k, r)->culprit_unreach)
+            if (best[k] > 0 && !explained(pv(c, k, r)))
                 v[n++] = best[k];
         if (n < 4)
             continue;
@@ -884,8 +890,7 @@ static void report_outliers(struct ctx *c)
         cut = fmin(0.8 * med, med - 4 * mad);
         for (int k = 0; k < in->nodes; k++) {
             char e[96], o[96];
-            if (best[k] <= 0 || best[k] >= cut || pv(c, k, r)->culprit_bw ||
-                pv(c, k, r)->culprit_unreach)
+            if (best[k] <= 0 || best[k] >= cut || explained(pv(c, k, r)))
                 continue;
             snprintf(e, sizeof(e), "near the rail's median %.3g Gb/s (MAD %.2g)", med,
                      mad / 1.4826);
