@@ -24,12 +24,15 @@ rig_taken() {
     skip_all "$*"
 }
 # rig_lock NAME: wait until no other test holds the rig NAME (tests run in parallel); held until
-# the test exits. "host-rigs": the demo cluster (namespaces with fixed names) and the emulated
-# guest (whose speed is what the host's CPUs leave it) run one at a time
+# the test exits. "host-rigs": the demo cluster (namespaces with fixed names), Slurm, ibsim and
+# the SimGrid simulation run one at a time; "guest": the emulated guest. The wait is said in the
+# log ("# rig NAME: waited N s"), apart from the test's own time
 rig_lock() {
+    rig_t0=$(date +%s)
     mkdir -p /run/lock 2>/dev/null
     exec 8>"/run/lock/railyard-test-$1.lock" || rig_taken "cannot open the lock of rig $1"
     flock -w 1800 8 || rig_taken "another test held rig $1 for 30 minutes"
+    echo "# rig $1: waited $(($(date +%s) - rig_t0)) s"
 }
 # demo_rig [COMMAND...]: the demo cluster for this test (railyard-fabric on namespaces): skips
 # unless railyard-fabric is built, root, JSON and the commands (beyond the rig's own) are there;

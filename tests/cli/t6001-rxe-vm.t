@@ -17,7 +17,7 @@ have_feature yaml || skip_all "built without libyaml: the guest tests capture a 
 # longer than the guest's 900 s twice on a quiet machine; the other builds run the guest list
 ldd "$RAILYARD" 2>/dev/null | grep -q libasan &&
     skip_all "a sanitizer build: the emulated guest runs its binaries past the 900 s limit (the full build runs the guest list)"
-rig_lock host-rigs
+rig_lock guest
 cd "$TMP" || exit 1
 if ! "$VM" prepare >"$TMP/prepare.log" 2>&1; then
     rig_taken "the guest kernel could not be fetched: $(tail -n 1 "$TMP/prepare.log")"
