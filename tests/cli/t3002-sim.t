@@ -7,10 +7,9 @@
 . "$RAILYARD_SRCDIR/tests/lib.sh"
 FABRIC=$(dirname "$RAILYARD")/railyard-fabric
 SIM=$RAILYARD_SRCDIR/scripts/sim-cluster
-# a simulation of hundreds of ranks holds a core for minutes, much of it in the kernel: at the
-# lowest priority, so that the rigs make check runs beside it keep the CPU their shaped links
-# need (beside it at normal priority they named healthy links low); simulated time and CPU
-# seconds, what this test reads, do not depend on it
+# a simulation of hundreds of ranks holds a core: at the lowest priority, so that the rigs make
+# check runs beside it keep the CPU their shaped links need; simulated time and CPU seconds, what
+# this test reads, do not depend on it
 renice -n 19 -p $$ >/dev/null 2>&1 || true
 # its SimGrid build (smpicc) is the same whatever the build under test: in CI it runs once, in
 # the full build's stage (.ci/run)
@@ -23,9 +22,8 @@ for p in smpicc smpirun jq objdump; do
     command -v $p >/dev/null || skip_all "$p is not installed (SimGrid: apt-get install libsimgrid-dev)"
 done
 [ -x "$RAILYARD_SRCDIR/configure" ] || skip_all "no configure script in $RAILYARD_SRCDIR (run ./autogen.sh)"
-# and never beside the rigs: a simulation this size keeps the kernel busy too (memory scanning of
-# its mappings), which no priority gives back to them
-rig_lock host-rigs
+# one simulation at a time (beside the rigs, at the lowest priority: CI's full stage)
+rig_lock sim
 export RAILYARD_SIM_BUILD=$TMP/simbuild
 trap 'rm -rf "$TMP"' EXIT
 

@@ -53,6 +53,10 @@ int main(void)
 
     if (!fix)
         skip_all("RAILYARD_FIXTURES is not set (run through make check)");
+#ifndef HAVE_LIBXML2
+    skip_all("built without libxml2: the board is an hwloc 3.0 XML, which hwloc 2 reads once "
+             "libxml2 has rewritten it (the full build runs this test)");
+#endif
     snprintf(xml, sizeof(xml), "%s/hwloc/hgx-h100-4gpu.xml", fix);
     if (!(node = board(xml)))
         return done_testing();
