@@ -64,6 +64,7 @@ struct fabric_opts {
     const uint64_t *own_guid;
     const char *const *own_hca;
     size_t nown;
+    int progress; /* say on stderr when the first counter sample is taken (--verbose) */
 };
 
 struct fabric_data {

@@ -72,6 +72,10 @@ int fabric_collect(const struct fabric_opts *o, const struct topo_map *map, stru
         if (!o->no_counters) {
             if (ibf_sample_counters(&d->f, &lo, 0, err) < 0)
                 return -1;
+            if (o->progress)
+                fprintf(stderr,
+                        "railyard: fabric: first counter sample taken; the second in %g s\n",
+                        interval);
             sleep_s(interval);
             if (ibf_sample_counters(&d->f, &lo, 1, err) < 0)
                 return -1;
@@ -378,6 +382,7 @@ static int run(int argc, char **argv)
                   "--archive <dir> (or set RAILYARD_ARCHIVE)");
         return RY_EXIT_ERROR;
     }
+    c.fo.progress = common.verbose > 0;
     cmd_arm_deadline("fabric", c.timeout);
     if (archive)
         archive_begin(archive, &c, argc, argv);

@@ -121,8 +121,12 @@ if have_feature ncursesw && have_feature jansson && command -v tmux >/dev/null; 
     line=$(tscreen | grep '^test node1 rail 1')
     echo "$line" | grep -Eq '^test node1 rail 1 <-> node2: 0\.0[3-6][0-9]* Gb/s \(rail reference 0\.1[5-9][0-9]* Gb/s: LOW\)'
     ok $? "top: the active test measures the degraded rail low: $line"
-    r1=$(tscreen | grep -o 'refresh [0-9]*' | awk '{print $2}'); sleep 2.2
-    r2=$(tscreen | grep -o 'refresh [0-9]*' | awk '{print $2}')
+    r1=$(tscreen | grep -o 'refresh [0-9]*' | awk '{print $2}')
+    for i in $(seq 1 300); do
+        r2=$(tscreen | grep -o 'refresh [0-9]*' | awk '{print $2}')
+        [ "${r2:-0}" -gt "${r1:-0}" ] && break
+        sleep 0.1
+    done
     [ "${r2:-0}" -gt "${r1:-0}" ]; ok $? "top: the screen kept refreshing ($r1 -> $r2)"
     "${TM[@]}" send-keys -t top q; sleep 0.5
     "${TM[@]}" kill-server >/dev/null 2>&1
@@ -132,7 +136,10 @@ if have_feature ncursesw && have_feature jansson && command -v tmux >/dev/null; 
     # refreshes until the run has ended (then it is stopped): a busy host makes the run longer
     "$RAILYARD" top --follow "$TMP/follow" --batch -d 0.4 -n 1500 >"$TMP/follow.out" 2>&1 &
     tp=$!
-    wait "$bg"; sleep 1; kill "$tp" 2>/dev/null; wait "$tp" 2>/dev/null
+    wait "$bg"
+    # the run has ended: the console's next refresh shows it complete (a busy host delays it)
+    for i in $(seq 1 600); do grep -q 'round 3/3, .* complete' "$TMP/follow.out" && break; sleep 0.1; done
+    kill "$tp" 2>/dev/null; wait "$tp" 2>/dev/null
     grep -q 'waiting for\|round [12]/3' "$TMP/follow.out"; ok $? "top --follow: the run seen before its end"
     grep -q 'round 3/3, 12 links measured, 0 failed, complete' "$TMP/follow.out"; ok $? "top --follow: ...and complete, 12 links"
     awk '/complete/ {p = 1} p && /^! +[0-9]+ node2 / {print; exit}' "$TMP/follow.out" | grep -q -- '-'

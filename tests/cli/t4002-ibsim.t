@@ -23,6 +23,17 @@ cd "$TMP" || exit 1 # libumad2sim writes its sysfs view into the current directo
 start() { "$SIM" start "$@" >"$TMP/start.log" 2>&1 || { sed 's/^/# /' "$TMP/start.log"; return 1; }; }
 stop() { "$SIM" stop >/dev/null 2>&1; }
 fab() { timeout 120 "$SIM" run "$RAILYARD" fabric "$@" >"$TMP/out" 2>"$TMP/err"; rc=$?; }
+# first_sample: wait (up to 60 s) until the fab in the background has taken its first counter
+# sample (-v says so on stderr): what a ramp does after it is in the difference of the two
+first_sample() {
+    local i
+    for i in $(seq 1 1200); do
+        grep -q 'first counter sample taken' "$TMP/err" 2>/dev/null && return 0
+        sleep 0.05
+    done
+    echo "# no first counter sample in 60 s: $(head -c 300 "$TMP/err" 2>/dev/null)"
+    return 1
+}
 fails() { grep -E '^(FAIL|WARN)' "$TMP/out" | awk '{print $2, $3}' | sort | tr '\n' ';'; }
 # a fabric with the given faults: start it, judge it against the map and the reference
 judge() { # judge DESCRIPTION EXPECTED-RC EXPECTED-FINDINGS GEN-OPTIONS...
@@ -31,9 +42,10 @@ judge() { # judge DESCRIPTION EXPECTED-RC EXPECTED-FINDINGS GEN-OPTIONS...
     "$SIM" gen "$@" >"$TMP/f.net" 2>"$TMP/gen.err" || { ok 1 "$d: gen"; sed 's/^/# /' "$TMP/gen.err"; return; }
     start "$TMP/f.net" || { ok 1 "$d: fabric starts"; return; }
     if [ -n "${FLAP:-}" ]; then # a link flapping while railyard samples
-        ( fab --map "$TMP/rail.map" --interval 3; echo "$rc" >"$TMP/flap.rc" ) &
+        rm -f "$TMP/err"
+        ( fab --map "$TMP/rail.map" --interval 3 -v; echo "$rc" >"$TMP/flap.rc" ) &
         local bg=$!
-        sleep 0.7
+        first_sample
         "$SIM" ramp "$FLAP:LinkDownedCounter" --count 3
         wait $bg
         rc=$(cat "$TMP/flap.rc")
@@ -89,9 +101,10 @@ else
     skip "built without jansson"
 fi
 # rising LinkDowned: a flapping HCA link while railyard samples
-( fab --map "$TMP/rail.map" --interval 3; echo "$rc" >"$TMP/rising.rc" ) &
+rm -f "$TMP/err"
+( fab --map "$TMP/rail.map" --interval 3 -v; echo "$rc" >"$TMP/rising.rc" ) &
 bg=$!
-sleep 0.7
+first_sample
 "$SIM" ramp gpu03/mlx5_2:LinkDownedCounter --count 3 --every 0.3
 wait $bg
 is "$(cat "$TMP/rising.rc") $(fails)" "1 port.errors.rising gpu03/mlx5_2:1;" "rising LinkDownedCounter: the HCA port is named"
@@ -127,9 +140,10 @@ judge "moved cable: the HCA and the leaf port it went to" 1 "rail.cabling gpu03/
 grep -q 'cabled to leaf-r2-0 port 7 (rail 2)' "$TMP/out"; ok $? "moved: the spare port is named"
 # rising symbol errors on a switch port (ramp EP:COUNTER with a switch port)
 start "$TMP/healthy.net"
-( fab --map "$TMP/rail.map" --interval 2; echo "$rc" >"$TMP/sym.rc" ) &
+rm -f "$TMP/err"
+( fab --map "$TMP/rail.map" --interval 2 -v; echo "$rc" >"$TMP/sym.rc" ) &
 bg=$!
-sleep 0.5
+first_sample
 "$SIM" ramp leaf-r1-0:4:SymbolErrorCounter --step 7 --count 4
 wait $bg
 stop
@@ -210,11 +224,11 @@ fi
 
 # bad situations: exit 2, a message, no hang
 start "$TMP/healthy.net"
-# the discovery and the first sample take 0.2 s on an idle host, over 1 s on a loaded one: the
-# simulator dies 3 s in, well inside the 6 s between the samples
-( fab --map "$TMP/rail.map" --interval 6 --timeout 60; echo "$rc" >"$TMP/gone.rc" ) &
+# the simulator dies once the first sample is taken, inside the 6 s before the second
+rm -f "$TMP/err"
+( fab --map "$TMP/rail.map" --interval 6 --timeout 60 -v; echo "$rc" >"$TMP/gone.rc" ) &
 bg=$!
-sleep 3
+first_sample
 kill -KILL "$(cat "$IBSIM_FABRIC_DIR/ibsim.pid")"
 wait $bg
 is "$(cat "$TMP/gone.rc")" 2 "ibsim killed between the two counter samples: exit 2"
