@@ -19,7 +19,7 @@ struct fabric_link {
     double lat_p50_us, lat_p99_us; /* <0 unknown */
     long long retrans;             /* TCP retransmissions of the sender, -1 unknown */
     long long bytes;               /* delivered to the receiver */
-    long long wire_bytes; /* the sender's data on the wire, retransmissions included, -1 unknown */
+    long long wire_bytes; /* the sender's data on the wire, resends for loss included, -1 unknown */
     double ce_frac;       /* the share of its data packets delivered CE-marked (ECN), <0 unknown */
     long long errors_a, errors_b;          /* netdev errors+drops and RDMA error counters during the
                                               round, -1 unknown */

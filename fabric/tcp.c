@@ -303,8 +303,7 @@ static int tcp_send(void *state, const struct fabric_endpoint *peer, double dura
         for (int i = 0; i < n; i++)
             known &= fabric_tcp_counts_add(p[i].fd, &c) == 0;
         out->retrans = known ? c.segs_retrans : -1;
-        out->wire_bytes =
-            known && c.bytes_retrans >= 0 && out->bytes > 0 ? out->bytes + c.bytes_retrans : -1;
+        out->wire_bytes = known && out->bytes > 0 ? fabric_tcp_wire_bytes(out->bytes, &c) : -1;
         out->ce_frac = known && c.delivered > 0 && c.delivered_ce >= 0
                            ? (double)c.delivered_ce / (double)c.delivered
                            : -1;

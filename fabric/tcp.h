@@ -23,8 +23,14 @@ struct fabric_tcp_counts {
     long long segs_retrans;  /* segments retransmitted */
     long long delivered;     /* segments delivered (acknowledged) */
     long long delivered_ce;  /* of which the receiver echoed as CE-marked (ECN) */
+    long long dsack_dups;    /* resends the receiver reported it already had (D-SACK) */
 };
 void fabric_tcp_counts_init(struct fabric_tcp_counts *c);
+/* The bytes a connection that delivered `bytes` put on the wire for them: those and what it
+ * sent again because they were lost. A resend the receiver reported it already had (D-SACK: the
+ * sender's timer fired before the acknowledgement came, as on a starved host) was not lost and
+ * is left out, at the mean size of a resent segment. -1 when c lacks the resent bytes. */
+long long fabric_tcp_wire_bytes(long long bytes, const struct fabric_tcp_counts *c);
 int fabric_tcp_counts_add(int fd, struct fabric_tcp_counts *c);
 
 #endif

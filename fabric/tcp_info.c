@@ -11,7 +11,8 @@
 
 void fabric_tcp_counts_init(struct fabric_tcp_counts *c)
 {
-    c->bytes_sent = c->bytes_retrans = c->segs_retrans = c->delivered = c->delivered_ce = 0;
+    c->bytes_sent = c->bytes_retrans = c->segs_retrans = c->delivered = c->delivered_ce =
+        c->dsack_dups = 0;
 }
 
 /* add a counter the kernel filled (its struct reaches past it), else mark it unknown */
@@ -36,5 +37,22 @@ int fabric_tcp_counts_add(int fd, struct fabric_tcp_counts *c)
     ADD(tcpi_total_retrans, segs_retrans);
     ADD(tcpi_delivered, delivered);
     ADD(tcpi_delivered_ce, delivered_ce);
+    ADD(tcpi_dsack_dups, dsack_dups);
     return 0;
+}
+
+long long fabric_tcp_wire_bytes(long long bytes, const struct fabric_tcp_counts *c)
+{
+    long long dup = 0;
+
+    if (c->bytes_retrans < 0)
+        return -1;
+    if (c->dsack_dups > 0 && c->segs_retrans > 0) {
+        dup = c->dsack_dups >= c->segs_retrans
+                  ? c->bytes_retrans
+                  : (long long)((double)c->bytes_retrans * (double)c->dsack_dups /
+                                    (double)c->segs_retrans +
+                                0.5);
+    }
+    return bytes + c->bytes_retrans - dup;
 }

@@ -30,7 +30,7 @@ struct fabric_stats {
     double seconds;       /* how long data flowed */
     long long bytes;      /* delivered to the receiver */
     long long retrans;    /* sender's TCP retransmissions, -1 unknown */
-    long long wire_bytes; /* the sender's data on the wire, retransmissions included, -1 unknown */
+    long long wire_bytes; /* the sender's data on the wire, resends for loss included, -1 unknown */
     double ce_frac;       /* the share of the data packets delivered marked CE (ECN), -1 unknown */
     double lat_p50_us, lat_p99_us;
     char mem[160]; /* verbs: the memory the data moved through ("host (NUMA node 0)") */

@@ -6,6 +6,7 @@
 
 #include "fabric/analyze.h"
 #include "fabric/host.h"
+#include "fabric/tcp.h"
 #include "tests/tap/tap.h"
 
 static char *names[] = { "n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8" };
@@ -790,6 +791,31 @@ int main(void)
         is_str(buf, "railyard: fabric rail.cabling rail0 link up, reaches none of its rail's peers",
                "reason: cut at 80 characters at a word gap, not inside a word");
         topo_findings_free(&f);
+    }
+    { /* TCP's wire: what arrived and what was resent for loss; a resend the receiver already
+       * had (D-SACK: the sender's timer fired early on a starved host) was not lost */
+        struct fabric_tcp_counts c;
+        fabric_tcp_counts_init(&c);
+        is_int(fabric_tcp_wire_bytes(24000000, &c), 24000000, "wire: nothing resent");
+        c.segs_retrans = 10;
+        c.bytes_retrans = 14480;
+        is_int(fabric_tcp_wire_bytes(24000000, &c), 24014480, "wire: 10 segments resent, all lost");
+        c.dsack_dups = 4;
+        is_int(fabric_tcp_wire_bytes(24000000, &c), 24008688,
+               "wire: 4 of 10 resent segments the receiver had already: 6 counted");
+        c.dsack_dups = 9;
+        is_int(fabric_tcp_wire_bytes(24000000, &c), 24001448,
+               "wire: 9 of 10 duplicates: 1 counted");
+        c.dsack_dups = 10;
+        is_int(fabric_tcp_wire_bytes(24000000, &c), 24000000, "wire: every resend a duplicate");
+        c.dsack_dups = 12;
+        is_int(fabric_tcp_wire_bytes(24000000, &c), 24000000,
+               "wire: more duplicates reported than resends (the network's own): none counted");
+        c.dsack_dups = -1;
+        is_int(fabric_tcp_wire_bytes(24000000, &c), 24014480,
+               "wire: a kernel that does not report duplicates: every resend counted");
+        c.bytes_retrans = -1;
+        is_int(fabric_tcp_wire_bytes(24000000, &c), -1, "wire: resent bytes unknown");
     }
     return done_testing();
 }
