@@ -469,7 +469,10 @@ int topo_nccl_discover(struct topo_node *node, const char *path, ry_error_t *err
             break;
         next->name = xasprintf("nic%zu", k);
     }
-    node->gpus_listed = node->nics_listed = 1;
+    /* NCCL writes its dump on a node with GPUs: a file without one is a static topology that
+     * leaves them out (as cloud images ship for NCCL_TOPO_FILE), which says nothing of them */
+    node->gpus_listed = node->ngpus > 0;
+    node->nics_listed = 1;
     topo_node_add_source(node, "nccl-topo %s", path);
     rc = 0;
 out:

@@ -409,6 +409,56 @@ static void check_driver(struct ctx *c)
     }
 }
 
+/* what a map's node type or a GPU says of the kind of GPU: "NAME (10de:2330, 9.0)" */
+static void kind_words(char *buf, size_t len, const char *model, unsigned vendor, unsigned device,
+                       int sm)
+{
+    char id[24] = "", cc[24] = "";
+
+    if (vendor && device)
+        snprintf(id, sizeof(id), "%04x:%04x", vendor & 0xffff, device & 0xffff);
+    if (sm > 0)
+        snprintf(cc, sizeof(cc), "%d.%d", sm / 10, sm % 10);
+    if (model)
+        snprintf(buf, len, "%s%s%s%s%s%s", model, *id || *cc ? " (" : "", id,
+                 *id && *cc ? ", " : "", cc, *id || *cc ? ")" : "");
+    else
+        snprintf(buf, len, "%s%s%s%s", *id ? id : "", *id && *cc ? ", " : "",
+                 *cc ? "compute capability " : "", cc);
+}
+
+/* gpu.model: the kind of GPU the map's node type names, by the most exact mark both sides have:
+ * the PCI id, else the name, else the compute capability. The map says nothing: not judged; the
+ * input says nothing the map has: a warning. */
+static void check_gpu_kind(struct ctx *c, const struct topo_gpu *g)
+{
+    const struct map_node_type *t = c->type;
+    char e[160], o[160];
+    int differ;
+
+    if (!t || (!t->gpu_model && !t->gpu_pci_device && t->gpu_sm < 0))
+        return;
+    kind_words(e, sizeof(e), t->gpu_model, t->gpu_pci_vendor, t->gpu_pci_device, t->gpu_sm);
+    kind_words(o, sizeof(o), g->model, g->pci_vendor, g->pci_device, g->sm);
+    if (t->gpu_pci_device && g->pci_vendor && g->pci_device)
+        differ = t->gpu_pci_vendor != g->pci_vendor || t->gpu_pci_device != g->pci_device;
+    else if (t->gpu_model && g->model)
+        differ = strcmp(t->gpu_model, g->model) != 0;
+    else if (t->gpu_sm >= 0 && g->sm > 0)
+        differ = t->gpu_sm != g->sm;
+    else {
+        add(c, TOPO_SEV_WARN, "gpu.model", e, NULL,
+            "the input names the GPU by nothing the map has (name, PCI id, compute capability)",
+            "gpu%d", g->index);
+        return;
+    }
+    add(c, differ ? TOPO_SEV_FAIL : TOPO_SEV_OK, "gpu.model", e, o,
+        differ ? "another kind of GPU than the map's node type: a node of another type, or the "
+                 "wrong map"
+               : NULL,
+        "gpu%d", g->index);
+}
+
 static void check_gpus(struct ctx *c)
 {
     const struct topo_node *node = c->node;
@@ -431,14 +481,7 @@ static void check_gpus(struct ctx *c)
         int egen, ewidth, ogen, owidth;
         char subj[32];
 
-        if (c->type && c->type->gpu_model) {
-            if (!g->model)
-                add(c, TOPO_SEV_WARN, "gpu.model", c->type->gpu_model, NULL,
-                    "the input does not name GPU models", "gpu%d", g->index);
-            else
-                add(c, strcmp(g->model, c->type->gpu_model) ? TOPO_SEV_FAIL : TOPO_SEV_OK,
-                    "gpu.model", c->type->gpu_model, g->model, NULL, "gpu%d", g->index);
-        }
+        check_gpu_kind(c, g);
         if (!ref && !(c->type && (c->type->pcie_gen > 0 || c->type->pcie_width > 0)))
             topo_findings_unjudged(c->out,
                                    "%s/gpu%d: no built-in reference for %s%s%s: its PCIe link is "
@@ -763,7 +806,7 @@ static void check_affinity(struct ctx *c)
                     "%s", m->name);
             }
         }
-        if (m->rail >= 0 && (near = topo_node_nearest_nic(node, (size_t)m->near_gpu)) >= 0) {
+        if (m->rail >= 0 && (near = topo_node_nearest_rdma_nic(node, (size_t)m->near_gpu)) >= 0) {
             /* a NIC as close as the nearest one (two NICs on the GPU's switch) serves too */
             if (topo_node_gpu_nic_path(node, (size_t)m->near_gpu, (size_t)n) ==
                 topo_node_gpu_nic_path(node, (size_t)m->near_gpu, (size_t)near))

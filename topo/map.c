@@ -135,6 +135,48 @@ static int get_int(struct parse *p, yaml_node_t *n, const char *what, long min, 
     return 0;
 }
 
+/* "10de:2330": a PCI vendor and device id, four hex digits each */
+static int get_pci_id(struct parse *p, yaml_node_t *n, unsigned *vendor, unsigned *device)
+{
+    const char *s;
+    int good;
+
+    if (want(p, n, YAML_SCALAR_NODE, "pci_id") < 0)
+        return -1;
+    s = scalar(n);
+    good = strlen(s) == 9 && s[4] == ':';
+    for (int i = 0; good && i < 9; i++)
+        good = i == 4 || isxdigit((unsigned char)s[i]);
+    if (good) {
+        *vendor = (unsigned)strtoul(s, NULL, 16);
+        *device = (unsigned)strtoul(s + 5, NULL, 16);
+    }
+    if (!good || *vendor == 0 || *device == 0)
+        return perr(p, n,
+                    "pci_id must be VENDOR:DEVICE, four hex digits each (e.g. 10de:2330), "
+                    "not '%s'",
+                    s);
+    return 0;
+}
+
+/* "9.0": a CUDA compute capability, MAJOR.MINOR (the minor one digit) */
+static int get_capability(struct parse *p, yaml_node_t *n, int *sm)
+{
+    const char *s;
+    size_t len;
+
+    if (want(p, n, YAML_SCALAR_NODE, "compute_capability") < 0)
+        return -1;
+    s = scalar(n);
+    len = strlen(s);
+    if (len < 3 || len > 4 || s[len - 2] != '.' || !isdigit((unsigned char)s[0]) ||
+        !isdigit((unsigned char)s[len - 1]) || (len == 4 && !isdigit((unsigned char)s[1])) ||
+        s[0] == '0')
+        return perr(p, n, "compute_capability must be MAJOR.MINOR (e.g. 9.0), not '%s'", s);
+    *sm = atoi(s) * 10 + (s[len - 1] - '0');
+    return 0;
+}
+
 static int get_double(struct parse *p, yaml_node_t *n, const char *what, double *out)
 {
     const char *s;
@@ -312,7 +354,8 @@ static int parse_nic(struct parse *p, yaml_node_t *n, struct map_nic *nic)
 
 static int parse_gpus(struct parse *p, yaml_node_t *n, struct map_node_type *t)
 {
-    static const char *const keys[] = { "count", "model", "pcie", "nvlink", NULL };
+    static const char *const keys[] = { "count", "model",  "pci_id", "compute_capability",
+                                        "pcie",  "nvlink", NULL };
     static const char *const nkeys[] = { "links", NULL };
     yaml_node_t *k, *v, *k2, *v2;
 
@@ -327,6 +370,10 @@ static int parse_gpus(struct parse *p, yaml_node_t *n, struct map_node_type *t)
             rc = get_int(p, v, "count", 0, 1024, &t->gpu_count);
         else if (is_key(k, "model"))
             rc = get_str(p, v, "model", &t->gpu_model);
+        else if (is_key(k, "pci_id"))
+            rc = get_pci_id(p, v, &t->gpu_pci_vendor, &t->gpu_pci_device);
+        else if (is_key(k, "compute_capability"))
+            rc = get_capability(p, v, &t->gpu_sm);
         else if (is_key(k, "pcie"))
             rc = parse_pcie(p, v, "gpus.pcie", &t->pcie_gen, &t->pcie_width);
         else if (is_key(k, "nvlink")) {
@@ -386,7 +433,7 @@ static int parse_type(struct parse *p, yaml_node_t *name, yaml_node_t *n, struct
     t->name = xstrdup(scalar(name));
     t->line = (int)name->start_mark.line + 1;
     t->col = (int)name->start_mark.column + 1;
-    t->gpu_count = t->nvlink_links = -1;
+    t->gpu_count = t->nvlink_links = t->gpu_sm = -1;
     topo_map_thresholds_unset(&t->thresholds);
     if (want(p, n, YAML_MAPPING_NODE, "a node type") < 0)
         return -1;

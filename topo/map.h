@@ -51,8 +51,10 @@ struct map_node_type {
     int line, col;
     int gpu_count;
     char *gpu_model;
-    int pcie_gen, pcie_width; /* each GPU's link to the host, 0 unset */
-    int nvlink_links;         /* per GPU, -1 unset */
+    unsigned gpu_pci_vendor, gpu_pci_device; /* the GPUs' PCI id, 0 unset */
+    int gpu_sm;                              /* their compute capability x 10, -1 unset */
+    int pcie_gen, pcie_width;                /* each GPU's link to the host, 0 unset */
+    int nvlink_links;                        /* per GPU, -1 unset */
     struct map_nic *nics;
     size_t nnics;
     char **ignore; /* NIC names or "nic:port" */

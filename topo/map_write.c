@@ -158,12 +158,28 @@ static const char *common_model(const struct topo_node *node)
     return m;
 }
 
+/* the PCI id every GPU has, in map form ("10de:2330"); 0 when one is unknown or they differ */
+static int common_pci_id(const struct topo_node *node, char *buf, size_t len)
+{
+    for (size_t i = 0; i < node->ngpus; i++) {
+        const struct topo_gpu *g = &node->gpus[i];
+        if (!g->pci_vendor || !g->pci_device || g->pci_vendor > 0xffff || g->pci_device > 0xffff ||
+            (i && (g->pci_vendor != node->gpus[0].pci_vendor ||
+                   g->pci_device != node->gpus[0].pci_device)))
+            return 0;
+    }
+    if (!node->ngpus)
+        return 0;
+    snprintf(buf, len, "%04x:%04x", node->gpus[0].pci_vendor, node->gpus[0].pci_device);
+    return 1;
+}
+
 int topo_map_capture(const struct topo_node *node, const char *type_name, const char *hostlist,
                      const char *cluster, const struct map_thresholds *th, FILE *fp,
                      ry_error_t *err)
 {
     struct emit m = { .failed = 0 };
-    int *rail = NULL, *near = NULL, nrails = 0, gen, width, links;
+    int *rail = NULL, *near = NULL, nrails = 0, gen, width, links, sm, nrdma = 0;
     yaml_event_t event;
     const char *model;
     char buf[64];
@@ -172,17 +188,20 @@ int topo_map_capture(const struct topo_node *node, const char *type_name, const 
         return ry_errorf(err, "cannot initialise the YAML emitter");
     yaml_emitter_set_output_file(&m.e, fp);
     yaml_emitter_set_unicode(&m.e, 1);
-    yaml_emitter_set_width(&m.e, 100);
+    yaml_emitter_set_width(&m.e, 160); /* a GPU or NIC entry on one line */
 
-    /* rails: the NICs that are the nearest NIC of some GPU, in NIC order */
+    /* Only RDMA NICs become the map's NICs (a socket NIC, NCCL's eth0, is not what the map is
+     * about; the checks leave a NIC the map does not list alone unless it is an RDMA device).
+     * Rails: the RDMA NICs that are the nearest RDMA NIC of some GPU, in NIC order. */
     if (node->nnics) {
         rail = xcalloc(node->nnics, sizeof(*rail));
         near = xcalloc(node->nnics, sizeof(*near));
     }
     for (size_t n = 0; n < node->nnics; n++) {
         rail[n] = near[n] = -1;
-        for (size_t g = 0; g < node->ngpus && near[n] < 0; g++)
-            if (topo_node_nearest_nic(node, g) == (int)n)
+        nrdma += node->nics[n].rdma != 0;
+        for (size_t g = 0; g < node->ngpus && near[n] < 0 && node->nics[n].rdma; g++)
+            if (topo_node_nearest_rdma_nic(node, g) == (int)n)
                 near[n] = (int)g;
         if (near[n] >= 0)
             rail[n] = nrails++;
@@ -206,6 +225,13 @@ int topo_map_capture(const struct topo_node *node, const char *type_name, const 
     kv_int(&m, "count", (long)node->ngpus);
     if ((model = common_model(node)))
         kv_str(&m, "model", model);
+    /* what else names the kind of GPU, for an input without names (or with other names) */
+    if (common_pci_id(node, buf, sizeof(buf)))
+        kv_str(&m, "pci_id", buf);
+    if ((sm = common_int(node, offsetof(struct topo_gpu, sm))) > 0) {
+        snprintf(buf, sizeof(buf), "%d.%d", sm / 10, sm % 10);
+        kv_str(&m, "compute_capability", buf);
+    }
     gen = common_host(node, 1);
     width = common_host(node, 0);
     if (gen > 0 || width > 0) {
@@ -227,12 +253,14 @@ int topo_map_capture(const struct topo_node *node, const char *type_name, const 
     map_end(&m);
 
 nics:
-    if (node->nnics) {
+    if (nrdma) {
         scalar(&m, "nics", 0);
         seq_start(&m, 0);
         for (size_t n = 0; n < node->nnics; n++) {
             const struct topo_nic *nic = &node->nics[n];
             size_t nports = nic->nports ? nic->nports : 1;
+            if (!nic->rdma)
+                continue;
             for (size_t p = 0; p < nports; p++) {
                 const struct topo_port *pt = nic->nports ? &nic->ports[p] : NULL;
                 map_start(&m, 1);
@@ -254,7 +282,7 @@ nics:
                 }
                 if (nic->loc.numa >= 0 && p == 0)
                     kv_int(&m, "numa", nic->loc.numa);
-                if (p == 0 && nic->rdma)
+                if (p == 0)
                     nic_pcie(&m, node, nic);
                 map_end(&m);
             }
@@ -265,7 +293,7 @@ nics:
     {
         int any = 0;
         for (size_t n = 0; n < node->nnics; n++)
-            for (size_t p = 0; p < node->nics[n].nports; p++) {
+            for (size_t p = 0; p < node->nics[n].nports && node->nics[n].rdma; p++) {
                 const struct topo_port *pt = &node->nics[n].ports[p];
                 if (pt->state < 0 || pt->state == 4)
                     continue;

@@ -470,12 +470,14 @@ enum topo_path topo_node_gpu_gpu_path(const struct topo_node *node, size_t a, si
     return topo_path_classify(&node->gpus[a].loc, &node->gpus[b].loc);
 }
 
-int topo_node_nearest_nic(const struct topo_node *node, size_t gpu)
+static int nearest_nic(const struct topo_node *node, size_t gpu, int rdma_only)
 {
     enum topo_path best = TOPO_PATH_UNKNOWN, p;
     int besti = -1;
 
     for (size_t n = 0; n < node->nnics; n++) {
+        if (rdma_only && !node->nics[n].rdma)
+            continue;
         p = topo_node_gpu_nic_path(node, gpu, n);
         if (p == TOPO_PATH_UNKNOWN)
             continue;
@@ -485,6 +487,16 @@ int topo_node_nearest_nic(const struct topo_node *node, size_t gpu)
         }
     }
     return besti;
+}
+
+int topo_node_nearest_nic(const struct topo_node *node, size_t gpu)
+{
+    return nearest_nic(node, gpu, 0);
+}
+
+int topo_node_nearest_rdma_nic(const struct topo_node *node, size_t gpu)
+{
+    return nearest_nic(node, gpu, 1);
 }
 
 static const char *const path_names[] = {

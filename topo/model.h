@@ -261,6 +261,8 @@ enum topo_path topo_node_gpu_gpu_path(const struct topo_node *node, size_t a, si
 /* Index of the closest NIC to a GPU (lowest index on ties), -1 when there is none or no path
  * is known. */
 int topo_node_nearest_nic(const struct topo_node *node, size_t gpu);
+/* The same among the RDMA NICs alone (what a rail is made of) */
+int topo_node_nearest_rdma_nic(const struct topo_node *node, size_t gpu);
 
 /* "PIX", "NODE"... and the reverse; topo_path_parse returns TOPO_PATH_UNKNOWN when unknown. */
 const char *topo_path_name(enum topo_path p);

@@ -14,6 +14,7 @@
 #include "src/cmd/cmd.h"
 #include "topo/gpubw.h"
 #include "topo/map.h"
+#include "topo/pci.h"
 
 struct map_opts {
     const char *output;
@@ -68,13 +69,21 @@ static int capture(int argc, char **argv)
         cmd_error("map capture: %s", err.text);
         return RY_EXIT_ERROR;
     }
-    for (size_t n = 0; n < node->nnics; n++)
-        for (size_t p = 0; p < node->nics[n].nports; p++)
+    for (size_t n = 0; n < node->nnics; n++) {
+        const struct topo_nic *nic = &node->nics[n];
+        /* only RDMA NICs become the map's: one that would be, but for its driver, is named */
+        if (!nic->rdma && (nic->pci_vendor == TOPO_PCI_VENDOR_MELLANOX || nic->pci_class == 0x0207))
+            fprintf(stderr,
+                    "railyard: map capture: %s (%s) has no RDMA device (its driver not loaded?): "
+                    "it is not in the map\n",
+                    nic->name, nic->loc.busid[0] ? nic->loc.busid : "no PCI address");
+        for (size_t p = 0; p < nic->nports && nic->rdma; p++)
             if (node->nics[n].ports[p].state >= 0 && node->nics[n].ports[p].state != 4)
                 fprintf(stderr,
                         "railyard: map capture: %s:%d is not active on this node; the "
                         "map lists it under ignore\n",
                         node->nics[n].name, node->nics[n].ports[p].num);
+    }
     if (m.probe) {
         struct gpu_probe_opts go = { 0 };
         if (topo_inputs_given(&common.inputs)) {
