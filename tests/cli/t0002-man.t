@@ -21,7 +21,7 @@ for cmd in inventory gather check probe map fabric report history top; do
         ok $? "railyard $cmd $opt is documented"
     done
 done
-for f in "$(dirname "$RAILYARD")"/man/man5/railyard-map.5 "$(dirname "$RAILYARD")"/man/man5/railyard-report.5 "$(dirname "$RAILYARD")"/man/man8/railyard-healthcheck.8 "$(dirname "$RAILYARD")"/man/man8/railyard-preflight.8 "$(dirname "$RAILYARD")"/man/man8/railyard-bringup.8; do
+for f in "$(dirname "$RAILYARD")"/man/man5/railyard-map.5 "$(dirname "$RAILYARD")"/man/man5/railyard-report.5 "$(dirname "$RAILYARD")"/man/man7/railyard-checks.7 "$(dirname "$RAILYARD")"/man/man8/railyard-healthcheck.8 "$(dirname "$RAILYARD")"/man/man8/railyard-preflight.8 "$(dirname "$RAILYARD")"/man/man8/railyard-bringup.8; do
     w=$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=100 man --warnings --encoding=UTF-8 --local-file \
         --troff-device=utf8 --ditroff "$f" 2>&1 >/dev/null)
     [ -f "$f" ] && [ -z "$w" ]; ok $? "$(basename "$f") renders without warnings"

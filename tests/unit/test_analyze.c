@@ -792,6 +792,20 @@ int main(void)
                "reason: cut at 80 characters at a word gap, not inside a word");
         topo_findings_free(&f);
     }
+    { /* link.errors: an end's interface counted errors or drops while the link ran (either end,
+       * a link that carried traffic; unknown counters are no errors) */
+        memcpy(x, h, sizeof(x));
+        x[2].errors_a = 1; /* n3, rail 0, toward n4 */
+        is_str(fails(x, 8, 4, 2, NULL, expect), "link.errors n3<->n4/rail0",
+               "link.errors: one error on the sending end: a warning on that link");
+        memcpy(x, h, sizeof(x));
+        x[5].errors_b = 1; /* n3, rail 1, from n2 */
+        is_str(fails(x, 8, 4, 2, NULL, expect), "link.errors n2<->n3/rail1",
+               "link.errors: one error on the receiving end: a warning on that link");
+        memcpy(x, h, sizeof(x));
+        x[2].errors_a = x[2].errors_b = -1;
+        is_str(fails(x, 8, 4, 2, NULL, expect), "", "link.errors: counters unknown: no finding");
+    }
     { /* TCP's wire: what arrived and what was resent for loss; a resend the receiver already
        * had (D-SACK: the sender's timer fired early on a starved host) was not lost */
         struct fabric_tcp_counts c;

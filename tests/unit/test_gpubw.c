@@ -683,6 +683,55 @@ static void map_rules(void)
     topo_node_destroy(n);
 }
 
+/* host<->GPU and memory latencies: the node's own GPUs (three times the median and the median
+ * plus 5 us, whichever is higher), the map's ceiling, the millisecond no healthy path takes */
+static void latency_rules(void)
+{
+    static const struct {
+        double med, v;
+        const char *fails, *what;
+    } sib[] = {
+        { 2, 6.9, "",
+          "median 2 us, 6.9: above 3 x the median, under the median + 5 (binding): passes" },
+        { 2, 7.1, "gpu.pcie.latency node/gpu3", "median 2 us, 7.1: over the median + 5: fails" },
+        { 4, 11.9, "",
+          "median 4 us, 11.9: above the median + 5, under 3 x the median (binding): passes" },
+        { 4, 12.1, "gpu.pcie.latency node/gpu3", "median 4 us, 12.1: over 3 x the median: fails" },
+    };
+    struct map_thresholds th;
+    struct topo_node *n;
+    struct judged j;
+
+    for (size_t k = 0; k < sizeof(sib) / sizeof(sib[0]); k++) {
+        n = synthetic(NULL, 4);
+        for (int g = 0; g < 4; g++)
+            put(n, TOPO_BW_HOST_LATENCY, g, -1, g == 3 ? sib[k].v : sib[k].med, "host latency");
+        judge(n, NULL, &j);
+        is_str(j.fails, sib[k].fails, "host latency: %s", sib[k].what);
+        topo_node_destroy(n);
+    }
+    /* one GPU: no siblings; the millisecond is the ceiling */
+    n = synthetic(NULL, 1);
+    put(n, TOPO_BW_MEM_LATENCY, 0, -1, 999, "mem latency");
+    judge(n, NULL, &j);
+    is_str(j.fails, "", "memory latency 999 us on a lone GPU: under the millisecond, passes");
+    n->bw[0]->v[0].value = 1001;
+    judge(n, NULL, &j);
+    is_str(j.fails, "gpu.mem.latency node/gpu0",
+           "memory latency 1001 us: over the millisecond, fails");
+    /* the map's ceiling, the binding term below the millisecond */
+    topo_map_thresholds_unset(&th);
+    th.mem_latency_us = 0.8;
+    n->bw[0]->v[0].value = 0.79;
+    judge(n, &th, &j);
+    is_str(j.fails, "", "memory latency 0.79 us, the map's ceiling 0.8: passes");
+    n->bw[0]->v[0].value = 0.81;
+    judge(n, &th, &j);
+    is_str(j.fails, "gpu.mem.latency node/gpu0",
+           "memory latency 0.81 us over the map's 0.8: fails");
+    topo_node_destroy(n);
+}
+
 /* GPUDirect RDMA loops through a NIC: the port's rate, the host-memory loop beside it */
 static void gdr_rules(void)
 {
@@ -801,6 +850,7 @@ int main(void)
     bad_input();
     rules();
     map_rules();
+    latency_rules();
     gdr_rules();
     golden();
     return done_testing();
