@@ -1,0 +1,61 @@
+#!/bin/bash
+# scripts/mutate --generate: the mutants it derives from a C file (each operator where the code
+# has it; nothing in comments, strings, preprocessor lines or loop headers), an equivalent mutant
+# listed with its reason counted apart, and tables it cannot read refused with file:line.
+. "$RAILYARD_SRCDIR/tests/lib.sh"
+command -v python3 >/dev/null || skip_all "python3 is not installed"
+M=$RAILYARD_SRCDIR/scripts/mutate
+cat >"$TMP/x.c" <<'C'
+/* a comment with a < b && c */
+#include <stdio.h>
+static int f(int a, double b)
+{
+    const char *s = "x < y || z";
+    for (int i = 0; i < a; i++)
+        b += 0.5;
+    if (a >= 10 && b != 2.5)
+        return a < 0x1f ? 1 : 0;
+    return fmin(a, b) > 0.75 ? TOPO_SEV_FAIL : TOPO_SEV_OK;
+}
+C
+printf '%s: tests/unit/test_inert.t\n' "$TMP/x.c" >"$TMP/tests.txt"
+printf '# none\n' >"$TMP/equiv.txt"
+gen() { "$M" --generate --dry-run --tests-of "$TMP/tests.txt" --equivalent "$TMP/equiv.txt" "$TMP/x.c" 2>&1; }
+gen >"$TMP/out"
+is "$?:$(head -1 "$TMP/out")" "0:mutate: 17 mutants generated from 1 files" "17 mutants from the file"
+has() { grep -qxF "$TMP/x.c:$1" "$TMP/out"; ok $? "mutant $1"; }
+has "7:14 constant doubled: b += 1.0;"
+has "7:14 constant halved: b += 0.25;"
+has "8:11 relational operator: if (a > 10 && b != 2.5)"
+has "8:14 boundary moved by one: if (a >= 11 && b != 2.5)"
+has "8:22 relational operator: if (a >= 10 && b == 2.5)"
+has "8:17 && and || swapped: if (a >= 10 || b != 2.5)"
+has "8:9 condition dropped: if (0)"
+has "9:18 relational operator: return a <= 0x1f ? 1 : 0;"
+has "9:20 boundary moved by one: return a < 0x20 ? 1 : 0;"
+has "10:12 fmin and fmax swapped: return fmax(a, b) > 0.75 ? TOPO_SEV_FAIL : TOPO_SEV_OK;"
+has "10:32 severity changed: return fmin(a, b) > 0.75 ? TOPO_SEV_WARN : TOPO_SEV_OK;"
+has "10:48 severity changed: return fmin(a, b) > 0.75 ? TOPO_SEV_FAIL : TOPO_SEV_WARN;"
+is "$(grep -cE "^$TMP/x.c:(1|2|5|6):" "$TMP/out")" 0 "nothing from the comment, the include, the string or the loop header"
+# an equivalent mutant is marked, with its reason
+printf '%s | if (a >= 10 && b != 2.5) | if (a >= 10 && b != 5.0) | b is never 5\n' "$TMP/x.c" >"$TMP/equiv.txt"
+gen >"$TMP/out"
+is "$(grep -c '^EQUIV ' "$TMP/out"):$(grep -c "^EQUIV $TMP/x.c:8:25 constant doubled" "$TMP/out")" "1:1" "the listed mutant is marked equivalent"
+printf '%s | if (a >= 10 && b != 2.5) | if (a >= 10 && b != 5.0)\n' "$TMP/x.c" >"$TMP/equiv.txt"
+gen >"$TMP/out"
+is "$?:$(grep -c "equiv.txt:1: 'FILE | LINE AS IT IS | LINE MUTATED | WHY' expected" "$TMP/out")" "2:1" "an equivalent without its reason: refused with file:line"
+printf '# none\n' >"$TMP/equiv.txt"
+printf 'topo/nothing.c: tests/unit/test_inert.t\n' >"$TMP/tests.txt"
+gen >"$TMP/out"
+is "$?:$(grep -c "x.c: no tests listed for it" "$TMP/out")" "2:1" "a file without its tests: refused"
+# the project's own list: every file and test it names is there
+while read -r f rest; do
+    case $f in \#* | "") continue ;; esac
+    f=${f%:}
+    [ -f "$RAILYARD_SRCDIR/$f" ]; ok $? "tests/mutate-tests.txt: $f exists"
+    for t in $rest; do
+        [ -f "$RAILYARD_SRCDIR/${t%.t}.c" ] || [ -f "$RAILYARD_SRCDIR/$t" ]
+        ok $? "tests/mutate-tests.txt: $t (for $f) exists"
+    done
+done <"$RAILYARD_SRCDIR/tests/mutate-tests.txt"
+done_testing
