@@ -180,6 +180,25 @@ int main(void)
                    strstr(first_fail(&f)->observed, "90.91% delivered at worst, on every link"),
                "a limit of 95%%: named, with the share delivered: %s", first_fail(&f)->observed);
             topo_findings_free(&f);
+            /* a lossy link of a node that lost its rank is not judged by its wire (the rank's
+             * death reset its connections): either end */
+            memcpy(x, w, sizeof(x));
+            x[2].wire_bytes = 1010000; /* n3->n4, rail 0 */
+            in.goodput_min = 0;
+            for (int k = 1; k <= 3; k++) {
+                int lost[1] = { k }, named = 0;
+                in.failed_nodes = lost;
+                in.nfailed = 1;
+                memset(&f, 0, sizeof(f));
+                fabric_analyze(&in, &f);
+                for (size_t i = 0; i < f.n; i++)
+                    named += !strcmp(f.v[i].check, "link.goodput");
+                is_int(named, k == 1 ? 1 : 0, "a lossy n3->n4 link, %s lost its rank: %s", names[k],
+                       k == 1 ? "judged (not an end of it)" : "not judged by its wire");
+                topo_findings_free(&f);
+            }
+            in.failed_nodes = NULL;
+            in.nfailed = 0;
         }
         /* marks on both of n3's links, one of them lossy too: that one is named for its loss,
          * the other alone does not make the port congested */
@@ -366,6 +385,22 @@ int main(void)
         ok(nw == 1 && !strcmp(what, "n1/rail1"),
            "a port on another leaf of its rail: one rail.cabling warning (%zu, %s)", nw, what);
         topo_findings_free(&f);
+        /* the same fabric at InfiniBand's latencies, under a microsecond within a leaf (0.6 us,
+         * 1.3 us through the spines): the leaf boundary lies under 1 us too */
+        {
+            struct fabric_link ib[84];
+            memcpy(ib, ap, k * sizeof(*ap));
+            for (size_t i = 0; i < k; i++)
+                ib[i].lat_p50_us = ib[i].lat_p99_us = ap[i].lat_p50_us == 3 ? 0.6 : 1.3;
+            struct fabric_input in = { 8, 3, n8, ports, NULL, ib, k, NULL, 0, NULL, 0, 0, 0 };
+            memset(&f, 0, sizeof(f));
+            fabric_analyze(&in, &f);
+            nw = warnings(&f, &what);
+            ok(nw == 1 && !strcmp(what, "n1/rail1"),
+               "...at 0.6 us within a leaf and 1.3 us across: the same warning (%zu, %s)", nw,
+               what);
+            topo_findings_free(&f);
+        }
         /* the same latencies taken while n1's host was short of CPU: the scheduler's, no leaf */
         {
             struct fabric_link busy[84];
