@@ -387,6 +387,16 @@ static void bad_input(void)
     snprintf(text, sizeof(text), "%s 0     55.1     N/A     55.2\n", h2d_head);
     bad(topo_nvbandwidth_read, text, ":6:", "N/A where the test measures a value",
         "nvbandwidth: N/A where a host link is measured");
+    /* a cell is a whole number: not one with a tail, out of range or negative */
+    snprintf(text, sizeof(text), "%s 0     55.1x    55.2     55.3\n", h2d_head);
+    bad(topo_nvbandwidth_read, text, ":6:", "'55.1x' is neither a number nor N/A",
+        "nvbandwidth: a figure with a tail");
+    snprintf(text, sizeof(text), "%s 0     55.1     1e999    55.3\n", h2d_head);
+    bad(topo_nvbandwidth_read, text, ":6:", "'1e999' is neither a number nor N/A",
+        "nvbandwidth: a figure out of range");
+    snprintf(text, sizeof(text), "%s 0     55.1     55.2     -55.3\n", h2d_head);
+    bad(topo_nvbandwidth_read, text, ":6:", "'-55.3' is neither a number nor N/A",
+        "nvbandwidth: a negative figure");
     snprintf(text, sizeof(text), "%s", h2d_head);
     bad(topo_nvbandwidth_read, text, ":5:", "before the matrix's first row",
         "nvbandwidth: the file ends after the column header");
