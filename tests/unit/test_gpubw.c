@@ -388,15 +388,20 @@ static void bad_input(void)
     bad(topo_nvbandwidth_read, text, ":6:", "N/A where the test measures a value",
         "nvbandwidth: N/A where a host link is measured");
     /* a cell is a whole number: not one with a tail, out of range or negative */
-    snprintf(text, sizeof(text), "%s 0     55.1x    55.2     55.3\n", h2d_head);
-    bad(topo_nvbandwidth_read, text, ":6:", "'55.1x' is neither a number nor N/A",
-        "nvbandwidth: a figure with a tail");
-    snprintf(text, sizeof(text), "%s 0     55.1     1e999    55.3\n", h2d_head);
-    bad(topo_nvbandwidth_read, text, ":6:", "'1e999' is neither a number nor N/A",
-        "nvbandwidth: a figure out of range");
-    snprintf(text, sizeof(text), "%s 0     55.1     55.2     -55.3\n", h2d_head);
-    bad(topo_nvbandwidth_read, text, ":6:", "'-55.3' is neither a number nor N/A",
-        "nvbandwidth: a negative figure");
+    {
+        static const char *const cells[][3] = {
+            { "55.1x    55.2     55.3", "'55.1x'", "a figure with a tail" },
+            { "55.1     1e999    55.3", "'1e999'", "a figure out of range" },
+            { "55.1     55.2     -55.3", "'-55.3'", "a negative figure" },
+        };
+        char want[64], what[64];
+        for (size_t i = 0; i < sizeof(cells) / sizeof(cells[0]); i++) {
+            snprintf(text, sizeof(text), "%s 0     %s\n", h2d_head, cells[i][0]);
+            snprintf(want, sizeof(want), "%s is neither a number nor N/A", cells[i][1]);
+            snprintf(what, sizeof(what), "nvbandwidth: %s", cells[i][2]);
+            bad(topo_nvbandwidth_read, text, ":6:", want, what);
+        }
+    }
     snprintf(text, sizeof(text), "%s", h2d_head);
     bad(topo_nvbandwidth_read, text, ":5:", "before the matrix's first row",
         "nvbandwidth: the file ends after the column header");
