@@ -23,6 +23,7 @@
 #include "readers/hwloc.h"
 #include "readers/nccl.h"
 #include "readers/nvml.h"
+#include "readers/nvml_record.h"
 #include "readers/pastes.h"
 #include "readers/sysfs.h"
 
@@ -158,6 +159,16 @@ struct topo_node *topo_discover(const struct topo_inputs *inputs, ry_error_t *er
     }
     if (!captured && topo_nvml_discover(node, err) < 0)
         goto fail;
+    if (in.bundle) {
+        /* what NVML said when the bundle was gathered (bundles of railyard 0.1.0 before it
+         * recorded it have none: the driver is then not judged) */
+        char rec[PATH_MAX + 8];
+        pathf(rec, sizeof(rec), "%s/nvml", top);
+        if (access(rec, F_OK) == 0 && topo_nvml_replay(node, rec, err) < 0) {
+            ry_error_prefix(err, "%s", in.bundle);
+            goto fail;
+        }
+    }
     if (in.ibstat && topo_ibstat_read(node, in.ibstat, err) < 0)
         goto fail;
     if (in.nvlink_status && topo_nvlink_status_read(node, in.nvlink_status, err) < 0)
@@ -363,6 +374,28 @@ static int gather_sysfs(const char *dst, ry_error_t *err)
     return rc;
 }
 
+/* What NVML says, as discovery on this node reads it: the driver's state (absent or failing
+ * too: a node whose driver is gone is what a bundle is gathered for), GPUs, NVLinks */
+static int gather_nvml(const char *top, ry_error_t *err)
+{
+    struct topo_node *v = topo_node_create();
+    ry_error_t why = { "" };
+    char file[PATH_MAX + 8];
+    int rc = topo_nvml_discover(v, &why), wrc;
+    FILE *f;
+
+    pathf(file, sizeof(file), "%s/nvml", top);
+    if (!(f = fopen(file, "w"))) {
+        topo_node_destroy(v);
+        return ry_errorf(err, "cannot write %s: %s", file, strerror(errno));
+    }
+    wrc = topo_nvml_record(f, v, rc, why.text);
+    topo_node_destroy(v);
+    if (fclose(f) != 0 || wrc < 0)
+        return ry_errorf(err, "cannot write %s: %s", file, strerror(errno));
+    return 0;
+}
+
 int topo_gather(const char *path, ry_error_t *err)
 {
     char tmp[PATH_MAX] = "", top[PATH_MAX + 300], file[PATH_MAX + 400], host[256] = "node";
@@ -409,6 +442,8 @@ int topo_gather(const char *path, ry_error_t *err)
     if (topo_hwloc_export_live(file, err) < 0)
         goto out;
     if (gather_sysfs(top, err) < 0)
+        goto out;
+    if (gather_nvml(top, err) < 0)
         goto out;
     {
         char base[PATH_MAX];

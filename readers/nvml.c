@@ -293,9 +293,11 @@ int topo_nvml_discover(struct topo_node *node, ry_error_t *err)
     }
     for (unsigned i = 0; i < n; i++)
         read_gpu(node, &api, devs[i], busids[i], busids, n);
-    if (api.driver_version && api.driver_version(ver, sizeof(ver)) == NVML_OK)
+    if (api.driver_version && api.driver_version(ver, sizeof(ver)) == NVML_OK) {
+        free(node->gpu_driver_version);
+        node->gpu_driver_version = xstrdup(ver);
         topo_node_add_source(node, "nvml (driver %s)", ver);
-    else
+    } else
         topo_node_add_source(node, "nvml");
     free(devs);
     free(busids);

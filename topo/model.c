@@ -86,6 +86,7 @@ void topo_node_destroy(struct topo_node *node)
         topo_bw_capture_free(node->bw[i]);
     free(node->bw);
     free(node->gpu_driver_note);
+    free(node->gpu_driver_version);
     free(node->rdma_note);
     free(node);
 }

@@ -168,7 +168,8 @@ struct topo_node {
     /* this machine's NVIDIA driver, asked live (NVML): 1 answered, 0 could not be loaded or
      * initialised (gpu_driver_note says what NVML said), -1 not asked (a captured input) */
     int gpu_driver;
-    char *rdma_note; /* "no RDMA devices" */
+    char *gpu_driver_version; /* "580.159.04" when it answered and said, else NULL */
+    char *rdma_note;          /* "no RDMA devices" */
     /* RDMA devices a source says are gone (ibstat: "stat of IB device 'mlx5_8' failed") */
     /* whether a source that lists all GPUs / all RDMA devices was read: checks do not count
      * what the input could not show (an ibstat capture says nothing about GPUs) */

@@ -8,6 +8,7 @@ command -v tar >/dev/null || skip_all "tar is not installed"
 tar -tzf "$TMP/node.tar.gz" >"$TMP/list"; ok $? "bundle is a tar.gz"
 grep -q "^railyard-bundle-[^/]*/railyard-bundle$" "$TMP/list"; ok $? "bundle has its marker"
 grep -q "/hwloc.xml$" "$TMP/list"; ok $? "bundle has the hwloc topology"
+grep -q "^railyard-bundle-[^/]*/nvml$" "$TMP/list"; ok $? "bundle has NVML's answers (its nvml record)"
 grep -q "/sys/class/net/lo/mtu$" "$TMP/list"; ok $? "bundle has class/net attributes"
 grep -q "/sys/bus/pci/devices/" "$TMP/list" || [ ! -d /sys/bus/pci/devices ]; ok $? "bundle has PCI attributes"
 
@@ -19,7 +20,8 @@ if ! have_feature libarchive; then
     exit
 fi
 "$RAILYARD" inventory --bundle "$TMP/node.tar.gz" >"$TMP/b.txt" 2>"$TMP/err"; is $? 0 "inventory --bundle exits 0"
-grep -q "sources  hwloc .*hwloc.xml, sysfs .*/sys, bundle $TMP/node.tar.gz" "$TMP/b.txt"; ok $? "sources name the bundle"
+grep -q "sources  hwloc .*hwloc.xml, sysfs .*/sys, nvml (.*gathered), bundle $TMP/node.tar.gz" "$TMP/b.txt"
+ok $? "sources name the bundle and what NVML said when it was gathered"
 grep -q "^railyard inventory: $(hostname)$" "$TMP/b.txt"; ok $? "host name kept in the bundle"
 # a private TMPDIR: other tests running at the same time unpack bundles too
 mkdir "$TMP/unpack"

@@ -4,8 +4,10 @@
 # script needing only a shell, coreutils and python3. Run here in an environment whose library
 # path is the bundle's alone, it resolves every library from the bundle, reaches the probe and
 # ends with the probe's no-driver exit 2 and its reason. A bundle missing a library says so.
-# The plausibility and ratio report (tests/gpu/probe-report.py) is tried on made-up figures at
-# the edges of its rules and on a real nvbandwidth capture.
+# The discovery half (tests/gpu/run-discovery.sh) checks this node live and from its gather
+# bundle and finds they agree. The plausibility and ratio report (tests/gpu/probe-report.py) is
+# tried on made-up figures at the edges of its rules, on a real nvbandwidth capture, and on a
+# whole run of one H200 (railyard's probe and nvbandwidth side by side).
 . "$RAILYARD_SRCDIR/tests/lib.sh"
 have_feature cuda || skip_all "built without CUDA: no GPU probes to bundle"
 command -v python3 >/dev/null || skip_all "python3 is not installed"
@@ -22,7 +24,7 @@ is "$rc" 0 "gpu-bundle makes the bundle"
 [ $rc -eq 0 ] || { tail -20 "$TMP/build/obj/make.log" "$TMP/build/obj/configure.log" 2>/dev/null | sed 's/^/# /'; done_testing; exit 1; }
 kb=$(du -sk "$B" | cut -f1)
 [ "$kb" -le 65536 ]; ok $? "...of at most 64 MB ($kb KiB)"
-for f in bin/railyard run run-probes.sh probe-report.py VERSION MANIFEST; do
+for f in bin/railyard run run-probes.sh probe-report.py run-discovery.sh replay-compare.py VERSION MANIFEST; do
     [ -s "$B/$f" ]; ok $? "...with $f"
 done
 (cd "$B" && sha256sum -c --quiet MANIFEST) >"$TMP/sums" 2>&1; ok $? "...whose MANIFEST checks"
@@ -56,6 +58,12 @@ else
     ok $? "...its JSON kept in OUT: verdict cannot-judge"
     [ -s "$TMP/out/bundle.log" ] && grep -q '^run-probes exit 2$' "$TMP/out/rc"; ok $? "...and the run's log"
 fi
+# the discovery half runs whatever the probes said: this node checked live and from its bundle
+grep -q '^== discovery' "$TMP/ran" && grep -q '^  replay-compare: the bundle judges as the node: ' "$TMP/ran"
+ok $? "the run checks the node live and from its gather bundle: they agree"
+grep -q '^run-discovery exit 0$' "$TMP/out/rc" && [ -s "$TMP/out/discovery/gather.tar.gz" ] &&
+    [ -s "$TMP/out/discovery/map.yaml" ] && grep -q '^check-map-live: exit 0$' "$TMP/ran"
+ok $? "...keeps the bundle and a map captured here, which this node passes"
 # a library the image lacks: said, and the probe cannot start (never a pass)
 if command -v patchelf >/dev/null; then
     cp -r "$B" "$TMP/broken"
@@ -115,6 +123,16 @@ grep -q '^gpu0 host_to_device_memcpy_ce: railyard 27.805 GB/s, nvbandwidth 55.61
 ok $? "ratios to nvbandwidth, GPU by GPU, read from its text output"
 grep -q '^gpu0 device_local_copy: a figure is missing (railyard 1000, nvbandwidth None): left out$' "$TMP/rep"
 ok $? "...a test nvbandwidth did not run is named and left out"
+# a real run: railyard probe and nvbandwidth on one H200 (tests/fixtures/h200-vm/SOURCE.md)
+H=$RAILYARD_FIXTURES/h200-vm
+python3 "$RAILYARD_SRCDIR/tests/gpu/probe-report.py" "$H/railyard-probe.json" --quick "$H/railyard-probe-quick.json" \
+    --nvbandwidth "$H/nvbandwidth.txt" --model "NVIDIA H200" >"$TMP/rep" 2>&1
+is "$?:$(tail -1 "$TMP/rep")" "0:every figure plausible" "the H200's own run: every figure plausible"
+grep -q '^gpu0 host_to_device_memcpy_ce: railyard 55.32360697 GB/s, nvbandwidth 54.93 GB/s, ratio 1.007$' "$TMP/rep" &&
+    grep -q '^gpu0 device_to_host_memcpy_ce: railyard 55.21945301 GB/s, nvbandwidth 55.33 GB/s, ratio 0.998$' "$TMP/rep" &&
+    grep -q '^gpu0 device_local_copy: railyard 2047.503173 GB/s, nvbandwidth 2092.55 GB/s, ratio 0.978$' "$TMP/rep"
+ok $? "...railyard/nvbandwidth on the same GPU in one run: 1.007, 0.998, 0.978"
+grep -q '^quick tier: verdict pass, 10 figures$' "$TMP/rep"; ok $? "...and its quick tier passes with 10 figures"
 python3 "$RAILYARD_SRCDIR/tests/gpu/probe-report.py" "$TMP/out/nothing.json" >"$TMP/rep" 2>&1
 is "$?" 2 "probe-report: an unreadable probe output is 'could not run' (2)"
 done_testing
