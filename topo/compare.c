@@ -572,8 +572,10 @@ static void check_port(struct ctx *c, const struct topo_nic *nic, const struct t
                                            : "the port runs the other protocol: set LINK_TYPE "
                                              "with mlxconfig",
             "%s:%d", name, p->num);
-    if (p->state != 4 || p->rate_gbps < 0)
-        return; /* the rate of a port that is not up means nothing */
+    /* the rate of a port that is not up means nothing; one whose state the input does not say
+     * (NCCL's topology lists only the ports its transport can use) is judged by its rate */
+    if ((p->state >= 0 && p->state != 4) || p->rate_gbps < 0)
+        return;
     if (m && m->rate_gbps >= 0) {
         snprintf(e, sizeof(e), "%g Gb/s", m->rate_gbps);
         snprintf(o, sizeof(o), "%g Gb/s", p->rate_gbps);

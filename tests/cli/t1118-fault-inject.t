@@ -1,0 +1,58 @@
+#!/bin/bash
+# Faults injected into real captures: every healthy NCCL topology capture the project holds
+# (its own and other projects', tests/fixtures/nccl and ../shared/fixtures/nccl-topo) is its own
+# golden node; tests/faults/inject.py writes a variant per fault class the capture can express,
+# on a part drawn with the seed: a GPU's PCIe link a generation down (gpu.pcie.gen) or at half
+# its lanes (gpu.pcie.width), the same of an RDMA NIC (nic.pcie.gen, nic.pcie.width), an RDMA
+# port at half its rate (nic.port.rate: NCCL lists only ports it can use, so a port whose state
+# the capture does not give is judged by its rate), a GPU one NVLink short (nvlink.state).
+# Checked against the healthy capture's map, each variant must give exactly the findings of its
+# class's check on the faulted part (each RDMA device of a faulted card) and nothing else. A
+# line per class: cases, caught, extra. The seeds are printed; RAILYARD_FAULT_SEEDS="S..." runs
+# others (default 1 2 3).
+. "$RAILYARD_SRCDIR/tests/lib.sh"
+have_feature yaml || skip_all "built without libyaml: no maps to capture"
+have_feature libxml2 || skip_all "built without libxml2: NCCL topology is not read"
+have_feature jansson || skip_all "built without jansson: these checks read --json"
+command -v jq >/dev/null || skip_all "jq is not installed"
+command -v python3 >/dev/null || skip_all "python3 is not installed"
+X=$RAILYARD_SRCDIR/tests/fixtures
+S=$SHARED_FIXTURES
+INJ=$RAILYARD_SRCDIR/tests/faults/inject.py
+seeds=${RAILYARD_FAULT_SEEDS:-1 2 3}
+echo "# seeds: $seeds"
+
+notok() { # MAP INPUT: the findings that are not ok, "check subject" without the host, ';'
+    "$RAILYARD" check --no-archive --json --map "$1" --nccl-topo "$2" 2>"$TMP/err" |
+        jq -r '[.findings[] | select(.severity != "ok") | "\(.check) \(.subject | sub("^[^/]*/"; ""))"] | join(";")'
+}
+declare -A cases caught extra
+captures=0
+for f in "$X"/nccl/hgx-b200-fabric.xml "$X"/nccl/hgx-h200-nvswitch.xml "$X"/nccl/nic-shapes.xml \
+    "$S"/nccl-topo/*-topo*.xml; do
+    [ -f "$f" ] || continue
+    b=$(basename "$f" .xml)
+    "$RAILYARD" map capture --nccl-topo "$f" -o "$TMP/$b.map" 2>/dev/null || { ok 1 "$b: # SKIP no map from it"; continue; }
+    got=$(notok "$TMP/$b.map" "$f")
+    is "$got" "" "$b: the healthy capture passes its own map"
+    captures=$((captures + 1))
+    for s in $seeds; do
+        nics=$(sed -n 's/^ *- {name: "\([^"]*\)".*/\1/p' "$TMP/$b.map" | paste -sd,)
+        rm -rf "$TMP/v" && python3 "$INJ" --seed "$s" ${nics:+--nics "$nics"} "$f" "$TMP/v"
+        is $? 0 "$b: variants written (seed $s: $(wc -l <"$TMP/v/index") classes)"
+        while read -r file cls chk subj; do
+            got=$(notok "$TMP/$b.map" "$TMP/v/$file" | tr ';' '\n' | sort | paste -sd';')
+            want=$(echo "$subj" | tr ',' '\n' | sed "s/^/$chk /" | sort | paste -sd';')
+            cases[$cls]=$((${cases[$cls]:-0} + 1))
+            case ";$got;" in *";$(echo "$want" | cut -d';' -f1);"*) caught[$cls]=$((${caught[$cls]:-0} + 1)) ;; esac
+            [ "$got" = "$want" ] || extra[$cls]=$((${extra[$cls]:-0} + 1))
+            is "$got" "$want" "$b seed $s, $cls: exactly $chk on $subj"
+        done <"$TMP/v/index"
+    done
+done
+[ "$captures" -ge 5 ]; ok $? "at least five captures faulted ($captures)"
+for cls in gpu-gen gpu-width nic-gen nic-width port-rate nvlink; do
+    [ "${cases[$cls]:-0}" -gt 0 ]; ok $? "class $cls has cases"
+    echo "# class $cls: cases ${cases[$cls]:-0}, caught ${caught[$cls]:-0}, extra or wrong ${extra[$cls]:-0}"
+done
+done_testing
