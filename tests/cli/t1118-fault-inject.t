@@ -1,11 +1,12 @@
 #!/bin/bash
-# Faults injected into real captures: every healthy NCCL topology capture the project holds
-# (its own and other projects', tests/fixtures/nccl and ../shared/fixtures/nccl-topo) is its own
-# golden node; tests/faults/inject.py writes a variant per fault class the capture can express,
+# Faults injected into real captures: every healthy NCCL topology capture and ibstat or ibstatus
+# output the project holds (its own and other projects', tests/fixtures/nccl,
+# ../shared/fixtures/nccl-topo and ibstat) is its own golden node; tests/faults/inject.py writes a variant per fault class the capture can express,
 # on a part drawn with the seed: a GPU's PCIe link a generation down (gpu.pcie.gen) or at half
 # its lanes (gpu.pcie.width), the same of an RDMA NIC (nic.pcie.gen, nic.pcie.width), an RDMA
 # port at half its rate (nic.port.rate: NCCL lists only ports it can use, so a port whose state
-# the capture does not give is judged by its rate), a GPU one NVLink short (nvlink.state).
+# the capture does not give is judged by its rate), a GPU one NVLink short (nvlink.state); of
+# ibstat, an active port down (nic.port.state, nic.port.phys_state) or at half its rate.
 # Checked against the healthy capture's map, each variant must give exactly the findings of its
 # class's check on the faulted part (each RDMA device of a faulted card) and nothing else. A
 # line per class: cases, caught, extra. The seeds are printed; RAILYARD_FAULT_SEEDS="S..." runs
@@ -22,36 +23,46 @@ INJ=$RAILYARD_SRCDIR/tests/faults/inject.py
 seeds=${RAILYARD_FAULT_SEEDS:-1 2 3}
 echo "# seeds: $seeds"
 
-notok() { # MAP INPUT: the findings that are not ok, "check subject" without the host, ';'
-    "$RAILYARD" check --no-archive --json --map "$1" --nccl-topo "$2" 2>"$TMP/err" |
-        jq -r '[.findings[] | select(.severity != "ok") | "\(.check) \(.subject | sub("^[^/]*/"; ""))"] | join(";")'
+notok() { # MAP OPTION INPUT: the findings that are not ok, "check subject" without the host,
+    # sorted, joined with ';'
+    "$RAILYARD" check --no-archive --json --map "$1" "$2" "$3" 2>"$TMP/err" |
+        jq -r '.findings[] | select(.severity != "ok") | "\(.check) \(.subject | sub("^[^/]*/"; ""))"' |
+        sort | paste -sd';'
 }
 declare -A cases caught extra
 captures=0
-for f in "$X"/nccl/hgx-b200-fabric.xml "$X"/nccl/hgx-h200-nvswitch.xml "$X"/nccl/nic-shapes.xml \
-    "$S"/nccl-topo/*-topo*.xml; do
-    [ -f "$f" ] || continue
+faults() { # OPTION CAPTURE: the capture is its own golden node; each variant of each seed
+    local f=$2 b got want s file cls fnd nics
     b=$(basename "$f" .xml)
-    "$RAILYARD" map capture --nccl-topo "$f" -o "$TMP/$b.map" 2>/dev/null || { ok 1 "$b: # SKIP no map from it"; continue; }
-    got=$(notok "$TMP/$b.map" "$f")
+    b=${b%.txt}
+    "$RAILYARD" map capture "$1" "$f" -o "$TMP/$b.map" 2>/dev/null || { ok 1 "$b: # SKIP no map from it"; return; }
+    got=$(notok "$TMP/$b.map" "$1" "$f")
     is "$got" "" "$b: the healthy capture passes its own map"
     captures=$((captures + 1))
+    nics=$(sed -n 's/^ *- {name: "\([^"]*\)".*/\1/p' "$TMP/$b.map" | paste -sd,)
     for s in $seeds; do
-        nics=$(sed -n 's/^ *- {name: "\([^"]*\)".*/\1/p' "$TMP/$b.map" | paste -sd,)
         rm -rf "$TMP/v" && python3 "$INJ" --seed "$s" ${nics:+--nics "$nics"} "$f" "$TMP/v"
         is $? 0 "$b: variants written (seed $s: $(wc -l <"$TMP/v/index") classes)"
-        while read -r file cls chk subj; do
-            got=$(notok "$TMP/$b.map" "$TMP/v/$file" | tr ';' '\n' | sort | paste -sd';')
-            want=$(echo "$subj" | tr ',' '\n' | sed "s/^/$chk /" | sort | paste -sd';')
+        while read -r file cls fnd; do
+            got=$(notok "$TMP/$b.map" "$1" "$TMP/v/$file")
+            want=$(echo "$fnd" | tr ',@' '\n ' | sort | paste -sd';')
             cases[$cls]=$((${cases[$cls]:-0} + 1))
-            case ";$got;" in *";$(echo "$want" | cut -d';' -f1);"*) caught[$cls]=$((${caught[$cls]:-0} + 1)) ;; esac
+            case ";$got;" in *";${want%%;*};"*) caught[$cls]=$((${caught[$cls]:-0} + 1)) ;; esac
             [ "$got" = "$want" ] || extra[$cls]=$((${extra[$cls]:-0} + 1))
-            is "$got" "$want" "$b seed $s, $cls: exactly $chk on $subj"
+            is "$got" "$want" "$b seed $s, $cls: exactly $want"
         done <"$TMP/v/index"
     done
+}
+for f in "$X"/nccl/hgx-b200-fabric.xml "$X"/nccl/hgx-h200-nvswitch.xml "$X"/nccl/nic-shapes.xml \
+    "$S"/nccl-topo/*-topo*.xml; do
+    [ -f "$f" ] && faults --nccl-topo "$f"
+done
+for f in "$S"/ibstat/*; do
+    case $f in *missing_mlx5_8*) continue ;; esac # a faulty node: an HCA gone
+    [ -f "$f" ] && faults --ibstat "$f"
 done
 [ "$captures" -ge 5 ]; ok $? "at least five captures faulted ($captures)"
-for cls in gpu-gen gpu-width nic-gen nic-width port-rate nvlink; do
+for cls in gpu-gen gpu-width nic-gen nic-width port-rate nvlink port-down; do
     [ "${cases[$cls]:-0}" -gt 0 ]; ok $? "class $cls has cases"
     echo "# class $cls: cases ${cases[$cls]:-0}, caught ${caught[$cls]:-0}, extra or wrong ${extra[$cls]:-0}"
 done

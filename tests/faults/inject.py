@@ -1,25 +1,29 @@
 #!/usr/bin/env python3
-"""Write faulty variants of a healthy NCCL topology capture (NCCL_TOPO_DUMP_FILE output), one
-fault each, and an index of what each must make `railyard check --map` say against the map
-captured from the healthy capture: exactly one finding, of the fault's check, on the faulted
-part, and nothing elsewhere.
+"""Write faulty variants of a healthy capture, one fault each, and an index of what each must
+make `railyard check --map` say against the map captured from the healthy capture: exactly the
+findings of the fault's class on the faulted part, and nothing elsewhere.
 
   inject.py [--seed S] [--nics NAME,...] CAPTURE OUTDIR
 
-Fault classes (each where the capture can express it; the part is drawn with the seed):
-  gpu-gen      one GPU's PCIe link one generation down           gpu.pcie.gen    gpuN
-  gpu-width    one GPU's PCIe link at half its lanes              gpu.pcie.width  gpuN
-  nic-gen      one RDMA NIC's PCIe link one generation down       nic.pcie.gen    NIC
-  nic-width    one RDMA NIC's PCIe link at half its lanes         nic.pcie.width  NIC
-  nvlink       one GPU with one NVLink fewer (of a bundle of 2+)  nvlink.state    gpuN
-  port-rate    one RDMA port at half its rate                     nic.port.rate   NIC:PORT
+Captures and the fault classes each can express (the part is drawn with the seed):
+  NCCL topology XML (NCCL_TOPO_DUMP_FILE):
+    gpu-gen      one GPU's PCIe link one generation down           gpu.pcie.gen    gpuN
+    gpu-width    one GPU's PCIe link at half its lanes              gpu.pcie.width  gpuN
+    nic-gen      one RDMA NIC's PCIe link one generation down       nic.pcie.gen    NIC
+    nic-width    one RDMA NIC's PCIe link at half its lanes         nic.pcie.width  NIC
+    nvlink       one GPU with one NVLink fewer (of a bundle of 2+)  nvlink.state    gpuN
+    port-rate    one RDMA port at half its rate                     nic.port.rate   NIC:PORT
+  ibstat or ibstatus output:
+    port-down    one active port down (Down, Polling)               nic.port.state and
+                                                                    nic.port.phys_state NIC:PORT
+    port-rate    one active port at half its rate                   nic.port.rate   NIC:PORT
 
 --nics names the RDMA devices railyard judges (the NICs of the healthy capture's map); by
-default every net with a GUID. OUTDIR/index gets a line per variant: FILE CLASS CHECK SUBJECTS
-(the subjects as railyard names them without the host, joined with ',': GPUs numbered in PCI
-order, NICs by their RDMA device; a PCIe fault of a card with several RDMA devices is found on
-each of them). The same seed and capture give the same variants. Exit 0, or 2 when the capture
-cannot be read."""
+default every one the capture lists. OUTDIR/index gets a line per variant: FILE CLASS FINDINGS,
+the findings "check@subject" joined with ',' (subjects as railyard names them without the host:
+GPUs numbered in PCI order, NICs by their RDMA device; a PCIe fault of a card with several RDMA
+devices is found on each of them). The same seed and capture give the same variants. Exit 0, or
+2 when the capture cannot be read."""
 import argparse
 import os
 import random
@@ -70,10 +74,87 @@ def main():
     try:
         with open(a.capture, encoding="utf-8") as f:
             text = f.read()
-        ET.fromstring(text)
-    except (OSError, ET.ParseError) as e:
+        if not text.lstrip().startswith("<"):
+            index = ibstat_variants(text, a)
+        else:
+            ET.fromstring(text)
+            index = nccl_variants(text, a)
+    except (OSError, ET.ParseError, ValueError) as e:
         print(f"inject.py: {a.capture}: {e}", file=sys.stderr)
         return 2
+    with open(os.path.join(a.outdir, "index"), "w", encoding="utf-8") as f:
+        f.write("".join(line + "\n" for line in index))
+    return 0
+
+
+def ibstat_variants(text, a):
+    """ports of `ibstat` (CA 'X' ... Port N: State: Active) or `ibstatus` (Infiniband device 'X'
+    port N status: state: 4: ACTIVE) output: one active port down, one at half its rate"""
+    lines = text.splitlines(keepends=True)
+    judged = set(a.nics.split(",")) if a.nics else None
+    ports = {}  # (nic, port) -> {"state": i, "phys": i, "rate": i}
+    nic = port = None
+    for i, line in enumerate(lines):
+        m = re.match(r"CA '([^']+)'", line)
+        if m:
+            nic, port = m.group(1), None
+            continue
+        m = re.match(r"Infiniband device '([^']+)' port (\d+) status:", line)
+        if m:
+            nic, port = m.group(1), m.group(2)
+            continue
+        m = re.match(r"\s+Port (\d+):", line)
+        if m and nic:
+            port = m.group(1)
+            continue
+        if not nic or not port or (judged is not None and nic not in judged):
+            continue
+        key = (nic, port)
+        f = line.strip().lower()
+        if f.startswith("state:"):
+            ports.setdefault(key, {})["state"] = i
+        elif f.startswith("physical state:") or f.startswith("phys state:"):
+            ports.setdefault(key, {})["phys"] = i
+        elif f.startswith("rate:"):
+            ports.setdefault(key, {})["rate"] = i
+    active = sorted(k for k, v in ports.items()
+                    if "state" in v and "active" in lines[v["state"]].lower()
+                    and "phys" in v and "linkup" in lines[v["phys"]].lower())
+    if not active:
+        raise ValueError("no active port to fault")
+    rng = random.Random(f"{a.seed}:{os.path.basename(a.capture)}")
+    os.makedirs(a.outdir, exist_ok=True)
+    index = []
+
+    def write(cls, edits, findings):
+        out = list(lines)
+        for i, (old, new) in edits.items():
+            if old not in out[i]:
+                raise ValueError(f"line {i + 1}: no '{old}'")
+            out[i] = out[i].replace(old, new, 1)
+        with open(os.path.join(a.outdir, cls + ".txt"), "w", encoding="utf-8") as f:
+            f.write("".join(out))
+        index.append(f"{cls}.txt {cls} " + ",".join(findings))
+
+    nic, port = rng.choice(active)
+    v = ports[(nic, port)]
+    ibstatus = "ACTIVE" in lines[v["state"]]
+    write("port-down",
+          {v["state"]: ("4: ACTIVE", "1: DOWN") if ibstatus else ("Active", "Down"),
+           v["phys"]: ("5: LinkUp", "2: Polling") if ibstatus else ("LinkUp", "Polling")},
+          [f"nic.port.state@{nic}:{port}", f"nic.port.phys_state@{nic}:{port}"])
+    cand = [k for k in active if "rate" in ports[k] and re.search(r"\d+", lines[ports[k]["rate"]].split(":", 1)[1])]
+    if cand:
+        nic, port = rng.choice(cand)
+        i = ports[(nic, port)]["rate"]
+        rate = re.search(r"\d+", lines[i].split(":", 1)[1]).group(0)
+        # ibstatus also names the width and speed: "200 Gb/sec (4X HDR)" becomes a 2X link
+        edits = {i: (f"{rate}", f"{int(rate) // 2}")}
+        write("port-rate", edits, [f"nic.port.rate@{nic}:{port}"])
+    return index
+
+
+def nccl_variants(text, a):
     rng = random.Random(f"{a.seed}:{os.path.basename(a.capture)}")
     os.makedirs(a.outdir, exist_ok=True)
     index = []
@@ -84,7 +165,7 @@ def main():
         mutate(root)
         name = f"{cls}.xml"
         ET.ElementTree(root).write(os.path.join(a.outdir, name), encoding="unicode")
-        index.append(f"{name} {cls} {check} {subject}")
+        index.append(f"{name} {cls} " + ",".join(f"{check}@{s}" for s in subject.split(",")))
 
     root = ET.fromstring(text)
     gpus, nics = parts(root, set(a.nics.split(",")) if a.nics else None)
@@ -148,9 +229,7 @@ def main():
             link.set("count", str(int(link.get("count")) - 1))
         variant("nvlink", "nvlink.state", f"gpu{i}", short)
 
-    with open(os.path.join(a.outdir, "index"), "w", encoding="utf-8") as f:
-        f.write("".join(line + "\n" for line in index))
-    return 0
+    return index
 
 
 if __name__ == "__main__":
