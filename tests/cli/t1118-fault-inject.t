@@ -1,16 +1,17 @@
 #!/bin/bash
-# Faults injected into real captures: every healthy NCCL topology capture and ibstat or ibstatus
-# output the project holds (its own and other projects', tests/fixtures/nccl,
-# ../shared/fixtures/nccl-topo and ibstat) is its own golden node; tests/faults/inject.py writes a variant per fault class the capture can express,
-# on a part drawn with the seed: a GPU's PCIe link a generation down (gpu.pcie.gen) or at half
-# its lanes (gpu.pcie.width), the same of an RDMA NIC (nic.pcie.gen, nic.pcie.width), an RDMA
-# port at half its rate (nic.port.rate: NCCL lists only ports it can use, so a port whose state
-# the capture does not give is judged by its rate), a GPU one NVLink short (nvlink.state); of
-# ibstat, an active port down (nic.port.state, nic.port.phys_state) or at half its rate.
-# Checked against the healthy capture's map, each variant must give exactly the findings of its
-# class's check on the faulted part (each RDMA device of a faulted card) and nothing else. A
-# line per class: cases, caught, extra. The seeds are printed; RAILYARD_FAULT_SEEDS="S..." runs
-# others (default 1 2 3).
+# Faults injected into real captures: every healthy NCCL topology capture, NVLink status and
+# ibstat or ibstatus output the project holds (its own and other projects': tests/fixtures/nccl,
+# ../shared/fixtures/nccl-topo, nvlink and ibstat) is its own golden node, and
+# tests/faults/inject.py writes a variant per fault class the capture can express, on a part
+# drawn with the seed. NCCL: a GPU's PCIe link a generation down (gpu.pcie.gen) or at half its
+# lanes (gpu.pcie.width), the same of an RDMA NIC (nic.pcie.gen, nic.pcie.width), an RDMA port at
+# half its rate (nic.port.rate: NCCL lists only ports it can use, so a port whose state the
+# capture does not give is judged by its rate), a GPU one NVLink short (nvlink.state). NVLink
+# status: one link inactive. ibstat: an active port down (nic.port.state, nic.port.phys_state)
+# or at half its rate. Checked against the healthy capture's map, each variant must give exactly
+# the findings of its class's check on the faulted part (each RDMA device of a faulted card) and
+# nothing else. A line per class: cases, caught, extra. The seeds are printed;
+# RAILYARD_FAULT_SEEDS="S..." runs others (default 1 2 3).
 . "$RAILYARD_SRCDIR/tests/lib.sh"
 have_feature yaml || skip_all "built without libyaml: no maps to capture"
 have_feature libxml2 || skip_all "built without libxml2: NCCL topology is not read"
@@ -56,6 +57,9 @@ faults() { # OPTION CAPTURE: the capture is its own golden node; each variant of
 for f in "$X"/nccl/hgx-b200-fabric.xml "$X"/nccl/hgx-h200-nvswitch.xml "$X"/nccl/nic-shapes.xml \
     "$S"/nccl-topo/*-topo*.xml; do
     [ -f "$f" ] && faults --nccl-topo "$f"
+done
+for f in "$S"/nvlink/azurenhc_good_nvlink_status.txt "$S"/nvlink/gpud_nvidia-smi_nvlink_status_a100x8.txt; do
+    [ -f "$f" ] && faults --nvlink-status "$f"
 done
 for f in "$S"/ibstat/*; do
     case $f in *missing_mlx5_8*) continue ;; esac # a faulty node: an HCA gone

@@ -13,6 +13,8 @@ Captures and the fault classes each can express (the part is drawn with the seed
     nic-width    one RDMA NIC's PCIe link at half its lanes         nic.pcie.width  NIC
     nvlink       one GPU with one NVLink fewer (of a bundle of 2+)  nvlink.state    gpuN
     port-rate    one RDMA port at half its rate                     nic.port.rate   NIC:PORT
+  nvidia-smi nvlink --status output:
+    nvlink       one active NVLink of one GPU inactive              nvlink.state    gpuN
   ibstat or ibstatus output:
     port-down    one active port down (Down, Polling)               nic.port.state and
                                                                     nic.port.phys_state NIC:PORT
@@ -74,7 +76,9 @@ def main():
     try:
         with open(a.capture, encoding="utf-8") as f:
             text = f.read()
-        if not text.lstrip().startswith("<"):
+        if re.match(r"\s*GPU \d+: ", text):
+            index = nvlink_variants(text, a)
+        elif not text.lstrip().startswith("<"):
             index = ibstat_variants(text, a)
         else:
             ET.fromstring(text)
@@ -85,6 +89,28 @@ def main():
     with open(os.path.join(a.outdir, "index"), "w", encoding="utf-8") as f:
         f.write("".join(line + "\n" for line in index))
     return 0
+
+
+def nvlink_variants(text, a):
+    """`nvidia-smi nvlink --status`: one active link of one GPU inactive"""
+    lines = text.splitlines(keepends=True)
+    links, gpu = [], None
+    for i, line in enumerate(lines):
+        m = re.match(r"\s*GPU (\d+): ", line)
+        if m:
+            gpu = m.group(1)
+        elif gpu is not None and re.match(r"\s*Link \d+: ", line) and "inactive" not in line:
+            links.append((gpu, i))
+    if not links:
+        raise ValueError("no active NVLink to fault")
+    rng = random.Random(f"{a.seed}:{os.path.basename(a.capture)}")
+    os.makedirs(a.outdir, exist_ok=True)
+    gpu, i = rng.choice(links)
+    out = list(lines)
+    out[i] = re.sub(r"(Link \d+: ).*", r"\1<inactive>", out[i])
+    with open(os.path.join(a.outdir, "nvlink.txt"), "w", encoding="utf-8") as f:
+        f.write("".join(out))
+    return [f"nvlink.txt nvlink nvlink.state@gpu{gpu}"]
 
 
 def ibstat_variants(text, a):
