@@ -60,6 +60,13 @@ static void safe_name(const char *in, char *out, size_t len)
     out[n] = '\0';
 }
 
+static int readable_file(const char *path)
+{
+    struct stat st;
+
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
+}
+
 int ry_run_dir_init(struct ry_archive *a, const char *dir, const char *tool, int argc, char **argv,
                     const char *map, ry_error_t *err)
 {
@@ -76,7 +83,10 @@ int ry_run_dir_init(struct ry_archive *a, const char *dir, const char *tool, int
         return ry_errorf(err, "cannot create %s: %s", a->dir, strerror(errno));
     if (ry_archive_write(a, "cmdline", fill_cmdline, a, err) < 0)
         return -1;
-    if (map && ry_archive_write(a, "map.yaml", fill_copy, (void *)map, err) < 0)
+    /* a map that cannot be read is the run's own error, said by the command and kept in the
+     * run's report: the run is archived without its copy */
+    if (map && readable_file(map) &&
+        ry_archive_write(a, "map.yaml", fill_copy, (void *)map, err) < 0)
         return -1;
     return 0;
 }
