@@ -5,16 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/error.h"
 #include "common/xmalloc.h"
 #include "readers/nvml_record.h"
 
 #define MAGIC "railyard-nvml 1"
 
-/* a name or a reason on one line: what would break the line or reach a terminal becomes '?' */
+/* a name or a reason on one line: what would break the line or reach a terminal is written as
+ * \xHH (ry_inert, as every message quotes outside text) */
 static void put_text(FILE *f, const char *s)
 {
-    for (; *s; s++)
-        fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+    char *safe = ry_inert_dup(s);
+
+    fputs(safe, f);
+    free(safe);
 }
 
 static int known(int v)
