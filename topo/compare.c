@@ -459,6 +459,54 @@ static void check_gpu_kind(struct ctx *c, const struct topo_gpu *g)
         "gpu%d", g->index);
 }
 
+/* A PCIe link whose generation or width the input does not give (hwloc gives only the rate the
+ * link carries; ibstat and nvidia-smi nvlink --status give no PCIe at all), where the map or a
+ * reference expects them. A rate that carries what the expected generation and width carry
+ * passes both checks; anything less is not judged, with the reason: a rate does not say which
+ * term is short, and a GPU slows its link when idle. Returns 1 when the link was handled here. */
+static int pcie_unknown(struct ctx *c, const char *kind, const struct topo_pcie_link *l, int egen,
+                        int ogen, int ewidth, int owidth, const char *subject)
+{
+    char e[32], o[48], want[64] = "", terms[32] = "";
+    double need;
+
+    if (!((egen > 0 && ogen <= 0) || (ewidth > 0 && owidth <= 0)))
+        return 0;
+    need = topo_pci_link_gbytes(egen, ewidth);
+    if (egen > 0)
+        snprintf(terms, sizeof(terms), "Gen%d", egen);
+    if (ewidth > 0)
+        snprintf(terms + strlen(terms), sizeof(terms) - strlen(terms), "%sx%d", egen > 0 ? " " : "",
+                 ewidth);
+    if (need > 0)
+        snprintf(want, sizeof(want), ", below the %.1f GB/s of %s", need, terms);
+    if (l->cur_gbytes > 0 && need > 0 && l->cur_gbytes >= need * (1 - 1e-3)) {
+        /* hwloc prints GB/s to six decimals: a link at Gen5 x16 reads 63.015385 */
+        snprintf(o, sizeof(o), "%.1f GB/s (the rate only)", l->cur_gbytes);
+        snprintf(e, sizeof(e), "Gen%d", egen);
+        add(c, TOPO_SEV_OK, strcmp(kind, "gpu") ? "nic.pcie.gen" : "gpu.pcie.gen", e, o, NULL, "%s",
+            subject);
+        snprintf(e, sizeof(e), "x%d", ewidth);
+        add(c, TOPO_SEV_OK, strcmp(kind, "gpu") ? "nic.pcie.width" : "gpu.pcie.width", e, o, NULL,
+            "%s", subject);
+        return 1;
+    }
+    if (l->cur_gbytes > 0)
+        topo_findings_unjudged(c->out,
+                               "%s/%s: %s.pcie.gen and .width: the input gives only the link's "
+                               "rate (%.1f GB/s%s), not its generation and width%s: give sysfs, "
+                               "NVML or a gather bundle",
+                               c->host, subject, kind, l->cur_gbytes, want,
+                               strcmp(kind, "gpu") ? "" : "; a GPU slows its link when idle");
+    else
+        topo_findings_unjudged(c->out,
+                               "%s/%s: %s.pcie.gen and .width: the input says nothing of its "
+                               "PCIe link (%s expected): give sysfs, hwloc, NVML or a gather "
+                               "bundle",
+                               c->host, subject, kind, terms);
+    return 1;
+}
+
 static void check_gpus(struct ctx *c)
 {
     const struct topo_node *node = c->node;
@@ -494,15 +542,19 @@ static void check_gpus(struct ctx *c)
         egen = c->type && c->type->pcie_gen > 0 ? c->type->pcie_gen : ref ? ref->pcie_gen : 0;
         ogen = g->link.max_gen > 0 ? g->link.max_gen : g->link.cur_gen;
         snprintf(subj, sizeof(subj), "gpu%d", g->index);
+        ewidth = c->type && c->type->pcie_width > 0 ? c->type->pcie_width
+                 : ref                              ? ref->pcie_width
+                                                    : 0;
+        owidth = g->link.cur_width > 0 ? g->link.cur_width : g->link.max_width;
+        if (pcie_unknown(c, "gpu", &g->link, egen, ogen, ewidth, owidth, subj)) {
+            check_nvlink(c, i, ref);
+            continue;
+        }
         if (egen > 0 && ogen > 0)
             at_least(c, TOPO_SEV_FAIL, "gpu.pcie.gen", "Gen%d", egen, "", ogen,
                      "the slot trained below the expected generation: reseat the GPU or riser, "
                      "check the BIOS PCIe speed setting",
                      subj);
-        ewidth = c->type && c->type->pcie_width > 0 ? c->type->pcie_width
-                 : ref                              ? ref->pcie_width
-                                                    : 0;
-        owidth = g->link.cur_width > 0 ? g->link.cur_width : g->link.max_width;
         if (ewidth > 0 && owidth > 0)
             at_least(c, TOPO_SEV_FAIL, "gpu.pcie.width", "x%d", ewidth, "", owidth,
                      "lanes are missing: reseat the GPU, riser or cable", subj);
@@ -684,11 +736,6 @@ static void check_nic_pcie(struct ctx *c, const struct topo_nic *nic, const stru
         ewidth = nic->link.max_width, why = " (what the NIC can train to)";
     else if ((sib = sibling_width(c->node, nic)) > 0)
         ewidth = sib, why = " (like the other NICs of this kind)";
-    if (ewidth > 0 && owidth > 0)
-        at_least(c, TOPO_SEV_FAIL, "nic.pcie.width", "x%d", ewidth, why, owidth,
-                 "lanes are missing: reseat the NIC or its riser, check the slot (an x8 slot, "
-                 "or bifurcation set in the BIOS)",
-                 nic->name);
     ogen = nic->link.cur_gen > 0 ? nic->link.cur_gen : nic->link.max_gen;
     if (m && m->pcie_gen > 0)
         egen = m->pcie_gen;
@@ -696,6 +743,13 @@ static void check_nic_pcie(struct ctx *c, const struct topo_nic *nic, const stru
         egen = ref->pcie_gen, gsev = TOPO_SEV_WARN;
         snprintf(as, sizeof(as), ", as a %s", ref->name);
     }
+    if (pcie_unknown(c, "nic", &nic->link, egen, ogen, ewidth, owidth, nic->name))
+        return;
+    if (ewidth > 0 && owidth > 0)
+        at_least(c, TOPO_SEV_FAIL, "nic.pcie.width", "x%d", ewidth, why, owidth,
+                 "lanes are missing: reseat the NIC or its riser, check the slot (an x8 slot, "
+                 "or bifurcation set in the BIOS)",
+                 nic->name);
     if (egen > 0 && ogen > 0)
         at_least(c, gsev, "nic.pcie.gen", "Gen%d", egen, as, ogen,
                  "the link runs below what the NIC supports: an older slot or platform, or a "

@@ -191,4 +191,68 @@ else
     skip "shared fixture hwloc-xml/ not found"
     skip "shared fixture hwloc-xml/ not found"
 fi
+# a PCIe link given only as its rate (hwloc: GB/s, no generation or width), gpu.pcie.gen and
+# gpu.pcie.width, nic.pcie.gen and nic.pcie.width: a rate that carries
+# the expected Gen5 x16 (63.015 GB/s; six decimals, a thousandth of slack) passes both checks, a
+# lower one is not judged (an idle GPU slows its link; the rate does not say which term is short)
+H=$RAILYARD_FIXTURES/hwloc/hgx-h100-4gpu.xml
+rate() { # RATE: the first GPU of the 4-GPU HGX capture at that many GB/s
+    sed "0,/\(0302 \[10de:2330\][^>]*pci_link_speed=\)\"63.015385\"/s//\1\"$1\"/" "$H" >"$TMP/r.xml"
+    "$RAILYARD" check --hwloc-xml "$TMP/r.xml" --json >"$TMP/c.json" 2>"$TMP/err"
+}
+pcie_of() { # SUBJECT: the severities of its gpu.pcie findings, joined with ','
+    jq -r --arg s "$1" '[.findings[] | select(.subject == $s and (.check | startswith("gpu.pcie.")))] | map(.severity) | join(",")' "$TMP/c.json"
+}
+rate 63.015385
+is "$?:$(jq -r '[.findings[] | select((.check | startswith("gpu.pcie.")) and .severity == "ok" and .observed == "63.0 GB/s (the rate only)")] | length' "$TMP/c.json")" \
+    "0:8" "hwloc, 4 H100 SXM at 63.0 GB/s: gpu.pcie.gen and gpu.pcie.width pass on each, on the rate"
+jq -e '.findings[] | select(.check == "gpu.pcie.gen" and .subject == "hgx4-017/gpu0") | .expected == "Gen5"' "$TMP/c.json" >/dev/null
+ok $? "...expected Gen5 (the H100 SXM reference)"
+for r in 62.96 62.953; do
+    rate $r
+    is "$(pcie_of hgx4-017/gpu0):$(jq '.not_judged | length' "$TMP/c.json")" \
+        "ok,ok:0" "a rate of $r GB/s (within a thousandth of 63.015) passes, nothing unjudged"
+done
+for r in 62.95 31.507692; do
+    rate $r
+    is "$(pcie_of hgx4-017/gpu0)" "" "gpu0 at $r GB/s: no gpu.pcie finding on it..."
+    jq -e --arg r "$(printf %.1f $r)" '.not_judged | map(select(test("^hgx4-017/gpu0: gpu.pcie.gen and .width: the input gives only the link.s rate \\(" + $r + " GB/s, below the 63.0 GB/s of Gen5 x16\\)"))) | length == 1' \
+        "$TMP/c.json" >/dev/null
+    ok $? "...but listed under not judged with its rate and the 63.0 GB/s of Gen5 x16"
+    is "$(pcie_of hgx4-017/gpu1)" "ok,ok" "...while gpu1, at 63.0, still passes"
+done
+# no PCIe link at all: ibstat's NICs and nvidia-smi nvlink --status's GPUs
+if [ -d "$SHARED_FIXTURES/ibstat" ]; then
+    "$RAILYARD" check --ibstat "$SHARED_FIXTURES/ibstat/gpud_ibstat_h100_ib_8x400_all_active.txt" --json \
+        >"$TMP/c.json" 2>/dev/null
+    is "$(jq '[.not_judged[] | select(test("^node/mlx5_[0-9]+: nic.pcie.gen and .width: the input says nothing of its PCIe link \\(Gen5 expected\\)"))] | length' "$TMP/c.json"):$(jq '[.findings[] | select(.check | startswith("nic.pcie"))] | length' "$TMP/c.json")" \
+        "8:0" "ibstat of 8 ConnectX-7: each NIC's PCIe listed under not judged (Gen5 expected), none passed"
+    "$RAILYARD" check --nvlink-status "$SHARED_FIXTURES/nvlink/gpud_nvidia-smi_nvlink_status_a100x8.txt" --json \
+        >"$TMP/c.json" 2>/dev/null
+    is "$(jq '[.not_judged[] | select(test("^node/gpu[0-7]: gpu.pcie.gen and .width: the input says nothing of its PCIe link \\(Gen4 x16 expected\\)"))] | length' "$TMP/c.json"):$(jq '[.findings[] | select(.check | startswith("gpu.pcie"))] | length' "$TMP/c.json")" \
+        "8:0" "nvlink status of 8 A100 SXM: each GPU's PCIe listed under not judged (Gen4 x16), none passed"
+else
+    skip "shared fixture ibstat/ not found"
+    skip "shared fixture ibstat/ not found"
+fi
+# a NIC given only as a rate (POWER9 node, ConnectX-5 Ex at 15.75 GB/s): the map's Gen4 x8
+# (15.75) passes it, the map's Gen4 x16 (31.5) leaves it unjudged
+L=$SHARED_FIXTURES/hwloc-xml/llnl-mpibind_coral-lassen.xml
+if [ -f "$L" ] && have_feature yaml; then
+    for w in 8 16; do
+        printf '%s\n' "cluster: t" "node_types:" "  p9:" "    nics:" \
+            "      - {name: \"mlx5_0\", pcie: {gen: 4, width: $w}}" "nodes:" "  lassen28: p9" >"$TMP/l.yaml"
+        "$RAILYARD" check --hwloc-xml "$L" --map "$TMP/l.yaml" --json >"$TMP/c.json" 2>"$TMP/err"
+        set -- "$(jq -r '[.findings[] | select(.subject == "lassen28/mlx5_0" and (.check | startswith("nic.pcie.")))] | map(.severity) | join(",")' "$TMP/c.json")" \
+            "$(jq '[.not_judged[] | select(test("^lassen28/mlx5_0: nic.pcie.gen and .width: the input gives only the link.s rate \\(15.8 GB/s, below the 31.5 GB/s of Gen4 x16\\)"))] | length' "$TMP/c.json")"
+        if [ "$w" = 8 ]; then
+            is "$1:$2" "ok,ok:0" "lassen mlx5_0 at 15.75 GB/s, map Gen4 x8: both checks pass on the rate"
+        else
+            is "$1:$2" ":1" "...map Gen4 x16: not judged, the rate below the 31.5 GB/s of Gen4 x16"
+        fi
+    done
+else
+    skip "shared fixture hwloc-xml/ or libyaml not found"
+    skip "shared fixture hwloc-xml/ or libyaml not found"
+fi
 done_testing
