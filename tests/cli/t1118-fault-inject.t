@@ -8,9 +8,15 @@
 # half its rate (nic.port.rate: NCCL lists only ports it can use, so a port whose state the
 # capture does not give is judged by its rate), a GPU one NVLink short (nvlink.state). NVLink
 # status: one link inactive. ibstat: an active port down (nic.port.state, nic.port.phys_state)
-# or at half its rate. Checked against the healthy capture's map, each variant must give exactly
-# the findings of its class's check on the faulted part (each RDMA device of a faulted card) and
-# nothing else. A line per class: cases, caught, extra. The seeds are printed;
+# or at half its rate. hwloc XML (links given only as GB/s): a GPU's link at half its rate is
+# listed under not judged for gpu.pcie.gen, never passed; a bridge two levels or more above an
+# RDMA NIC at half its rate gives pcie.path on that bridge. ibnetdiscover dumps, checked by
+# railyard fabric against the healthy dump: a cable trained at 1x (link.width), one speed down
+# (link.speed), unplugged at both ends (link.state: its ports Down), an HCA's cable moved to a
+# free port of its switch (fabric.link.moved on the HCA's port). Checked against the healthy
+# capture's map, each variant must give exactly the findings of its class's check on the faulted
+# part (each RDMA device of a faulted card) and nothing else; a part the healthy capture already
+# leaves unjudged is not counted again. A line per class: cases, caught, extra. The seeds are printed;
 # RAILYARD_FAULT_SEEDS="S..." runs others (default 1 2 3).
 . "$RAILYARD_SRCDIR/tests/lib.sh"
 have_feature yaml || skip_all "built without libyaml: no maps to capture"
@@ -24,29 +30,54 @@ INJ=$RAILYARD_SRCDIR/tests/faults/inject.py
 seeds=${RAILYARD_FAULT_SEEDS:-1 2 3}
 echo "# seeds: $seeds"
 
-notok() { # MAP OPTION INPUT: the findings that are not ok, "check subject" without the host,
-    # sorted, joined with ';'
-    "$RAILYARD" check --no-archive --json --map "$1" "$2" "$3" 2>"$TMP/err" |
-        jq -r '.findings[] | select(.severity != "ok") | "\(.check) \(.subject | sub("^[^/]*/"; ""))"' |
-        sort | paste -sd';'
+judge() { # MAP OPTION INPUT: the check's JSON; with OPTION --ibnetdiscover, railyard fabric's
+    # against MAP, the healthy dump (--expect-fabric)
+    if [ "$2" = --ibnetdiscover ]; then
+        "$RAILYARD" fabric --no-archive --json --ibnetdiscover "$3" --expect-fabric "$1" 2>"$TMP/err"
+    else
+        "$RAILYARD" check --no-archive --json --map "$1" "$2" "$3" 2>"$TMP/err"
+    fi
+}
+said() { # MAP OPTION INPUT: the findings that are not ok, "check subject" (a node's subjects
+    # without the host; a cable's two ends in sorted order), and "unjudged:CHECK SUBJECT" for
+    # each part listed under not judged (CHECK: the line's first word after the part), one a line
+    judge "$@" | jq -r --arg fabric "$([ "$2" = --ibnetdiscover ] && echo 1)" '
+        (.findings[] | select(.severity != "ok") |
+            "\(.check) \(if $fabric == "1" then .subject else .subject | sub("^[^/]*/"; "") end)"),
+        (.not_judged[]? | capture("^[^/]*/(?<s>[^: ]*): (?<c>[^ :]*)") | "unjudged:\(.c) \(.s)")' |
+        awk '{ n = split($2, e, "<->"); if (n == 2 && e[2] < e[1]) $2 = e[2] "<->" e[1]; print }' | sort -u
+}
+notok() { # MAP OPTION INPUT [BASELINE]: said, less the lines of BASELINE (what the healthy
+    # capture already says), joined with ';'
+    if [ -n "$4" ]; then said "$1" "$2" "$3" | comm -23 - "$4"; else said "$1" "$2" "$3"; fi | paste -sd';'
 }
 declare -A cases caught extra
 captures=0
 faults() { # OPTION CAPTURE: the capture is its own golden node; each variant of each seed
-    local f=$2 b got want s file cls fnd nics
+    local f=$2 b got want s file cls fnd nics gpus names=
     b=$(basename "$f" .xml)
     b=${b%.txt}
-    "$RAILYARD" map capture "$1" "$f" -o "$TMP/$b.map" 2>/dev/null || { ok 1 "$b: # SKIP no map from it"; return; }
-    got=$(notok "$TMP/$b.map" "$1" "$f")
+    if [ "$1" = --ibnetdiscover ]; then
+        cp "$f" "$TMP/$b.map" # the healthy dump is the reference
+        judge "$TMP/$b.map" "$1" "$f" | jq -r '.nodes[] | "\(.id) \(.name)"' >"$TMP/names"
+        names=$TMP/names
+    else
+        "$RAILYARD" map capture "$1" "$f" -o "$TMP/$b.map" 2>/dev/null || { ok 1 "$b: # SKIP no map from it"; return; }
+    fi
+    said "$TMP/$b.map" "$1" "$f" | grep '^unjudged:' >"$TMP/base"
+    got=$(notok "$TMP/$b.map" "$1" "$f" "$TMP/base")
     is "$got" "" "$b: the healthy capture passes its own map"
     captures=$((captures + 1))
     nics=$(sed -n 's/^ *- {name: "\([^"]*\)".*/\1/p' "$TMP/$b.map" | paste -sd,)
+    # the GPUs passed on a link given only as a rate (hwloc)
+    gpus=$(judge "$TMP/$b.map" "$1" "$f" | jq -r '[.findings[]? | select(.check == "gpu.pcie.gen" and (.observed | endswith("(the rate only)"))) | .subject | sub("^[^/]*/"; "")] | join(",")')
     for s in $seeds; do
-        rm -rf "$TMP/v" && python3 "$INJ" --seed "$s" ${nics:+--nics "$nics"} "$f" "$TMP/v"
+        rm -rf "$TMP/v" && python3 "$INJ" --seed "$s" ${nics:+--nics "$nics"} --gpus "$gpus" "$f" "$TMP/v"
         is $? 0 "$b: variants written (seed $s: $(wc -l <"$TMP/v/index") classes)"
         while read -r file cls fnd; do
-            got=$(notok "$TMP/$b.map" "$1" "$TMP/v/$file")
-            want=$(echo "$fnd" | tr ',@' '\n ' | sort | paste -sd';')
+            got=$(notok "$TMP/$b.map" "$1" "$TMP/v/$file" "$TMP/base")
+            want=$(echo "$fnd" | tr ',@' '\n ' | names "$names" |
+                awk '{ n = split($2, e, "<->"); if (n == 2 && e[2] < e[1]) $2 = e[2] "<->" e[1]; print }' | sort | paste -sd';')
             cases[$cls]=$((${cases[$cls]:-0} + 1))
             case ";$got;" in *";${want%%;*};"*) caught[$cls]=$((${caught[$cls]:-0} + 1)) ;; esac
             [ "$got" = "$want" ] || extra[$cls]=$((${extra[$cls]:-0} + 1))
@@ -54,9 +85,23 @@ faults() { # OPTION CAPTURE: the capture is its own golden node; each variant of
         done <"$TMP/v/index"
     done
 }
+names() { # [FILE of "ID NAME" lines]: the fabric's node ids in stdin's subjects as railyard names them
+    if [ -z "$1" ]; then cat; return; fi
+    awk 'NR == FNR { n[$1] = $2; next }
+        { k = split($2, e, "<->"); s = ""
+          for (i = 1; i <= k; i++) { p = e[i]; c = index(p, ":"); id = substr(p, 1, c - 1)
+              if (id in n) p = n[id] substr(p, c); s = s (i > 1 ? "<->" : "") p }
+          $2 = s; print }' "$1" -
+}
 for f in "$X"/nccl/hgx-b200-fabric.xml "$X"/nccl/hgx-h200-nvswitch.xml "$X"/nccl/nic-shapes.xml \
     "$S"/nccl-topo/*-topo*.xml; do
     [ -f "$f" ] && faults --nccl-topo "$f"
+done
+for f in "$X"/hwloc/*.xml "$S"/hwloc-xml/*.xml; do
+    [ -f "$f" ] && faults --hwloc-xml "$f"
+done
+for f in "$S"/ibnetdiscover/ibnetdiscover_*.topo "$S"/ibnetdiscover/psmn_x5_X5.topofile.txt; do
+    [ -f "$f" ] && faults --ibnetdiscover "$f"
 done
 for f in "$S"/nvlink/azurenhc_good_nvlink_status.txt "$S"/nvlink/gpud_nvidia-smi_nvlink_status_a100x8.txt; do
     [ -f "$f" ] && faults --nvlink-status "$f"
@@ -66,7 +111,8 @@ for f in "$S"/ibstat/*; do
     [ -f "$f" ] && faults --ibstat "$f"
 done
 [ "$captures" -ge 5 ]; ok $? "at least five captures faulted ($captures)"
-for cls in gpu-gen gpu-width nic-gen nic-width port-rate nvlink port-down; do
+for cls in gpu-gen gpu-width nic-gen nic-width port-rate nvlink port-down gpu-rate bridge link-width \
+    link-speed link-down link-moved; do
     [ "${cases[$cls]:-0}" -gt 0 ]; ok $? "class $cls has cases"
     echo "# class $cls: cases ${cases[$cls]:-0}, caught ${caught[$cls]:-0}, extra or wrong ${extra[$cls]:-0}"
 done

@@ -20,12 +20,28 @@ Captures and the fault classes each can express (the part is drawn with the seed
                                                                     nic.port.phys_state NIC:PORT
     port-rate    one active port at half its rate                   nic.port.rate   NIC:PORT
 
+  hwloc XML (lstopo --of xml; links given only as GB/s):
+    gpu-rate     one GPU's link at half its rate: not judged, never   unjudged:gpu.pcie.gen gpuN
+                 passed (--gpus: the GPUs the healthy capture passes on their rate)
+    bridge       one bridge two or more levels above an RDMA NIC at   pcie.path       BUSID
+                 half its rate, below what the NIC's own link carries
+  ibnetdiscover output (the input of railyard fabric, checked against the healthy dump as
+  --expect-fabric; subjects by the dump's node ids, ID:PORT, a cable's two ends joined by <->):
+    link-width   one cable with both ends in the dump trained at 1x    link.width      A<->B
+    link-speed   one such cable one speed down (QDR to DDR)            link.speed      A<->B
+    link-down    one switch-to-switch cable gone from both ends: its   link.state      A<->B
+                 ports are there, Down (ibnetdiscover lists linked ports only)
+    link-moved   one HCA's cable moved to a free port of its switch    fabric.link.moved HCA:PORT
+
 --nics names the RDMA devices railyard judges (the NICs of the healthy capture's map); by
 default every one the capture lists. OUTDIR/index gets a line per variant: FILE CLASS FINDINGS,
 the findings "check@subject" joined with ',' (subjects as railyard names them without the host:
 GPUs numbered in PCI order, NICs by their RDMA device; a PCIe fault of a card with several RDMA
-devices is found on each of them). The same seed and capture give the same variants. Exit 0, or
-2 when the capture cannot be read."""
+devices is found on each of them); "unjudged:CHECK@subject" where the part must be listed under
+not judged for that check instead. --gpus likewise names the GPUs whose faults can be judged (by
+default every one). The same seed and capture give the same variants; a capture with nothing of
+a class gets no variant of it (an empty index where it has none at all). Exit 0, or 2 when the
+capture cannot be read."""
 import argparse
 import os
 import random
@@ -70,6 +86,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--nics", default=None)
+    ap.add_argument("--gpus", default=None)
     ap.add_argument("capture")
     ap.add_argument("outdir")
     a = ap.parse_args()
@@ -78,10 +95,13 @@ def main():
             text = f.read()
         if re.match(r"\s*GPU \d+: ", text):
             index = nvlink_variants(text, a)
+        elif re.search(r"^(Switch|Ca)\s+\d+\s+\"", text, re.M):
+            index = ibnd_variants(text, a)
         elif not text.lstrip().startswith("<"):
             index = ibstat_variants(text, a)
+        elif ET.fromstring(text).tag == "topology":
+            index = hwloc_variants(text, a)
         else:
-            ET.fromstring(text)
             index = nccl_variants(text, a)
     except (OSError, ET.ParseError, ValueError) as e:
         print(f"inject.py: {a.capture}: {e}", file=sys.stderr)
@@ -178,6 +198,161 @@ def ibstat_variants(text, a):
         edits = {i: (f"{rate}", f"{int(rate) // 2}")}
         write("port-rate", edits, [f"nic.port.rate@{nic}:{port}"])
     return index
+
+
+SPEED_DOWN = {"DDR": "SDR", "QDR": "DDR", "FDR10": "QDR", "FDR": "QDR", "EDR": "FDR",
+              "HDR": "EDR", "NDR": "HDR", "XDR": "NDR"}
+
+
+def ibnd_variants(text, a):
+    """ibnetdiscover's dump: a node header ('Switch 36 "S-..."', 'Ca 2 "H-..."') and a line per
+    cabled port ('[P](guid) "REMOTE"[RP](guid) # ... 4xQDR')"""
+    lines = text.splitlines(keepends=True)
+    port_re = re.compile(r'^\[(\d+)\](\([0-9a-fA-F]+\))?(\s+)"([^"]+)"\[(\d+)\]')
+    ends = {}  # (id, port) -> line index
+    kind, nports, node = {}, {}, None
+    for i, line in enumerate(lines):
+        m = re.match(r'(Switch|Ca|Router)\s+(\d+)\s+"([^"]+)"', line)
+        if m:
+            node = m.group(3)
+            kind[node], nports[node] = m.group(1), int(m.group(2))
+            continue
+        m = port_re.match(line)
+        if m and node:
+            ends[(node, int(m.group(1)))] = i
+    cables = []  # ((id, port), (id, port)) with both ends in the dump, each once
+    for (n, p), i in sorted(ends.items()):
+        m = port_re.match(lines[i])
+        far = (m.group(4), int(m.group(5)))
+        if far in ends and (n, p) < far and port_re.match(lines[ends[far]]).group(4) == n:
+            cables.append(((n, p), far))
+    if not cables:
+        raise ValueError("no cable with both ends in the dump")
+    rng = random.Random(f"{a.seed}:{os.path.basename(a.capture)}")
+    os.makedirs(a.outdir, exist_ok=True)
+    index = []
+
+    def write(cls, out, findings):
+        with open(os.path.join(a.outdir, cls + ".topo"), "w", encoding="utf-8") as f:
+            f.write("".join(out))
+        index.append(f"{cls}.topo {cls} " + ",".join(findings))
+
+    def name(c):
+        return f"{c[0][0]}:{c[0][1]}<->{c[1][0]}:{c[1][1]}"
+
+    # a cable at 1x, or one speed down: both ends say so
+    wide = [c for c in cables if all(re.search(r"\b4x[A-Z0-9]+\s*$", lines[ends[e]]) for e in c)]
+    if wide:
+        c = rng.choice(wide)
+        out = list(lines)
+        for e in c:
+            out[ends[e]] = re.sub(r"\b4x([A-Z0-9]+)(\s*)$", r"1x\1\2", out[ends[e]])
+        write("link-width", out, [f"link.width@{name(c)}"])
+    fast = [c for c in cables
+            if all((m := re.search(r"\b(\d+)x([A-Z0-9]+)\s*$", lines[ends[e]])) and m.group(2) in SPEED_DOWN
+                   for e in c)]
+    if fast:
+        c = rng.choice(fast)
+        out = list(lines)
+        for e in c:
+            out[ends[e]] = re.sub(r"\b(\d+)x([A-Z0-9]+)(\s*)$",
+                                  lambda m: f"{m.group(1)}x{SPEED_DOWN[m.group(2)]}{m.group(3)}", out[ends[e]])
+        write("link-speed", out, [f"link.speed@{name(c)}"])
+    # a switch-to-switch cable unplugged: both switches stay in the dump, the ports Down
+    isl = [c for c in cables if kind.get(c[0][0]) == "Switch" and kind.get(c[1][0]) == "Switch"]
+    if isl:
+        c = rng.choice(isl)
+        out = [line for i, line in enumerate(lines) if i not in (ends[c[0]], ends[c[1]])]
+        write("link-down", out, [f"link.state@{name(c)}"])
+    # an HCA's cable moved to a port of the same switch that nothing uses
+    movable = []
+    for c in cables:
+        for ca, sw in (c, c[::-1]):
+            if kind.get(ca[0]) == "Ca" and kind.get(sw[0]) == "Switch":
+                free = [q for q in range(1, nports[sw[0]] + 1) if (sw[0], q) not in ends]
+                if free:
+                    movable.append((ca, sw, free))
+    if movable:
+        ca, sw, free = rng.choice(movable)
+        q = rng.choice(free)
+        out = list(lines)
+        out[ends[sw]] = re.sub(r"^\[\d+\]", f"[{q}]", out[ends[sw]])
+        out[ends[ca]] = re.sub(r'^(\[\d+\](\([0-9a-fA-F]+\))?\s+"[^"]+")\[\d+\]', rf"\g<1>[{q}]", out[ends[ca]])
+        write("link-moved", out, [f"fabric.link.moved@{ca[0]}:{ca[1]}"])
+    return index
+
+
+def hwloc_class(pci_type):
+    """(class, vendor, device) of hwloc's pci_type="0302 [10de:2330] ..." """
+    m = re.match(r"([0-9a-fA-F]{4}) \[([0-9a-fA-F]{4}):([0-9a-fA-F]{4})\]", pci_type or "")
+    return tuple(int(x, 16) for x in m.groups()) if m else (0, 0, 0)
+
+
+def hwloc_is_gpu(pci_type):
+    """railyard's rule (topo/pci.c): a 3D controller, or the VGA or display function of the
+    data-centre GPU vendors; the ES1000 of many BMCs is not one"""
+    c, v, d = hwloc_class(pci_type)
+    if v == 0x1002 and d == 0x515e:
+        return False
+    return c == 0x0302 or (c in (0x0300, 0x0380) and v in (0x10de, 0x1002))
+
+
+def hwloc_variants(text, a):
+    root = ET.fromstring(text)
+    parent = {c: p for p in root.iter() for c in p}
+    judged = set(a.nics.split(",")) if a.nics is not None else None
+    gpus = sorted((o for o in root.iter("object") if o.get("type") == "PCIDev" and hwloc_is_gpu(o.get("pci_type"))),
+                  key=lambda o: busid_key(o.get("pci_busid", "")))
+    rng = random.Random(f"{a.seed}:{os.path.basename(a.capture)}")
+    os.makedirs(a.outdir, exist_ok=True)
+    index = []
+
+    def write(cls, busid, rate, findings):
+        """the capture with the link of the object at busid set to rate GB/s"""
+        pat = re.compile(r'(pci_busid="' + re.escape(busid) + r'"[^>]*pci_link_speed=")[0-9.]+(")')
+        out, n = pat.subn(rf"\g<1>{rate:.6f}\g<2>", text)
+        if n != 1:
+            raise ValueError(f"{busid}: {n} objects with that bus id and a link speed")
+        with open(os.path.join(a.outdir, cls + ".xml"), "w", encoding="utf-8") as f:
+            f.write(out)
+        index.append(f"{cls}.xml {cls} " + ",".join(findings))
+
+    def speed(o):
+        try:
+            return float(o.get("pci_link_speed", "0"))
+        except ValueError:
+            return 0.0
+
+    want = set(a.gpus.split(",")) if a.gpus is not None else None
+    cand = [i for i, g in enumerate(gpus) if speed(g) > 0 and (want is None or f"gpu{i}" in want)]
+    if cand:
+        i = rng.choice(cand)
+        write("gpu-rate", gpus[i].get("pci_busid"), speed(gpus[i]) / 2, [f"unjudged:gpu.pcie.gen@gpu{i}"])
+    # the bridges above a judged RDMA NIC: its own link is the one under the bridge right above
+    # it (a downstream port's status is its link below); the others, up to the root port, each
+    # carry a link of their own
+    cand = []
+    for o in root.iter("object"):
+        if o.get("type") != "PCIDev" or speed(o) <= 0:
+            continue
+        # hwloc's OpenFabrics OS devices (osdev_type 3) are the RDMA devices
+        names = [d.get("name") for d in o if d.get("type") == "OSDev" and d.get("name")
+                 and (d.get("osdev_type") == "3" if judged is None else d.get("name") in judged)]
+        if not names:
+            continue
+        chain, p = [], parent.get(o)
+        while p is not None and p.get("type") == "Bridge" and p.get("bridge_type", "").startswith("1-"):
+            chain.append(p)
+            p = parent.get(p)
+        for k in range(1, len(chain)):
+            v = speed(chain[k]) / 2
+            others = [speed(b) for j, b in enumerate(chain[1:], 1) if j != k and speed(b) > 0]
+            if speed(chain[k]) > 0 and v < 0.95 * speed(o) and all(v < x for x in others):
+                cand.append(chain[k])
+    if cand:
+        b = rng.choice(sorted(set(cand), key=lambda x: busid_key(x.get("pci_busid", ""))))
+        write("bridge", b.get("pci_busid"), speed(b) / 2, [f"pcie.path@{b.get('pci_busid')}"])
+    return index  # empty where the capture has no link to fault
 
 
 def nccl_variants(text, a):
