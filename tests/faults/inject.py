@@ -111,6 +111,20 @@ def main():
     return 0
 
 
+def start(a):
+    """the seeded draw of a capture's variants (the same for the same seed and capture), with
+    OUTDIR made"""
+    os.makedirs(a.outdir, exist_ok=True)
+    return random.Random(f"{a.seed}:{os.path.basename(a.capture)}")
+
+
+def emit(a, index, name, cls, text, findings):
+    """write one variant and its index line"""
+    with open(os.path.join(a.outdir, name), "w", encoding="utf-8") as f:
+        f.write(text)
+    index.append(f"{name} {cls} " + ",".join(findings))
+
+
 def nvlink_variants(text, a):
     """`nvidia-smi nvlink --status`: one active link of one GPU inactive"""
     lines = text.splitlines(keepends=True)
@@ -123,14 +137,13 @@ def nvlink_variants(text, a):
             links.append((gpu, i))
     if not links:
         raise ValueError("no active NVLink to fault")
-    rng = random.Random(f"{a.seed}:{os.path.basename(a.capture)}")
-    os.makedirs(a.outdir, exist_ok=True)
+    rng = start(a)
     gpu, i = rng.choice(links)
     out = list(lines)
     out[i] = re.sub(r"(Link \d+: ).*", r"\1<inactive>", out[i])
-    with open(os.path.join(a.outdir, "nvlink.txt"), "w", encoding="utf-8") as f:
-        f.write("".join(out))
-    return [f"nvlink.txt nvlink nvlink.state@gpu{gpu}"]
+    index = []
+    emit(a, index, "nvlink.txt", "nvlink", "".join(out), [f"nvlink.state@gpu{gpu}"])
+    return index
 
 
 def ibstat_variants(text, a):
@@ -168,8 +181,7 @@ def ibstat_variants(text, a):
                     and "phys" in v and "linkup" in lines[v["phys"]].lower())
     if not active:
         raise ValueError("no active port to fault")
-    rng = random.Random(f"{a.seed}:{os.path.basename(a.capture)}")
-    os.makedirs(a.outdir, exist_ok=True)
+    rng = start(a)
     index = []
 
     def write(cls, edits, findings):
@@ -178,9 +190,7 @@ def ibstat_variants(text, a):
             if old not in out[i]:
                 raise ValueError(f"line {i + 1}: no '{old}'")
             out[i] = out[i].replace(old, new, 1)
-        with open(os.path.join(a.outdir, cls + ".txt"), "w", encoding="utf-8") as f:
-            f.write("".join(out))
-        index.append(f"{cls}.txt {cls} " + ",".join(findings))
+        emit(a, index, cls + ".txt", cls, "".join(out), findings)
 
     nic, port = rng.choice(active)
     v = ports[(nic, port)]
@@ -228,14 +238,11 @@ def ibnd_variants(text, a):
             cables.append(((n, p), far))
     if not cables:
         raise ValueError("no cable with both ends in the dump")
-    rng = random.Random(f"{a.seed}:{os.path.basename(a.capture)}")
-    os.makedirs(a.outdir, exist_ok=True)
+    rng = start(a)
     index = []
 
     def write(cls, out, findings):
-        with open(os.path.join(a.outdir, cls + ".topo"), "w", encoding="utf-8") as f:
-            f.write("".join(out))
-        index.append(f"{cls}.topo {cls} " + ",".join(findings))
+        emit(a, index, cls + ".topo", cls, "".join(out), findings)
 
     def name(c):
         return f"{c[0][0]}:{c[0][1]}<->{c[1][0]}:{c[1][1]}"
@@ -303,8 +310,7 @@ def hwloc_variants(text, a):
     judged = set(a.nics.split(",")) if a.nics is not None else None
     gpus = sorted((o for o in root.iter("object") if o.get("type") == "PCIDev" and hwloc_is_gpu(o.get("pci_type"))),
                   key=lambda o: busid_key(o.get("pci_busid", "")))
-    rng = random.Random(f"{a.seed}:{os.path.basename(a.capture)}")
-    os.makedirs(a.outdir, exist_ok=True)
+    rng = start(a)
     index = []
 
     def write(cls, busid, rate, findings):
@@ -313,9 +319,7 @@ def hwloc_variants(text, a):
         out, n = pat.subn(rf"\g<1>{rate:.6f}\g<2>", text)
         if n != 1:
             raise ValueError(f"{busid}: {n} objects with that bus id and a link speed")
-        with open(os.path.join(a.outdir, cls + ".xml"), "w", encoding="utf-8") as f:
-            f.write(out)
-        index.append(f"{cls}.xml {cls} " + ",".join(findings))
+        emit(a, index, cls + ".xml", cls, out, findings)
 
     def speed(o):
         try:
@@ -356,8 +360,7 @@ def hwloc_variants(text, a):
 
 
 def nccl_variants(text, a):
-    rng = random.Random(f"{a.seed}:{os.path.basename(a.capture)}")
-    os.makedirs(a.outdir, exist_ok=True)
+    rng = start(a)
     index = []
 
     def variant(cls, check, subject, mutate):
