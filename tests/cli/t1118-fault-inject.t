@@ -8,7 +8,7 @@
 # half its rate (nic.port.rate: NCCL lists only ports it can use, so a port whose state the
 # capture does not give is judged by its rate), a GPU one NVLink short (nvlink.state). NVLink
 # status: one link inactive. ibstat: an active port down (nic.port.state, nic.port.phys_state)
-# or at half its rate. hwloc XML (links given only as GB/s): a GPU's link at half its rate is
+# or at half its rate; the same in a sysfs tree (class/infiniband). hwloc XML (links given only as GB/s): a GPU's link at half its rate is
 # listed under not judged for gpu.pcie.gen, never passed; a bridge two levels or more above an
 # RDMA NIC at half its rate gives pcie.path on that bridge. ibnetdiscover dumps, checked by
 # railyard fabric against the healthy dump: a cable trained at 1x (link.width), one speed down
@@ -96,6 +96,11 @@ names() { # [FILE of "ID NAME" lines]: the fabric's node ids in stdin's subjects
 for f in "$X"/nccl/hgx-b200-fabric.xml "$X"/nccl/hgx-h200-nvswitch.xml "$X"/nccl/nic-shapes.xml \
     "$S"/nccl-topo/*-topo*.xml; do
     [ -f "$f" ] && faults --nccl-topo "$f"
+done
+for d in "$S"/sysfs/*_sys-class-infiniband; do # /sys/class/infiniband captures, each under a root
+    [ -d "$d" ] || continue
+    r=$TMP/roots/$(basename "$d" _sys-class-infiniband)
+    mkdir -p "$r/class" && cp -r "$d" "$r/class/infiniband" && faults --sysfs-root "$r"
 done
 for f in "$X"/hwloc/*.xml "$S"/hwloc-xml/*.xml; do
     [ -f "$f" ] && faults --hwloc-xml "$f"

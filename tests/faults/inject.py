@@ -20,6 +20,10 @@ Captures and the fault classes each can express (the part is drawn with the seed
                                                                     nic.port.phys_state NIC:PORT
     port-rate    one active port at half its rate                   nic.port.rate   NIC:PORT
 
+  a sysfs tree (a directory that stands for /sys, with class/infiniband; each variant a copy):
+    port-down    one active port Down, Polling                      nic.port.state and
+                                                                    nic.port.phys_state NIC:PORT
+    port-rate    one active port at half its rate                   nic.port.rate   NIC:PORT
   hwloc XML (lstopo --of xml; links given only as GB/s):
     gpu-rate     one GPU's link at half its rate: not judged, never   unjudged:gpu.pcie.gen gpuN
                  passed (--gpus: the GPUs the healthy capture passes on their rate)
@@ -46,6 +50,7 @@ import argparse
 import os
 import random
 import re
+import shutil
 import sys
 import xml.etree.ElementTree as ET
 
@@ -91,6 +96,11 @@ def main():
     ap.add_argument("outdir")
     a = ap.parse_args()
     try:
+        if os.path.isdir(a.capture):
+            index = sysfs_variants(a)
+            with open(os.path.join(a.outdir, "index"), "w", encoding="utf-8") as f:
+                f.write("".join(line + "\n" for line in index))
+            return 0
         with open(a.capture, encoding="utf-8") as f:
             text = f.read()
         if re.match(r"\s*GPU \d+: ", text):
@@ -286,6 +296,53 @@ def ibnd_variants(text, a):
         out[ends[sw]] = re.sub(r"^\[\d+\]", f"[{q}]", out[ends[sw]])
         out[ends[ca]] = re.sub(r'^(\[\d+\](\([0-9a-fA-F]+\))?\s+"[^"]+")\[\d+\]', rf"\g<1>[{q}]", out[ends[ca]])
         write("link-moved", out, [f"fabric.link.moved@{ca[0]}:{ca[1]}"])
+    return index
+
+
+def sysfs_variants(a):
+    """ports of class/infiniband/DEV/ports/N (state "4: ACTIVE", phys_state "5: LinkUp", rate
+    "400 Gb/sec (4X NDR)"): one active port down, one at half its rate"""
+    ib = os.path.join(a.capture, "class", "infiniband")
+    judged = set(a.nics.split(",")) if a.nics is not None else None
+
+    def read(*p):
+        try:
+            with open(os.path.join(ib, *p), encoding="utf-8") as f:
+                return f.read().strip()
+        except OSError:
+            return ""
+    active = []
+    for dev in sorted(os.listdir(ib)):
+        if judged is not None and dev not in judged:
+            continue
+        ports = os.path.join(ib, dev, "ports")
+        for port in sorted(os.listdir(ports)) if os.path.isdir(ports) else []:
+            if "ACTIVE" in read(dev, "ports", port, "state") and "LinkUp" in read(dev, "ports", port, "phys_state"):
+                active.append((dev, port))
+    if not active:
+        raise ValueError("no active port to fault")
+    rng = start(a)
+    index = []
+
+    def variant(cls, dev, port, files, findings):
+        out = os.path.join(a.outdir, cls)
+        shutil.copytree(a.capture, out, symlinks=True)
+        for name, text in files.items():
+            with open(os.path.join(out, "class", "infiniband", dev, "ports", port, name), "w", encoding="utf-8") as f:
+                f.write(text + "\n")
+        index.append(f"{cls} {cls} " + ",".join(findings))
+
+    dev, port = rng.choice(active)
+    variant("port-down", dev, port, {"state": "1: DOWN", "phys_state": "2: Polling"},
+            [f"nic.port.state@{dev}:{port}", f"nic.port.phys_state@{dev}:{port}"])
+    cand = [(d, p) for d, p in active if re.match(r"\d+ Gb/sec", read(d, "ports", p, "rate"))]
+    if cand:
+        dev, port = rng.choice(cand)
+        rate = read(dev, "ports", port, "rate")
+        m = re.match(r"(\d+) Gb/sec \((\d+)X (.*)\)$", rate)
+        half = (f"{int(m.group(1)) // 2} Gb/sec ({max(int(m.group(2)) // 2, 1)}X {m.group(3)})" if m
+                else re.sub(r"^\d+", lambda x: str(int(x.group(0)) // 2), rate))
+        variant("port-rate", dev, port, {"rate": half}, [f"nic.port.rate@{dev}:{port}"])
     return index
 
 
