@@ -16,7 +16,9 @@
 # free port of its switch (fabric.link.moved on the HCA's port). Checked against the healthy
 # capture's map, each variant must give exactly the findings of its class's check on the faulted
 # part (each RDMA device of a faulted card) and nothing else; a part the healthy capture already
-# leaves unjudged is not counted again. A line per class: cases, caught, extra. The seeds are printed;
+# leaves unjudged is not counted again. nvbandwidth's host copies: the lowest figure of a test
+# 1% below and 1% above the floor gpu.pcie.bw sets (the test's own table of the models' host
+# links and the documented shares), against the golden map and against the built-in references. A line per class: cases, caught, extra. The seeds are printed;
 # RAILYARD_FAULT_SEEDS="S..." runs others (default 1 2 3).
 . "$RAILYARD_SRCDIR/tests/lib.sh"
 have_feature yaml || skip_all "built without libyaml: no maps to capture"
@@ -31,9 +33,11 @@ seeds=${RAILYARD_FAULT_SEEDS:-1 2 3}
 echo "# seeds: $seeds"
 
 judge() { # MAP OPTION INPUT: the check's JSON; with OPTION --ibnetdiscover, railyard fabric's
-    # against MAP, the healthy dump (--expect-fabric)
+    # against MAP, the healthy dump (--expect-fabric); with MAP -, the built-in references'
     if [ "$2" = --ibnetdiscover ]; then
         "$RAILYARD" fabric --no-archive --json --ibnetdiscover "$3" --expect-fabric "$1" 2>"$TMP/err"
+    elif [ "$1" = - ]; then
+        "$RAILYARD" check --no-archive --json "$2" "$3" 2>"$TMP/err"
     else
         "$RAILYARD" check --no-archive --json --map "$1" "$2" "$3" 2>"$TMP/err"
     fi
@@ -67,6 +71,7 @@ faults() { # OPTION CAPTURE: the capture is its own golden node; each variant of
     said "$TMP/$b.map" "$1" "$f" | grep '^unjudged:' >"$TMP/base"
     got=$(notok "$TMP/$b.map" "$1" "$f" "$TMP/base")
     is "$got" "" "$b: the healthy capture passes its own map"
+    said - "$1" "$f" | grep '^unjudged:' >"$TMP/base-"
     captures=$((captures + 1))
     nics=$(sed -n 's/^ *- {name: "\([^"]*\)".*/\1/p' "$TMP/$b.map" | paste -sd,)
     # the GPUs passed on a link given only as a rate (hwloc)
@@ -75,7 +80,9 @@ faults() { # OPTION CAPTURE: the capture is its own golden node; each variant of
         rm -rf "$TMP/v" && python3 "$INJ" --seed "$s" ${nics:+--nics "$nics"} --gpus "$gpus" "$f" "$TMP/v"
         is $? 0 "$b: variants written (seed $s: $(wc -l <"$TMP/v/index") classes)"
         while read -r file cls fnd; do
-            got=$(notok "$TMP/$b.map" "$1" "$TMP/v/$file" "$TMP/base")
+            m=$TMP/$b.map base=$TMP/base
+            case $cls in *-ref-*) m=- base=$TMP/base- ;; esac # against the built-in references
+            got=$(notok "$m" "$1" "$TMP/v/$file" "$base")
             want=$(echo "$fnd" | tr ',@' '\n ' | names "$names" |
                 awk '{ n = split($2, e, "<->"); if (n == 2 && e[2] < e[1]) $2 = e[2] "<->" e[1]; print }' | sort | paste -sd';')
             cases[$cls]=$((${cases[$cls]:-0} + 1))
@@ -97,6 +104,12 @@ for f in "$X"/nccl/hgx-b200-fabric.xml "$X"/nccl/hgx-h200-nvswitch.xml "$X"/nccl
     "$S"/nccl-topo/*-topo*.xml; do
     [ -f "$f" ] && faults --nccl-topo "$f"
 done
+for f in "$X"/h200-vm/nvbandwidth.txt "$S"/gpu-bandwidth/*nvbandwidth*.txt; do
+    case $f in # faulty nodes: a pattern check failed, a GPU's copies capped, a test aborted
+        *b300-sxm6*all* | *pattern-check* | *waived* | *multinode*) continue ;;
+    esac
+    [ -f "$f" ] && faults --nvbandwidth "$f"
+done
 for d in "$S"/sysfs/*_sys-class-infiniband; do # /sys/class/infiniband captures, each under a root
     [ -d "$d" ] || continue
     r=$TMP/roots/$(basename "$d" _sys-class-infiniband)
@@ -117,7 +130,7 @@ for f in "$S"/ibstat/*; do
 done
 [ "$captures" -ge 5 ]; ok $? "at least five captures faulted ($captures)"
 for cls in gpu-gen gpu-width nic-gen nic-width port-rate nvlink port-down gpu-rate bridge link-width \
-    link-speed link-down link-moved; do
+    link-speed link-down link-moved h2d-map-below h2d-map-above h2d-ref-below h2d-ref-above; do
     [ "${cases[$cls]:-0}" -gt 0 ]; ok $? "class $cls has cases"
     echo "# class $cls: cases ${cases[$cls]:-0}, caught ${caught[$cls]:-0}, extra or wrong ${extra[$cls]:-0}"
 done

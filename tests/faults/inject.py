@@ -20,6 +20,13 @@ Captures and the fault classes each can express (the part is drawn with the seed
                                                                     nic.port.phys_state NIC:PORT
     port-rate    one active port at half its rate                   nic.port.rate   NIC:PORT
 
+  nvbandwidth's text output (host-to-device and device-to-host copies; the figure changed is the
+  lowest of its test, so the test's median stays): one figure 1% below and one 1% above the floor
+  gpu.pcie.bw sets, each against the golden map (the floor is the higher of the map's h2d_gbps
+  and 0.75 of the test's median) and against the built-in references alone (no map: 0.70 of the
+  GPU model's host link in place of the map's floor):
+    h2d-map-below, h2d-ref-below                                    gpu.pcie.bw     gpuN
+    h2d-map-above, h2d-ref-above                                    nothing
   a sysfs tree (a directory that stands for /sys, with class/infiniband; each variant a copy):
     port-down    one active port Down, Polling                      nic.port.state and
                                                                     nic.port.phys_state NIC:PORT
@@ -105,6 +112,8 @@ def main():
             text = f.read()
         if re.match(r"\s*GPU \d+: ", text):
             index = nvlink_variants(text, a)
+        elif re.search(r"^(Running \w+\.|nvbandwidth Version)", text, re.M):
+            index = nvbandwidth_variants(text, a)
         elif re.search(r"^(Switch|Ca)\s+\d+\s+\"", text, re.M):
             index = ibnd_variants(text, a)
         elif not text.lstrip().startswith("<"):
@@ -116,6 +125,7 @@ def main():
     except (OSError, ET.ParseError, ValueError) as e:
         print(f"inject.py: {a.capture}: {e}", file=sys.stderr)
         return 2
+    os.makedirs(a.outdir, exist_ok=True)
     with open(os.path.join(a.outdir, "index"), "w", encoding="utf-8") as f:
         f.write("".join(line + "\n" for line in index))
     return 0
@@ -296,6 +306,66 @@ def ibnd_variants(text, a):
         out[ends[sw]] = re.sub(r"^\[\d+\]", f"[{q}]", out[ends[sw]])
         out[ends[ca]] = re.sub(r'^(\[\d+\](\([0-9a-fA-F]+\))?\s+"[^"]+")\[\d+\]', rf"\g<1>[{q}]", out[ends[ca]])
         write("link-moved", out, [f"fabric.link.moved@{ca[0]}:{ca[1]}"])
+    return index
+
+
+# The host link of the GPU models the captures name, GB/s each way (PCIe rate per lane, the line
+# code deducted): the test's own table, not railyard's
+HOST_LINK = [("A100", 16 * 16 * 128 / 130 / 8), ("H100", 32 * 16 * 128 / 130 / 8),
+             ("H200", 32 * 16 * 128 / 130 / 8), ("RTX 4090", 16 * 16 * 128 / 130 / 8),
+             ("RTX 5090", 32 * 16 * 128 / 130 / 8)]
+# gpu.pcie.bw's terms as railyard-checks(7) gives them
+FLOOR_HOST, SIBLING, GOLDEN = 0.70, 0.75, 0.85
+
+
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def nvbandwidth_variants(text, a):
+    """nvbandwidth's host copies: a matrix of one row (the CPU) and a column per GPU"""
+    lines = text.splitlines(keepends=True)
+    model = {int(m.group(1)): m.group(2) for m in
+             (re.match(r"Device (\d+): (.*)", line) for line in lines) if m}
+    tests, test, cols = [], None, None
+    for i, line in enumerate(lines):
+        m = re.match(r"Running (\w+)\.", line)
+        if m:
+            test = m.group(1) if re.match(r"(host_to_device|device_to_host)_memcpy_(ce|sm)$", m.group(1)) else None
+            cols = None
+            continue
+        if test and cols is None and re.match(r"\s*\d+(\s+\d+)*\s*$", line):
+            cols = [int(x) for x in line.split()]
+            continue
+        if test and cols is not None and re.match(r"\s*0\s+\d", line):
+            spans = [m.span() for m in re.finditer(r"\d+\.\d+", line)]
+            vals = [float(line[x:y]) for x, y in spans]
+            if len(vals) == len(cols):
+                tests.append((test, i, [(g, v, sp) for g, v, sp in zip(cols, vals, spans)]))
+            test = None
+    if not tests:
+        return []
+    rng = start(a)
+    index = []
+    # the golden map's floor: the slowest test's median times 0.85, rounded down to 0.1
+    golden = min(median([v for _, v, _ in t[2]]) for t in tests) * GOLDEN
+    golden = int(golden * 10 + 1e-6) / 10
+    t = rng.choice(tests)
+    g, v, (x, y) = min(t[2], key=lambda e: e[1])
+    bound = next((b for name, b in HOST_LINK if name in model.get(g, "")), None)
+    sibling = [SIBLING * median([e[1] for e in t[2]])] if len(t[2]) >= 3 else []
+    # the map's floor takes the place of the link's bound
+    for mode, terms in (("map", [golden] + sibling), ("ref", ([FLOOR_HOST * bound] if bound else []) + sibling)):
+        if not terms:
+            continue
+        floor = max(terms)
+        for side, f, findings in (("below", 0.99, [f"gpu.pcie.bw@gpu{g}"]), ("above", 1.01, [])):
+            out = list(lines)
+            new = f"{floor * f:.2f}".rjust(y - x)
+            out[t[1]] = out[t[1]][:x] + new + out[t[1]][y:]
+            emit(a, index, f"h2d-{mode}-{side}.txt", f"h2d-{mode}-{side}", "".join(out), findings)
     return index
 
 
