@@ -162,3 +162,26 @@ void fabric_coll_halve(const int *set, int n, int *a, int *na, int *b, int *nb)
     memcpy(a, set, (size_t)*na * sizeof(*set));
     memcpy(b, set + *na, (size_t)*nb * sizeof(*set));
 }
+
+enum fabric_coll_step fabric_coll_halves(double fa, double fb, double whole, double q)
+{
+    int slow_a = fa < q * fb, slow_b = fb < q * fa;
+
+    if (slow_a != slow_b)
+        return slow_a ? FABRIC_COLL_STEP_A_SLOW : FABRIC_COLL_STEP_B_SLOW;
+    /* each half faster than the whole: what they do not share, the paths between them, is slow */
+    return (fa < fb ? fa : fb) * q > whole ? FABRIC_COLL_STEP_BETWEEN : FABRIC_COLL_STEP_ALIKE;
+}
+
+double fabric_coll_pairs(const double *busbw, int ng, int control, double q, unsigned char *slow)
+{
+    double ref = control >= 0 && control < ng && busbw[control] > 0 ? busbw[control] : 0;
+
+    if (ref <= 0)
+        for (int j = 0; j < ng; j++)
+            if (busbw[j] > ref)
+                ref = busbw[j];
+    for (int j = 0; j < ng; j++)
+        slow[j] = j != control && !(busbw[j] > 0 && busbw[j] >= q * ref);
+    return ref;
+}

@@ -69,4 +69,25 @@ const char *fabric_coll_verdict_name(enum fabric_coll_verdict v);
  * the sizes in *na, *nb. */
 void fabric_coll_halve(const int *set, int n, int *a, int *na, int *b, int *nb);
 
+/* What one step of localizing a rail's slow collective concludes from its two halves timed side
+ * by side (bus bandwidths fa and fb, 0 for a half that failed) against the whole set's figure and
+ * the ratio q: one half slower than q of the other (that half is searched further, the other's
+ * nodes are proven good); neither, with each half faster than the whole by 1/q (the shortfall is
+ * on the paths between the halves, the rail's switches); or neither and no such gap (a shortfall
+ * every node shares). Halves are weighed against each other, never against the bound. */
+enum fabric_coll_step {
+    FABRIC_COLL_STEP_A_SLOW,
+    FABRIC_COLL_STEP_B_SLOW,
+    FABRIC_COLL_STEP_BETWEEN,
+    FABRIC_COLL_STEP_ALIKE
+};
+enum fabric_coll_step fabric_coll_halves(double fa, double fb, double whole, double q);
+
+/* The last step: ng pairs timed side by side, each a suspect beside a node proven good, and at
+ * index control (-1: none) two good nodes as the yardstick; busbw[j] <= 0 for a pair that failed.
+ * The yardstick is the control pair's figure, else the fastest pair's; slow[j] is set for each
+ * suspect's pair below q of it (a failed pair is slow) and cleared for the others and the
+ * control. Returns the yardstick (0: no pair gave a figure). */
+double fabric_coll_pairs(const double *busbw, int ng, int control, double q, unsigned char *slow);
+
 #endif

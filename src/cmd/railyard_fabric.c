@@ -2424,7 +2424,7 @@ static void coll_localize(struct run *r, const struct coll_entry *phase)
     while (ns >= 4) {
         int *a = xcalloc((size_t)ns, sizeof(int)), *b = xcalloc((size_t)ns, sizeof(int)), na, nb;
         double fa, fb;
-        int slow_a, slow_b;
+        enum fabric_coll_step step;
         fabric_coll_halve(set, ns, a, &na, b, &nb);
         for (int h = 0; h < 2; h++) {
             grp[h] = *phase;
@@ -2439,9 +2439,9 @@ static void coll_localize(struct run *r, const struct coll_entry *phase)
         }
         fa = grp[0].ok ? grp[0].busbw : 0;
         fb = grp[1].ok ? grp[1].busbw : 0;
-        slow_a = fa < q * fb;
-        slow_b = fb < q * fa;
-        if (slow_a != slow_b) {
+        step = fabric_coll_halves(fa, fb, whole, q);
+        if (step == FABRIC_COLL_STEP_A_SLOW || step == FABRIC_COLL_STEP_B_SLOW) {
+            int slow_a = step == FABRIC_COLL_STEP_A_SLOW;
             const struct coll_entry *fast = slow_a ? &grp[1] : &grp[0];
             for (int j = 0; j < fast->nnodes; j++)
                 good[fast->nodes[j]] = 1;
@@ -2458,7 +2458,7 @@ static void coll_localize(struct run *r, const struct coll_entry *phase)
         free(a);
         free(b);
         {
-            int between = fmin(fa, fb) * q > whole; /* each half faster than the whole */
+            int between = step == FABRIC_COLL_STEP_BETWEEN;
             snprintf(o, sizeof(o), "%s; its halves side by side: %s (%s), %s (%s): %s", t, t2, la,
                      t3, lb,
                      between ? "each faster than the whole, so the shortfall is between them"
@@ -2519,18 +2519,18 @@ static void coll_localize(struct run *r, const struct coll_entry *phase)
         if (coll_step(r, grp, ng) < 0)
             goto out;
         {
-            double ref = control >= 0 && grp[control].ok ? grp[control].busbw : 0;
+            double bw[4], ref;
+            unsigned char is_slow[4];
             int slow = 0;
-            if (ref <= 0)
-                for (int j = 0; j < ng; j++)
-                    if (grp[j].ok && grp[j].busbw > ref)
-                        ref = grp[j].busbw;
+            for (int j = 0; j < ng; j++)
+                bw[j] = grp[j].ok ? grp[j].busbw : 0;
+            ref = fabric_coll_pairs(bw, ng, control, q, is_slow);
             if (control >= 0 && grp[control].ok)
                 coll_text(&grp[control], t3, sizeof(t3));
             for (int j = 0; j < ng; j++) {
                 const struct coll_entry *g = &grp[j];
                 char who[NAME_LEN + 16];
-                if (j == control || (g->ok && g->busbw >= q * ref))
+                if (!is_slow[j])
                     continue;
                 coll_text(g, t2, sizeof(t2));
                 snprintf(who, sizeof(who), "%s/rail%d", r->names[g->suspect], rail);

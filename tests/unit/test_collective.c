@@ -132,5 +132,59 @@ int main(void)
     fabric_coll_halve(set, 2, a, &na, b, &nb);
     ok(na == 1 && nb == 1 && a[0] == 10 && b[0] == 11, "2 nodes: one each");
     is_str(fabric_coll_name(FABRIC_COLL_ALLTOALL), "alltoall", "names");
+
+    /* a localizing step: halves weighed against each other (q 0.75, exact in binary) */
+    is_int(fabric_coll_halves(74, 100, 50, 0.75), FABRIC_COLL_STEP_A_SLOW,
+           "halves 74 and 100: the first below 0.75 of the second is searched further");
+    is_int(fabric_coll_halves(100, 74.99, 50, 0.75), FABRIC_COLL_STEP_B_SLOW,
+           "halves 100 and 74.99: the second, just below 0.75 of the first");
+    is_int(fabric_coll_halves(75, 100, 56, 0.75), FABRIC_COLL_STEP_BETWEEN,
+           "halves 75 and 100 (exactly 0.75): neither slow; each faster than the whole 56 by "
+           "1/0.75: between them");
+    is_int(fabric_coll_halves(75, 100, 56.25, 0.75), FABRIC_COLL_STEP_ALIKE,
+           "...the whole at 56.25 (0.75 x the slower half, not below it): alike");
+    is_int(fabric_coll_halves(80, 100, 65, 0.75), FABRIC_COLL_STEP_ALIKE,
+           "halves 80 and 100, the whole 65: the slower half (60) decides, not the faster (75)");
+    is_int(fabric_coll_halves(80, 100, 59, 0.75), FABRIC_COLL_STEP_BETWEEN,
+           "...the whole 59: between them");
+    is_int(fabric_coll_halves(0, 100, 50, 0.75), FABRIC_COLL_STEP_A_SLOW,
+           "a half that failed (0) is the slow one");
+    is_int(fabric_coll_halves(100, 0, 50, 0.75), FABRIC_COLL_STEP_B_SLOW, "...either half");
+    is_int(fabric_coll_halves(0, 0, 10, 0.75), FABRIC_COLL_STEP_ALIKE,
+           "both halves failed: neither is singled out");
+
+    /* the last step: suspects beside good nodes, two good nodes as the yardstick */
+    {
+        double bw[4] = { 40, 100, 67.49, 90 };
+        unsigned char slow[4];
+        ok(near(fabric_coll_pairs(bw, 4, 3, 0.75, slow), 90) && slow[0] && !slow[1] && slow[2] &&
+               !slow[3],
+           "yardstick the control pair's 90 (0.75 of it: 67.5): 40 and 67.49 slow, 100 not");
+    }
+    {
+        double bw[3] = { 72, 100, 95 };
+        unsigned char slow[3];
+        ok(near(fabric_coll_pairs(bw, 3, 2, 0.75, slow), 95) && !slow[0] && !slow[1] && !slow[2],
+           "the control's 95, not the fastest pair's 100: 72 is over 0.75 x 95 (71.25)");
+        bw[0] = 71.24;
+        fabric_coll_pairs(bw, 3, 2, 0.75, slow);
+        ok(slow[0] && !slow[1] && !slow[2], "...71.24 is under it");
+        bw[0] = 71.25;
+        fabric_coll_pairs(bw, 3, 2, 0.75, slow);
+        ok(!slow[0], "...71.25, exactly 0.75 of it, is not");
+    }
+    {
+        double bw[4] = { 40, 100, 0, 0 };
+        unsigned char slow[4];
+        ok(near(fabric_coll_pairs(bw, 4, 3, 0.75, slow), 100) && slow[0] && !slow[1] && slow[2] &&
+               !slow[3],
+           "the control pair failed: the fastest pair's 100; a suspect's pair that failed is slow, "
+           "the control is never named");
+        ok(near(fabric_coll_pairs(bw, 2, -1, 0.75, slow), 100) && slow[0] && !slow[1],
+           "no control: the fastest pair's figure");
+        bw[0] = bw[1] = 0;
+        ok(fabric_coll_pairs(bw, 2, -1, 0.75, slow) == 0 && slow[0] && slow[1],
+           "no pair gave a figure: yardstick 0, every suspect slow");
+    }
     return done_testing();
 }
