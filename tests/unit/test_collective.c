@@ -82,6 +82,48 @@ int main(void)
     is_int((long long)fabric_coll_count(FABRIC_COLL_ALLGATHER, 12, 4), 0,
            "too small for the ranks: 0");
 
+    is_int((long long)fabric_coll_count(FABRIC_COLL_ALLREDUCE, 16, 4), 4,
+           "16 bytes over 4 ranks (4 bytes a rank, the least): 4 floats");
+    is_int((long long)fabric_coll_count(FABRIC_COLL_ALLREDUCE, 15, 4), 0,
+           "15 bytes over 4 ranks: under a float a rank, 0");
+    is_int((long long)fabric_coll_count(FABRIC_COLL_ALLREDUCE, 4, 1), 1, "one rank, 4 bytes: 1");
+    is_int((long long)fabric_coll_count(FABRIC_COLL_ALLREDUCE, 1024, 0), 0, "no rank: 0");
+    ok(fabric_coll_bus_factor(FABRIC_COLL_ALLREDUCE, 0) == 0, "bus factor of no rank: 0");
+    ok(near(fabric_coll_bus_factor(FABRIC_COLL_ALLGATHER, 1), 0), "...of one rank: 0");
+    ok(near(fabric_coll_bus_factor(FABRIC_COLL_ALLREDUCE, 4), 1.5), "...all-reduce, 4: 1.5");
+    is_str(fabric_coll_name(FABRIC_COLL_N), "?", "a name past the list: ?");
+
+    /* the edges of the lists */
+    ok(fabric_coll_parse_sizes("", sizes, 8, &err) < 0 && strstr(err.text, "takes sizes"),
+       "an empty size list is refused");
+    ok(fabric_coll_parse_sizes(NULL, sizes, 8, &err) < 0, "...and none at all");
+    ok(fabric_coll_parse_sizes("1K,,2K", sizes, 8, &err) < 0 && strstr(err.text, "cannot be ''"),
+       "an empty size between commas: %s", err.text);
+    {
+        char w[40];
+        memset(w, '9', sizeof(w));
+        w[31] = '\0'; /* 31 digits: read as a number, and too big */
+        ok(fabric_coll_parse_sizes(w, sizes, 8, &err) < 0 && strstr(err.text, "is not a size"),
+           "a 31-character size is read and refused as a size: %s", err.text);
+        w[31] = '9';
+        w[32] = '\0'; /* 32: past the word kept */
+        ok(fabric_coll_parse_sizes(w, sizes, 8, &err) < 0 && strstr(err.text, "cannot be") &&
+               strstr(err.text, "'9999999999999999999999999999999'") &&
+               !strstr(err.text, "'99999999999999999999999999999999'"),
+           "a 32-character size is refused, quoted to its first 31: %s", err.text);
+    }
+    ok(fabric_coll_parse_sizes("16G", sizes, 8, &err) == 1 && sizes[0] == (size_t)16 << 30,
+       "16G, the most, is taken");
+    ok(fabric_coll_parse_sizes("17179869185", sizes, 8, &err) < 0, "16G and a byte is refused");
+    ok(fabric_coll_parse_sizes("1024", sizes, 8, &err) == 1, "1K, the least, is taken");
+    ok(fabric_coll_parse_sizes("1023", sizes, 8, &err) < 0, "1023 bytes are refused");
+    {
+        const char *w41 = "abcdefghijabcdefghijabcdefghijabcdefghijX"; /* 41 characters */
+        ok(fabric_coll_parse(w41, &mask, &err) < 0 &&
+               strstr(err.text, "'abcdefghijabcdefghijabcdefghijabcdefghij'"),
+           "an unknown word is quoted to its first 40 characters: %s", err.text);
+    }
+
     /* the bound: the median of the ports' best links, not the slowest */
     {
         struct fabric_link l[] = {
@@ -110,6 +152,26 @@ int main(void)
         ok(fabric_coll_bound(&in, 2, NULL, &slowest) < 0 && slowest < 0,
            "a rail without a link has no bound");
     }
+    {
+        /* links under 1 Gb/s count (a shaped demo rail); a link of a node past the input's
+         * (or before it) and a link without a figure do not */
+        struct fabric_link l[] = {
+            mk(0, 0, 1, 0.5),  mk(0, 1, 2, 0.7),  mk(0, 2, 0, 0.6), mk(0, 3, 0, 0.1),
+            mk(0, 0, -1, 0.2), mk(0, -1, 1, 0.2), mk(0, 1, 2, 0),   mk(0, 3, 2, 0.05),
+        };
+        struct fabric_input in;
+        double slowest = 0;
+        memset(&in, 0, sizeof(in));
+        in.nodes = 3;
+        in.rails = 1;
+        in.links = l;
+        in.nlinks = sizeof(l) / sizeof(l[0]);
+        /* best: node 0 0.6, node 1 0.7, node 2 0.7 -> median 0.7; slowest 0.5 */
+        ok(near(fabric_coll_bound(&in, 0, NULL, &slowest), 0.7) && near(slowest, 0.5),
+           "links under 1 Gb/s: bound 0.7, slowest 0.5, links to nodes 3 and -1 left out "
+           "(%g, %g)",
+           fabric_coll_bound(&in, 0, NULL, NULL), slowest);
+    }
 
     /* the verdict */
     is_int(fabric_coll_judge(80, 100, 0.7, 1), FABRIC_COLL_OK, "80%% of the bound: ok");
@@ -118,6 +180,17 @@ int main(void)
     is_int(fabric_coll_judge(69, 100, -1, 1), FABRIC_COLL_SHORT, "the default ratio is 0.7");
     is_int(fabric_coll_judge(71, 100, -1, 1), FABRIC_COLL_OK, "71%% with the default: ok");
     is_int(fabric_coll_judge(1, 100, 0, 1), FABRIC_COLL_OK, "ratio 0: no limit");
+    is_int(fabric_coll_judge(5, 0, 0.7, 1), FABRIC_COLL_NOBOUND, "a bound of 0: no bound");
+    is_int(fabric_coll_judge(0.4, 0.5, 0.7, 1), FABRIC_COLL_OK,
+           "a bound under 1 Gb/s (a shaped rail) is a bound: 0.4 of 0.5 passes");
+    is_int(fabric_coll_judge(0.3, 0.5, 0.7, 1), FABRIC_COLL_SHORT, "...0.3 of it falls short");
+    is_int(fabric_coll_judge(10, 100, 0.7, 0), FABRIC_COLL_HOST,
+           "a CPU-bound end (host share 0): any shortfall is host-limited");
+    is_int(
+        fabric_coll_judge(37.5, 100, 0.75, 0.5), FABRIC_COLL_HOST,
+        "short by exactly what hosts at half their CPU explain (0.75 x 100 x 0.5): host-limited");
+    is_int(fabric_coll_judge(37.49, 100, 0.75, 0.5), FABRIC_COLL_SHORT,
+           "...and a little more: short");
     is_int(fabric_coll_judge(50, 100, 0.7, 0.6), FABRIC_COLL_HOST,
            "short no more than starved hosts explain: host-limited");
     is_int(fabric_coll_judge(30, 100, 0.7, 0.6), FABRIC_COLL_SHORT,
@@ -172,6 +245,29 @@ int main(void)
         bw[0] = 71.25;
         fabric_coll_pairs(bw, 3, 2, 0.75, slow);
         ok(!slow[0], "...71.25, exactly 0.75 of it, is not");
+    }
+    {
+        /* no control: the figure before the array is never read (a larger one sits there) */
+        double store[3] = { 1000, 40, 100 }, *bw = store + 1;
+        unsigned char slow[2];
+        ok(near(fabric_coll_pairs(bw, 2, -1, 0.75, slow), 100) && slow[0] && !slow[1],
+           "no control pair (-1): the fastest pair's 100, nothing before the pairs read");
+    }
+    {
+        double bw[3] = { 90, 70, 100 };
+        unsigned char slow[3];
+        ok(near(fabric_coll_pairs(bw, 3, 0, 0.75, slow), 90) && !slow[0] && !slow[1] && !slow[2],
+           "the control pair first: its 90 is the yardstick (70 is over 67.5), not the fastest's");
+    }
+    {
+        /* a shaped demo rail: every figure under 1 Gb/s */
+        double bw[3] = { 0.9, 0.7, 1.0 };
+        unsigned char slow[3];
+        ok(near(fabric_coll_pairs(bw, 3, 0, 0.75, slow), 0.9) && !slow[1] && !slow[2],
+           "figures under 1 Gb/s: the control's 0.9, 0.7 over 0.675 of it");
+        bw[1] = 0.67;
+        fabric_coll_pairs(bw, 3, 0, 0.75, slow);
+        ok(slow[1] && !slow[2], "...0.67 under it");
     }
     {
         double bw[4] = { 40, 100, 0, 0 };
