@@ -157,7 +157,7 @@ int main(void)
          * (or before it) and a link without a figure do not */
         struct fabric_link l[] = {
             mk(0, 0, 1, 0.5),  mk(0, 1, 2, 0.7),  mk(0, 2, 0, 0.6), mk(0, 3, 0, 0.1),
-            mk(0, 0, -1, 0.2), mk(0, -1, 1, 0.2), mk(0, 1, 2, 0),   mk(0, 3, 2, 0.05),
+            mk(0, 0, -1, 0.2), mk(0, -1, 1, 0.2), mk(0, 1, 2, 0),   mk(0, 2, 3, 0.05),
         };
         struct fabric_input in;
         double slowest = 0;
