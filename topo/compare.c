@@ -463,7 +463,8 @@ static void check_gpu_kind(struct ctx *c, const struct topo_gpu *g)
  * link carries; ibstat and nvidia-smi nvlink --status give no PCIe at all), where the map or a
  * reference expects them. A rate that carries what the expected generation and width carry
  * passes both checks; anything less is not judged, with the reason: a rate does not say which
- * term is short, and a GPU slows its link when idle. Returns 1 when the link was handled here. */
+ * term is short, and a GPU slows its link when idle. Where one term is given, the caller judges
+ * it and the other is listed as not judged. Returns 1 when the link was handled here. */
 static int pcie_unknown(struct ctx *c, const char *kind, const struct topo_pcie_link *l, int egen,
                         int ogen, int ewidth, int owidth, const char *subject)
 {
@@ -472,6 +473,13 @@ static int pcie_unknown(struct ctx *c, const char *kind, const struct topo_pcie_
 
     if (!((egen > 0 && ogen <= 0) || (ewidth > 0 && owidth <= 0)))
         return 0;
+    if (ogen > 0 || owidth > 0) {
+        /* one term given (the caller judges it), the other not */
+        topo_findings_unjudged(c->out, "%s/%s: %s.pcie.%s: the input does not give the link's %s",
+                               c->host, subject, kind, ogen > 0 ? "width" : "gen",
+                               ogen > 0 ? "width" : "generation");
+        return 0;
+    }
     need = topo_pci_link_gbytes(egen, ewidth);
     if (egen > 0)
         snprintf(terms, sizeof(terms), "Gen%d", egen);

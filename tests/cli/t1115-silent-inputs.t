@@ -221,6 +221,18 @@ for r in 62.95 31.507692; do
     ok $? "...but listed under not judged with its rate and the 63.0 GB/s of Gen5 x16"
     is "$(pcie_of hgx4-017/gpu1)" "ok,ok" "...while gpu1, at 63.0, still passes"
 done
+# one term given, the other not (a sysfs tree without the link speed files): the width is
+# judged, the generation listed as not judged
+pci "$TMP/half" 0000:18:00.0 0x2330
+rm "$TMP/half/bus/pci/devices/0000:18:00.0/current_link_speed" "$TMP/half/bus/pci/devices/0000:18:00.0/max_link_speed"
+"$RAILYARD" check --sysfs-root "$TMP/half" --json >"$TMP/c.json" 2>/dev/null
+is "$(pcie_of node/gpu0)" "ok" "an H100 in sysfs without its link speed: gpu.pcie.width judged (ok), no gen finding..."
+jq -e '.not_judged | map(select(test("^node/gpu0: gpu.pcie.gen: the input does not give the link.s generation$"))) | length == 1' \
+    "$TMP/c.json" >/dev/null
+ok $? "...and gpu.pcie.gen listed under not judged"
+echo 8 >"$TMP/half/bus/pci/devices/0000:18:00.0/current_link_width"
+"$RAILYARD" check --sysfs-root "$TMP/half" --json >"$TMP/c.json" 2>/dev/null
+is "$(pcie_of node/gpu0)" "fail" "...at x8 the width it gives still fails"
 # no PCIe link at all: ibstat's NICs and nvidia-smi nvlink --status's GPUs
 if [ -d "$SHARED_FIXTURES/ibstat" ]; then
     "$RAILYARD" check --ibstat "$SHARED_FIXTURES/ibstat/gpud_ibstat_h100_ib_8x400_all_active.txt" --json \
