@@ -96,6 +96,32 @@ int main(void)
         ok(rising, "a counter that rose between the samples fails");
     }
     topo_findings_free(&fnd);
+    /* each limit at its edge: SymbolErrorCounter's total 10, PortXmitDiscards' rise of 10 */
+    for (int k = 0; k < 2; k++) {
+        int warn = 0, rising = 0;
+        memset(&fnd, 0, sizeof(fnd));
+        f.nodes[sw1].ports[3].s[0].v[IBF_SYMBOL_ERR] = 10 + k;
+        f.nodes[sw1].ports[3].s[1].v[IBF_SYMBOL_ERR] = 10 + k;
+        f.nodes[ca].ports[1].s[1].v[IBF_LINK_DOWNED] = 0;
+        f.nodes[ca].ports[1].s[0].v[IBF_XMIT_DISCARDS] = 5;
+        f.nodes[ca].ports[1].s[1].v[IBF_XMIT_DISCARDS] = 15 + k;
+        ibf_analyze(&f, &e, &fnd, NULL);
+        for (size_t i = 0; i < fnd.n; i++) {
+            warn += !strcmp(fnd.v[i].check, "port.errors") && fnd.v[i].sev == TOPO_SEV_WARN;
+            rising +=
+                !strcmp(fnd.v[i].check, "port.errors.rising") && fnd.v[i].sev == TOPO_SEV_FAIL;
+        }
+        ok(warn == k && rising == k,
+           k ? "SymbolErrorCounter 11 warns, PortXmitDiscards +11 fails"
+             : "SymbolErrorCounter 10 (the limit) and PortXmitDiscards +10 (its rise) say nothing");
+        topo_findings_free(&fnd);
+    }
+    /* back to the values the next cases read */
+    f.nodes[sw1].ports[3].s[0].v[IBF_SYMBOL_ERR] = f.nodes[sw1].ports[3].s[1].v[IBF_SYMBOL_ERR] =
+        500;
+    f.nodes[ca].ports[1].s[1].v[IBF_LINK_DOWNED] = 2;
+    f.nodes[ca].ports[1].s[0].v[IBF_XMIT_DISCARDS] =
+        f.nodes[ca].ports[1].s[1].v[IBF_XMIT_DISCARDS] = 0;
     /* only_host keeps the findings about that host's cables */
     memset(&fnd, 0, sizeof(fnd));
     e.only_host = "n1";
