@@ -468,7 +468,7 @@ static void check_gpu_kind(struct ctx *c, const struct topo_gpu *g)
 static int pcie_unknown(struct ctx *c, const char *kind, const struct topo_pcie_link *l, int egen,
                         int ogen, int ewidth, int owidth, const char *subject)
 {
-    char e[32], o[48], want[64] = "", terms[32] = "";
+    char e[32], o[48], want[64] = "", terms[32] = "", gen_id[24], width_id[24];
     double need;
 
     if (!((egen > 0 && ogen <= 0) || (ewidth > 0 && owidth <= 0)))
@@ -490,13 +490,13 @@ static int pcie_unknown(struct ctx *c, const char *kind, const struct topo_pcie_
         snprintf(want, sizeof(want), ", below the %.1f GB/s of %s", need, terms);
     if (l->cur_gbytes > 0 && need > 0 && l->cur_gbytes >= need * (1 - 1e-3)) {
         /* hwloc prints GB/s to six decimals: a link at Gen5 x16 reads 63.015385 */
+        snprintf(gen_id, sizeof(gen_id), "%s.pcie.gen", kind);
+        snprintf(width_id, sizeof(width_id), "%s.pcie.width", kind);
         snprintf(o, sizeof(o), "%.1f GB/s (the rate only)", l->cur_gbytes);
         snprintf(e, sizeof(e), "Gen%d", egen);
-        add(c, TOPO_SEV_OK, strcmp(kind, "gpu") ? "nic.pcie.gen" : "gpu.pcie.gen", e, o, NULL, "%s",
-            subject);
+        add(c, TOPO_SEV_OK, gen_id, e, o, NULL, "%s", subject);
         snprintf(e, sizeof(e), "x%d", ewidth);
-        add(c, TOPO_SEV_OK, strcmp(kind, "gpu") ? "nic.pcie.width" : "gpu.pcie.width", e, o, NULL,
-            "%s", subject);
+        add(c, TOPO_SEV_OK, width_id, e, o, NULL, "%s", subject);
         return 1;
     }
     if (l->cur_gbytes > 0)

@@ -2519,8 +2519,8 @@ static void coll_localize(struct run *r, const struct coll_entry *phase)
         if (coll_step(r, grp, ng) < 0)
             goto out;
         {
-            double bw[4], ref;
-            unsigned char is_slow[4];
+            double bw[sizeof(grp) / sizeof(grp[0])], ref;
+            unsigned char is_slow[sizeof(grp) / sizeof(grp[0])];
             int slow = 0;
             for (int j = 0; j < ng; j++)
                 bw[j] = grp[j].ok ? grp[j].busbw : 0;

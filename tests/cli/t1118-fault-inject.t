@@ -32,6 +32,9 @@ INJ=$RAILYARD_SRCDIR/tests/faults/inject.py
 seeds=${RAILYARD_FAULT_SEEDS:-1 2 3}
 echo "# seeds: $seeds"
 
+ends_sorted() { # "check A<->B" lines: a cable's two ends in sorted order
+    awk '{ n = split($2, e, "<->"); if (n == 2 && e[2] < e[1]) $2 = e[2] "<->" e[1]; print }'
+}
 judge() { # MAP OPTION INPUT: the check's JSON; with OPTION --ibnetdiscover, railyard fabric's
     # against MAP, the healthy dump (--expect-fabric); with MAP -, the built-in references'
     if [ "$2" = --ibnetdiscover ]; then
@@ -49,7 +52,7 @@ said() { # MAP OPTION INPUT: the findings that are not ok, "check subject" (a no
         (.findings[] | select(.severity != "ok") |
             "\(.check) \(if $fabric == "1" then .subject else .subject | sub("^[^/]*/"; "") end)"),
         (.not_judged[]? | capture("^[^/]*/(?<s>[^: ]*): (?<c>[^ :]*)") | "unjudged:\(.c) \(.s)")' |
-        awk '{ n = split($2, e, "<->"); if (n == 2 && e[2] < e[1]) $2 = e[2] "<->" e[1]; print }' | sort -u
+        ends_sorted | sort -u
 }
 notok() { # MAP OPTION INPUT [BASELINE]: said, less the lines of BASELINE (what the healthy
     # capture already says), joined with ';'
@@ -84,7 +87,7 @@ faults() { # OPTION CAPTURE: the capture is its own golden node; each variant of
             case $cls in *-ref-*) m=- base=$TMP/base- ;; esac # against the built-in references
             got=$(notok "$m" "$1" "$TMP/v/$file" "$base")
             want=$(echo "$fnd" | tr ',@' '\n ' | names "$names" |
-                awk '{ n = split($2, e, "<->"); if (n == 2 && e[2] < e[1]) $2 = e[2] "<->" e[1]; print }' | sort | paste -sd';')
+                ends_sorted | sort | paste -sd';')
             cases[$cls]=$((${cases[$cls]:-0} + 1))
             case ";$got;" in *";${want%%;*};"*) caught[$cls]=$((${caught[$cls]:-0} + 1)) ;; esac
             [ "$got" = "$want" ] || extra[$cls]=$((${extra[$cls]:-0} + 1))
