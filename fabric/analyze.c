@@ -133,15 +133,25 @@ static int excluded(const struct ctx *c, const struct fabric_link *l)
     return 0;
 }
 
+/* Clean enough to prove its ends good: a link that resent more than the limit does not, even
+ * where the map tolerates it (the limit is then the default): TCP over a lossy port can keep
+ * up with one partner and not with another, the more on a busy host. */
+static int wire_clean(const struct ctx *c, const struct fabric_link *l)
+{
+    double min = c->in->goodput_min > FABRIC_GOODPUT_MIN ? c->in->goodput_min : FABRIC_GOODPUT_MIN;
+
+    return !wired(l) || goodput_ratio(l) >= min;
+}
+
 /* does node q have an edge on rail r, other than with p, that is not failed (and, when
- * want_good, not low either)? */
+ * want_good, neither low nor resending past the limit)? */
 static int partner_fine_elsewhere(struct ctx *c, int q, int p, int rail, int want_good)
 {
     for (size_t i = 0; i < c->in->nlinks; i++) {
         const struct fabric_link *l = &c->in->links[i];
         if (l->rail != rail || excluded(c, l) || (l->a != q && l->b != q) || l->a == p || l->b == p)
             continue;
-        if (l->ok && (!want_good || !is_low(c, l)))
+        if (l->ok && (!want_good || (!is_low(c, l) && wire_clean(c, l))))
             return 1;
     }
     return 0;
@@ -890,7 +900,9 @@ static void report_outliers(struct ctx *c)
         cut = fmin(0.8 * med, med - 4 * mad);
         for (int k = 0; k < in->nodes; k++) {
             char e[96], o[96];
-            if (best[k] <= 0 || best[k] >= cut || explained(pv(c, k, r)))
+            /* a port under the floor with every partner is a failure already: its own, or
+             * its links' (link.path) */
+            if (best[k] <= 0 || best[k] >= cut || explained(pv(c, k, r)) || best[k] < c->ref[r])
                 continue;
             snprintf(e, sizeof(e), "near the rail's median %.3g Gb/s (MAD %.2g)", med,
                      mad / 1.4826);

@@ -56,21 +56,30 @@ static const struct topo_finding *first_fail(const struct topo_findings *f)
     return &none;
 }
 
+static const char *fails_in(const struct fabric_input *in);
+
 /* "check subject" of every failure, joined with ';' */
 static const char *fails(const struct fabric_link *links, size_t n, int nodes, int rails,
                          const int *carrier_down, const double *expect)
 {
-    static char buf[1024];
     struct fabric_port ports[64];
     struct fabric_input in;
-    struct topo_findings f = { 0 };
 
     for (int i = 0; i < nodes * rails; i++)
         ports[i].carrier = carrier_down && carrier_down[i] ? 0 : 1;
     in = (struct fabric_input){
         nodes, rails, names, ports, expect, links, n, NULL, 0, NULL, 0, 0, 0
     };
-    fabric_analyze(&in, &f);
+    return fails_in(&in);
+}
+
+/* the same of an input made by the caller (its limits, its failed nodes) */
+static const char *fails_in(const struct fabric_input *in)
+{
+    static char buf[1024];
+    struct topo_findings f = { 0 };
+
+    fabric_analyze(in, &f);
     topo_findings_sort(&f);
     buf[0] = '\0';
     for (size_t i = 0; i < f.n; i++)
@@ -615,6 +624,37 @@ int main(void)
         x[3].lat_p50_us = 900; /* a latency taken while waiting: not a leaf's evidence */
         x[3].wait_a = 0.5;
         is_str(fails(x, 8, 4, 2, NULL, expect), "link.bandwidth n2/rail1", "... nor its latency");
+        /* a port lossy both ways under a map that tolerates its loss (goodput_ratio_min 0.97):
+         * n3->n4 low from the loss, n2->n3 fine though it resent too, n4->n1 low on a starved
+         * host (not judged). n3, proven fine only by a link that resent, does not clear n4: the
+         * low link is the pair's, and n4, whose other partner was not judged, is not named */
+        {
+            memcpy(x, h, sizeof(x));
+            for (int i = 0; i < 8; i++)
+                x[i].bytes = x[i].wire_bytes = 1000000;
+            x[2].wire_bytes = x[4].wire_bytes = 1010000; /* n3's rail 0 resends 1% both ways */
+            x[2].bw_gbps = 0.62;                         /* n3->n4 low: judged (no wait) */
+            x[6].bw_gbps = 0.7;                          /* n4->n1 low while n4 waited 40% */
+            x[6].wait_a = 0.4;
+            in.goodput_min = 0.97;
+            is_str(fails_in(&in), "link.path n3<->n4/rail0",
+                   "a port that lost packets, fine with one partner, clears no other: the pair");
+            x[4].wire_bytes = 1000000; /* n2->n3 clean: n3 is proven fine, n4 is named */
+            is_str(fails_in(&in), "link.bandwidth n4/rail0",
+                   "...the same where n3's other link resent nothing: n4 named");
+            x[4].wire_bytes = 1004000; /* 99.6% delivered: within the default, clean enough */
+            is_str(fails_in(&in), "link.bandwidth n4/rail0",
+                   "...and where it resent 0.4%%, within the default limit: n4 named");
+            x[4].wire_bytes = 1006000; /* 99.4%: past the default, within the map's */
+            is_str(fails_in(&in), "link.path n3<->n4/rail0",
+                   "...and where it resent 0.6%%, past the default limit: the pair");
+            in.goodput_min = 0.999; /* a map stricter than the default: its limit is the one */
+            x[4].wire_bytes = 1002000;
+            x[2].wire_bytes = 1000000;
+            is_str(fails_in(&in), "link.goodput n2->n3/rail0;link.path n3<->n4/rail0",
+                   "...a stricter map: 0.2%% resent is lossy, clears nothing");
+            in.goodput_min = 0;
+        }
         /* the host short of CPU while the rank itself did not wait: the kernel's network work
          * (softirq threads) waited, which the rank's own run delay does not see */
         memcpy(x, h, sizeof(x));
@@ -748,6 +788,11 @@ int main(void)
             if (o[i].a == 4 || o[i].b == 4)
                 o[i].bw_gbps = 0.8; /* 16% below: within 20% of the median */
         is_str(fails(o, n, 8, 1, NULL, lo), "", "16%% below the median: not an outlier");
+        for (size_t i = 0; i < n; i++)
+            if (o[i].a == 4 || o[i].b == 4)
+                o[i].bw_gbps = 0.5; /* at the floor exactly: it clears it, and lags */
+        is_str(fails(o, n, 8, 1, NULL, lo), "link.outlier n5/rail0",
+               "at the floor with every partner: an outlier, not a failure");
         {
             /* n5 lags because it loses packets: the loss is the finding, the lag it causes is
              * not named again as an outlier; a lossy link of n5's alone explains no lag */
