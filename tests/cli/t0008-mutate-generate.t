@@ -45,6 +45,21 @@ printf '%s | if (a >= 10 && b != 2.5) | if (a >= 10 && b != 5.0)\n' "$TMP/x.c" >
 gen >"$TMP/out"
 is "$?:$(grep -c "equiv.txt:1: 'FILE | LINE AS IT IS | LINE MUTATED | WHY' expected" "$TMP/out")" "2:1" "an equivalent without its reason: refused with file:line"
 printf '# none\n' >"$TMP/equiv.txt"
+# --survivors-of: only the mutants an earlier run left alive, found where their line moved to
+cat >"$TMP/before.out" <<OUT
+KILLED   $TMP/x.c:9:18 relational operator: '<' -> '<=' (3 s)
+SURVIVED $TMP/x.c:99:11 relational operator: '>=' -> '>': if (a > 10 && b != 2.5)
+SURVIVED $TMP/x.c:8:9 condition dropped: 'a >= 10 && b != 2.5' -> '0': if (0)
+SURVIVED $TMP/x.c:9:9 condition dropped: 'a < 99' -> '0': if (0)
+OUT
+"$M" --generate --dry-run --tests-of "$TMP/tests.txt" --equivalent "$TMP/equiv.txt" \
+    --survivors-of "$TMP/before.out" "$TMP/x.c" >"$TMP/out" 2>&1
+is "$?:$(sed -n 2p "$TMP/out")" "0:mutate: 2 of them survived in $TMP/before.out (3 listed there)" \
+    "--survivors-of: 2 of the 3 survivors listed are still mutants of the file"
+is "$(grep -c "^$TMP/x.c:" "$TMP/out"):$(grep -c "^$TMP/x.c:8:11 relational operator: if (a > 10 && b != 2.5)$" "$TMP/out"):$(grep -c "^$TMP/x.c:8:9 condition dropped: if (0)$" "$TMP/out")" \
+    "2:1:1" "--survivors-of: the moved one found at its line now, the killed one and the stale one left out"
+"$M" --generate --dry-run --tests-of "$TMP/tests.txt" --survivors-of "$TMP/nothing.out" "$TMP/x.c" >"$TMP/out" 2>&1
+is "$?:$(grep -c "nothing.out: No such file or directory" "$TMP/out")" "2:1" "--survivors-of a log that is not there: refused"
 printf 'topo/nothing.c: tests/unit/test_inert.t\n' >"$TMP/tests.txt"
 gen >"$TMP/out"
 is "$?:$(grep -c "x.c: no tests listed for it" "$TMP/out")" "2:1" "a file without its tests: refused"
