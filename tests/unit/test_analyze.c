@@ -93,6 +93,245 @@ static const char *fails_in(const struct fabric_input *in)
     return buf;
 }
 
+/* the same with its wire counted: delivered bytes, bytes on the wire, share marked CE */
+static struct fabric_link W(int round, int r, int a, int b, double bw, long long bytes,
+                            long long wire, double ce) {
+    struct fabric_link l = L(round, r, a, b, bw);
+
+    l.bytes = bytes;
+    l.wire_bytes = wire;
+    l.ce_frac = ce;
+    return l;
+}
+
+/* what the finding of this severity, check and subject observed ("none": no such finding) */
+static const char *
+said(const struct fabric_link *links, size_t n, int nodes, int rails, const double *expect,
+     enum topo_sev sev, const char *check, const char *subject)
+{
+    static char buf[256];
+    struct fabric_port ports[64];
+    struct fabric_input in = {
+        nodes, rails, names, ports, expect, links, n, NULL, 0, NULL, 0, 0, 0
+    };
+    struct topo_findings f = { 0 };
+
+    for (int i = 0; i < nodes * rails; i++)
+        ports[i].carrier = 1;
+    fabric_analyze(&in, &f);
+    snprintf(buf, sizeof(buf), "none");
+    for (size_t i = 0; i < f.n; i++)
+        if (f.v[i].sev == sev && !strcmp(f.v[i].check, check) && !strcmp(f.v[i].subject, subject)) {
+            snprintf(buf, sizeof(buf), "%s", f.v[i].observed ? f.v[i].observed : "");
+            break;
+        }
+    topo_findings_free(&f);
+    return buf;
+}
+
+/* Each rule at its edges, and the links each of its loops may look at: a pair whose second end
+ * is the first node, figures at their limits exactly, links of other rails and of other nodes
+ * that must not clear a port, a partner's link in either direction. */
+static void rule_edges(void)
+{
+    const double expect[2] = { 0.9, 0.9 };
+    /* 4 nodes, 2 rails, neighbor rounds: (0,1)(2,3) then (1,2)(3,0) */
+    const struct fabric_link h[8] = {
+        L(0, 0, 0, 1, .95), L(0, 1, 0, 1, .95), L(0, 0, 2, 3, .95), L(0, 1, 2, 3, .95),
+        L(1, 0, 1, 2, .95), L(1, 1, 1, 2, .95), L(1, 0, 3, 0, .95), L(1, 1, 3, 0, .95),
+    };
+    struct fabric_link x[9];
+
+    /* a pair's subject names both ends, the first node too */
+    memcpy(x, h, sizeof(h));
+    x[6].bw_gbps = 0.29;
+    is_str(fails(x, 8, 4, 2, NULL, expect), "link.path n4<->n1/rail0",
+           "edges: a slow pair whose receiver is the first node is named by both ends");
+    x[6] = L(1, 0, 3, 0, -1);
+    is_str(fails(x, 8, 4, 2, NULL, expect), "link.unreachable n4<->n1/rail0",
+           "edges: ...and an unreachable one");
+    is_str(said(x, 8, 4, 2, expect, TOPO_SEV_FAIL, "link.unreachable", "n4<->n1/rail0"),
+           "unreachable: connect: No route to host", "edges: ...a failure, with its error");
+    /* the floor: a link at it exactly is not low */
+    memcpy(x, h, sizeof(h));
+    x[1].bw_gbps = x[5].bw_gbps = 0.9;
+    is_str(fails(x, 8, 4, 2, NULL, expect), "", "edges: n2's rail 1 at the floor exactly: fine");
+    x[1].bw_gbps = x[5].bw_gbps = 0.8999;
+    is_str(fails(x, 8, 4, 2, NULL, expect), "link.bandwidth n2/rail1",
+           "edges: ...and just under it: named");
+    /* the figure named: the slowest of the port's links, whichever came first */
+    x[1].bw_gbps = 0.29;
+    x[5].bw_gbps = 0.31;
+    is_str(said(x, 8, 4, 2, expect, TOPO_SEV_FAIL, "link.bandwidth", "n2/rail1"),
+           "0.29 Gb/s with every partner",
+           "edges: a port slow at 0.29 and 0.31 Gb/s: the slower is said");
+    x[1].bw_gbps = 0;
+    x[5].bw_gbps = 0.3;
+    is_str(said(x, 8, 4, 2, expect, TOPO_SEV_FAIL, "link.bandwidth", "n2/rail1"),
+           "0 Gb/s with every partner", "edges: ...at 0 and 0.3 Gb/s: 0");
+    /* a port without links on a rail is not said to be fine there */
+    {
+        const struct fabric_link r0c[4] = { L(0, 0, 0, 1, .95), L(0, 0, 2, 3, .95),
+                                            L(1, 0, 1, 2, .95), L(1, 1, 0, 1, .95) };
+        struct fabric_link r0[4];
+        memcpy(r0, r0c, sizeof(r0));
+        is_str(said(r0, 4, 4, 2, expect, TOPO_SEV_OK, "link.bandwidth", "n3/rail1"), "none",
+               "edges: n3 measured nothing on rail 1: nothing said of it");
+        is_str(said(r0, 4, 4, 2, expect, TOPO_SEV_OK, "link.bandwidth", "n1/rail1"), "1 link fine",
+               "edges: ...while n1, measured there once, is fine");
+        is_str(said(r0, 4, 4, 2, expect, TOPO_SEV_OK, "link.bandwidth", "n2/rail0"), "2 links fine",
+               "edges: ...and n2, twice on rail 0");
+        r0[2].bw_gbps = 0.29; /* n2-n3 slow, both fine elsewhere: a pair, n2 not all fine */
+        is_str(said(r0, 4, 4, 2, expect, TOPO_SEV_OK, "link.bandwidth", "n2/rail0"), "none",
+               "edges: ...and not when one of its links is slow");
+    }
+    /* the wire: judged only where the sender counted bytes and some arrived */
+    {
+        struct fabric_link w[9];
+        for (int i = 0; i < 8; i++)
+            w[i] = W(h[i].round, h[i].rail, h[i].a, h[i].b, .95, 1000000, 1000000, 0);
+        memcpy(x, w, sizeof(w));
+        x[2].ce_frac = x[4].ce_frac = 0.05; /* n3's rail 0 marked both ways */
+        x[2].wire_bytes = x[4].wire_bytes = 0;
+        is_str(fails(x, 8, 4, 2, NULL, expect), "",
+               "edges: marks on links whose sender counted no bytes on the wire: not judged");
+        x[2].wire_bytes = x[4].wire_bytes = x[2].bytes = x[4].bytes = 1;
+        is_str(fails(x, 8, 4, 2, NULL, expect), "link.congestion n3/rail0",
+               "edges: ...one byte on the wire, one delivered: judged");
+        x[2].bytes = x[4].bytes = 0;
+        x[2].wire_bytes = x[4].wire_bytes = 1000000;
+        x[2].ce_frac = x[4].ce_frac = 0;
+        is_str(fails(x, 8, 4, 2, NULL, expect), "",
+               "edges: bytes on the wire and none delivered: not judged by the wire");
+        /* the limits exactly: 99.5% delivered and 0.1% marked pass, a hair past them do not */
+        {
+            const struct {
+                long long bytes;
+                double ce;
+                const char *want, *what;
+            } lim[] = {
+                { 995000, 0, "", "99.5% delivered exactly: fine" },
+                { 994999, 0, "link.goodput n3/rail0", "...99.4999%: lossy" },
+                { 1000000, 0.001, "", "0.1% marked exactly: fine" },
+                { 1000000, 0.0011, "link.congestion n3/rail0", "...0.11%: marked" },
+            };
+            for (size_t i = 0; i < sizeof(lim) / sizeof(lim[0]); i++) {
+                memcpy(x, w, sizeof(w));
+                x[2].bytes = x[4].bytes = lim[i].bytes;
+                x[2].ce_frac = x[4].ce_frac = lim[i].ce;
+                is_str(fails(x, 8, 4, 2, NULL, expect), lim[i].want, "edges: %s", lim[i].what);
+            }
+        }
+        /* a third link of n3 whose wire is unknown takes nothing from its two lossy ones */
+        memcpy(x, w, sizeof(w));
+        x[2].wire_bytes = x[4].wire_bytes = 1010000;
+        x[8] = W(2, 0, 2, 0, .95, 1000000, -1, -1);
+        is_str(fails(x, 9, 4, 2, NULL, expect), "link.goodput n3/rail0",
+               "edges: n3 lossy on its two wired links, its third not counted: n3 named");
+        /* every link of rail 0 lossy: every node as lossy as its partners, none clean
+         * elsewhere: no port is the culprit, each link is named */
+        memcpy(x, w, sizeof(w));
+        x[0].wire_bytes = x[2].wire_bytes = x[4].wire_bytes = x[6].wire_bytes = 1010000;
+        is_str(fails(x, 8, 4, 2, NULL, expect),
+               "link.goodput n1->n2/rail0;link.goodput n3->n4/rail0;link.goodput n2->n3/rail0;"
+               "link.goodput n4->n1/rail0",
+               "edges: a rail lossy everywhere: each link, no port");
+    }
+    /* which links clear a partner: its own, on the port's rail, with another node */
+    {
+        const struct fabric_link j[3] = { L(0, 0, 0, 1, .29), L(1, 0, 1, 2, .29),
+                                          L(2, 0, 2, 3, .95) };
+        const struct fabric_link k[4] = { L(0, 0, 0, 1, .29), L(1, 0, 2, 3, .29),
+                                          L(2, 0, 2, 4, .95), L(3, 0, 3, 4, .95) };
+        const struct fabric_link t[5] = { L(0, 0, 0, 1, .29), L(1, 0, 0, 2, .29),
+                                          L(2, 0, 1, 2, .29), L(0, 0, 3, 4, .95),
+                                          L(1, 1, 0, 3, .29) };
+        const struct fabric_link u[5] = { L(0, 0, 0, 1, .29), L(1, 0, 1, 2, .29), L(2, 0, 0, 3, -1),
+                                          L(0, 0, 3, 4, .95), L(1, 0, 2, 4, .95) };
+        is_str(fails(j, 3, 4, 1, NULL, expect), "link.bandwidth n2/rail0",
+               "clears: n1's one slow link is n2's, slow with n3 too, who is fine with n4: n2 "
+               "alone (n3-n4 is no evidence for n2)");
+        is_str(fails(k, 4, 5, 1, NULL, expect), "link.path n1<->n2/rail0;link.path n3<->n4/rail0",
+               "clears: two slow pairs apart: each pair, no port (the other pair's links are not "
+               "n1's)");
+        is_str(fails(t, 5, 5, 2, NULL, expect),
+               "link.path n1<->n2/rail0;link.path n1<->n3/rail0;link.path n2<->n3/rail0;"
+               "link.path n1<->n4/rail1",
+               "clears: a slow triangle on rail 0 and n1's slow rail-1 link to n4, who is fine on "
+               "rail 0: every pair, no port (rail 1 says nothing of rail 0)");
+        is_str(fails(u, 5, 5, 1, NULL, expect),
+               "link.bandwidth n2/rail0;link.unreachable n1<->n4/rail0",
+               "clears: n1 slow with n2 and unreachable from n4: n2 named, n1's failed link is "
+               "no bandwidth evidence");
+    }
+    /* a node whose rank died: its links are nobody's fault, its own rails' included */
+    {
+        struct fabric_port ports[8];
+        int lost[1] = { 2 };
+        struct fabric_input in = { 4, 2, names, ports, expect, x, 8, lost, 1, NULL, 0, 0, 0 };
+        for (int i = 0; i < 8; i++)
+            ports[i].carrier = 1;
+        memcpy(x, h, sizeof(h));
+        for (int i = 2; i <= 5; i++) {
+            x[i].ok = 0;
+            x[i].rank_failed = 1;
+        }
+        is_str(fails_in(&in), "rank.failed n3",
+               "lost rank: every link of n3 failed with it: rank.failed alone");
+        memcpy(x, h, sizeof(h));
+        lost[0] = 0;
+        x[2] = L(0, 0, 2, 3, -1); /* n3-n4 unreachable, n1 lost its rank */
+        is_str(fails_in(&in), "link.unreachable n3<->n4/rail0;rank.failed n1",
+               "lost rank: a failed link of two other nodes is still judged");
+    }
+    /* which links clear a partner of a lossy or marked port */
+    {
+        const long long M = 1000000, LOSSY = 1010000;
+        /* n1 lossy both ways (to n2, from n3); n2 and n3 as lossy as n1 (a second lossy link
+         * each); n2 sends clean to n5: it clears n1. n3 is named as the sender it is */
+        struct fabric_link s1[6] = {
+            W(0, 0, 0, 1, .95, M, LOSSY, 0), W(1, 0, 2, 0, .95, M, LOSSY, 0),
+            W(2, 0, 1, 3, .95, M, LOSSY, 0), W(3, 0, 2, 4, .95, M, LOSSY, 0),
+            W(4, 0, 1, 4, .95, M, M, 0),     W(5, 0, 3, 4, .95, M, M, 0),
+        };
+        is_str(fails(s1, 5, 5, 1, NULL, expect),
+               "link.goodput n1/rail0;link.goodput n3/rail0;link.goodput n2->n4/rail0",
+               "clears: n2 clean as a sender elsewhere clears n1");
+        s1[4] = W(4, 0, 4, 1, .95, M, M, 0);
+        is_str(fails(s1, 5, 5, 1, NULL, expect),
+               "link.goodput n1/rail0;link.goodput n3/rail0;link.goodput n2->n4/rail0",
+               "clears: ...and as a receiver");
+        s1[4].rail = 1; /* n2's clean link on the other rail; n4-n5 clean on rail 0 */
+        is_str(fails(s1, 6, 5, 2, NULL, expect), "link.goodput n2/rail0;link.goodput n3/rail0",
+               "clears: n2's clean link on rail 1 does not clear n1, nor does n4-n5's (which "
+               "clears n2's partner n4: n2 and n3 explain n1's links)");
+    }
+    {
+        const long long M = 1000000, LOSSY = 1010000;
+        /* n1 loses what it receives from n2 and n3, sends clean to n2; n2 and n3 each lossy
+         * toward another node too: n1's own clean link does not clear n2 */
+        const struct fabric_link s4[5] = {
+            W(0, 0, 1, 0, .95, M, LOSSY, 0), W(1, 0, 2, 0, .95, M, LOSSY, 0),
+            W(2, 0, 0, 1, .95, M, M, 0),     W(3, 0, 1, 3, .95, M, LOSSY, 0),
+            W(4, 0, 2, 4, .95, M, LOSSY, 0),
+        };
+        /* marks: n1 marked both ways, its partners marked elsewhere too: no port */
+        const struct fabric_link s5[5] = {
+            W(0, 0, 0, 1, .95, M, M, .05), W(1, 0, 2, 0, .95, M, M, .05),
+            W(2, 0, 1, 3, .95, M, M, .05), W(3, 0, 2, 4, .95, M, M, .05),
+            W(4, 0, 1, 4, .95, M, M, .05),
+        };
+        is_str(fails(s4, 5, 5, 1, NULL, expect),
+               "link.goodput n3/rail0;link.goodput n2->n1/rail0;link.goodput n2->n4/rail0",
+               "clears: n1's clean link to n2 does not clear n2 for n1 (n3, lossy to n1 and n5, "
+               "is the sender)");
+        is_str(fails(s5, 5, 5, 1, NULL, expect),
+               "link.congestion n2/rail0;link.congestion n3->n1/rail0;"
+               "link.congestion n3->n5/rail0",
+               "clears: a partner's marked link elsewhere does not clear n1 for marks");
+    }
+}
+
 int main(void)
 {
     double expect[2] = { 0.9, 0.9 };
@@ -911,5 +1150,6 @@ int main(void)
         c.bytes_retrans = -1;
         is_int(fabric_tcp_wire_bytes(24000000, &c), -1, "wire: resent bytes unknown");
     }
+    rule_edges();
     return done_testing();
 }
