@@ -677,6 +677,26 @@ int main(void)
             nw = warnings(&f, &what);
             is_int((long long)nw, 0, "... taken on a host short of CPU: no leaf judged");
             topo_findings_free(&f);
+            /* each end's wait and pressure at a tenth of the round exactly: the scheduler's; a
+             * hair under it: the leaf's */
+            for (int which = 0; which < 8; which++) {
+                double v = which < 4 ? FABRIC_HOST_WAIT : FABRIC_HOST_WAIT - 0.001;
+                static const char *const field[4] = { "wait_a", "wait_b", "pressure_a",
+                                                      "pressure_b" };
+                memcpy(busy, ap, k * sizeof(*ap));
+                for (size_t i = 0; i < k; i++) {
+                    struct fabric_link *l = &busy[i];
+                    double *at[4] = { &l->wait_a, &l->wait_b, &l->pressure_a, &l->pressure_b };
+                    if (l->a == 0 && l->rail == 1)
+                        *at[which % 4] = v;
+                }
+                memset(&f, 0, sizeof(f));
+                fabric_analyze(&in, &f);
+                is_int((long long)warnings(&f, &what), which < 4 ? 0 : 1,
+                       "... %s %.3f on n1's rail-1 links: %s", field[which % 4], v,
+                       which < 4 ? "no leaf judged" : "the warning");
+                topo_findings_free(&f);
+            }
         }
         /* the same, the latencies from a latency sweep's ping-pong links (no goodput) and the
          * measured links carrying none: the same warning */
