@@ -250,6 +250,74 @@ static void rule_edges(void)
                "up to 5% marked, on every link it received, nothing lost",
                "edges: a port marked on what it receives: the marks of that direction");
     }
+    /* a starved host's links at their edges: a failure by a timeout is the host's too; a link
+     * at the floor is not low, so not inconclusive either; a CPU-bound rank is named */
+    {
+        struct fabric_port ports[8];
+        struct topo_findings f = { 0 };
+        struct fabric_input in = { 4, 2, names, ports, expect, x, 8, NULL, 0, NULL, 0, 0, 0 };
+        const double no_floor[2] = { 0.9, 0 };
+        for (int i = 0; i < 8; i++)
+            ports[i].carrier = 1;
+        memcpy(x, h, sizeof(h));
+        x[4] = L(1, 0, 1, 2, -1);
+        strcpy(x[4].error, "recv from n3: timed out");
+        x[4].wait_a = 0.4;
+        is_str(fails(x, 8, 4, 2, NULL, expect), "",
+               "starved: a link that timed out while an end waited for a CPU: inconclusive");
+        memcpy(x, h, sizeof(h));
+        x[1].bw_gbps = 0.9;
+        x[1].wait_b = 0.3;
+        fabric_analyze(&in, &f);
+        is_int((long long)(f.nfail + f.nunjudged), 0,
+               "starved: a link at the floor exactly on a starved host: judged fine, nothing "
+               "unjudged");
+        topo_findings_free(&f);
+        memcpy(x, h, sizeof(h));
+        x[1].bw_gbps = 0.29;
+        x[1].cpu_a = 0.97;
+        memset(&f, 0, sizeof(f));
+        fabric_analyze(&in, &f);
+        ok(f.nunjudged == 1 &&
+               !strcmp(f.unjudged[0], "n1->n2/rail1: 0.29 Gb/s while the rank of n1 used a full "
+                                      "CPU: host-limited, not judged (measure it on a quieter "
+                                      "host)"),
+           "starved: a CPU-bound rank is named as such: %s", f.nunjudged ? f.unjudged[0] : "");
+        topo_findings_free(&f);
+        /* a rail without a floor (0) is judged against its ports' median */
+        memcpy(x, h, sizeof(h));
+        x[1].bw_gbps = x[5].bw_gbps = 0.29;
+        is_str(fails(x, 8, 4, 2, NULL, no_floor), "link.bandwidth n2/rail1",
+               "no floor on rail 1 (0): n2 judged against the median of its ports");
+    }
+    /* the retest's suspects: every culprit on the first pass, only what is still unexplained
+     * on the later ones */
+    {
+        struct fabric_port ports[8];
+        int suspect[4], good[4];
+        struct fabric_input in = { 4, 2, names, ports, expect, x, 8, NULL, 0, NULL, 0, 0, 0 };
+        for (int i = 0; i < 8; i++)
+            ports[i].carrier = 1;
+        memcpy(x, h, sizeof(h));
+        x[1].bw_gbps = x[5].bw_gbps = 0.29; /* n2's rail 1 slow: a culprit */
+        is_int((long long)fabric_retest_suspects(&in, 0, suspect, good), 1,
+               "suspects: pass 0, a slow port: its node");
+        ok(suspect[1] && !good[1], "suspects: ...n2, not good");
+        is_int((long long)fabric_retest_suspects(&in, 1, suspect, good), 0,
+               "suspects: pass 1, the port explains its links: none");
+        memcpy(x, h, sizeof(h));
+        x[0].bw_gbps = 0.29; /* n1-n2 rail 0: a pair */
+        is_int((long long)fabric_retest_suspects(&in, 1, suspect, good), 2,
+               "suspects: pass 1, a pair neither end explains: both ends");
+        ok(suspect[0] && suspect[1] && !suspect[2] && !suspect[3], "suspects: ...n1 and n2");
+        memcpy(x, h, sizeof(h));
+        x[2] = L(0, 0, 2, 3, -1);
+        x[4] = L(1, 0, 1, 2, -1);
+        ports[2 * 2 + 0].carrier = 0; /* n3's rail 0 without carrier */
+        is_int((long long)fabric_retest_suspects(&in, 0, suspect, good), 1,
+               "suspects: pass 0, a port without carrier: its node");
+        ok(suspect[2] && !suspect[1] && !suspect[3], "suspects: ...n3 alone");
+    }
     /* which links clear a partner: its own, on the port's rail, with another node */
     {
         const struct fabric_link j[3] = { L(0, 0, 0, 1, .29), L(1, 0, 1, 2, .29),
