@@ -766,6 +766,37 @@ int main(void)
                 topo_findings_free(&f);
             }
         }
+        /* the same with n1's rank lost: its latencies were disturbed by the death, no leaf */
+        {
+            int lost[1] = { 0 };
+            struct fabric_input in = { 8, 3, n8, ports, NULL, ap, k, lost, 1, NULL, 0, 0, 0 };
+            memset(&f, 0, sizeof(f));
+            fabric_analyze(&in, &f);
+            is_int((long long)warnings(&f, &what), 0,
+                   "... n1's rank lost: its latencies judge no leaf (%s)", what);
+            topo_findings_free(&f);
+        }
+        /* n8's rail-2 port slow with every partner and far from all of them: a culprit, whose
+         * latencies say nothing of leaves (its partners' rail-2 sets are not disturbed) */
+        {
+            struct fabric_link slow[84];
+            memcpy(slow, ap, k * sizeof(*ap));
+            for (size_t i = 0; i < k; i++)
+                if (slow[i].b == 7 && slow[i].rail == 2) {
+                    slow[i].bw_gbps = 0.3;
+                    slow[i].lat_p50_us = slow[i].lat_p99_us = 60;
+                }
+            struct fabric_input in = { 8, 3, n8, ports, NULL, slow, k, NULL, 0, NULL, 0, 0, 0 };
+            memset(&f, 0, sizeof(f));
+            fabric_analyze(&in, &f);
+            nw = warnings(&f, &what);
+            ok(nw == 1 && !strcmp(what, "n1/rail1") && f.nfail == 1 &&
+                   !strcmp(first_fail(&f)->subject, "n8/rail2"),
+               "... n8's rail 2 slow and far: link.bandwidth on it, and still only n1/rail1 "
+               "warned (%zu, %s, %s)",
+               nw, what, first_fail(&f)->subject);
+            topo_findings_free(&f);
+        }
         /* the same, the latencies from a latency sweep's ping-pong links (no goodput) and the
          * measured links carrying none: the same warning */
         {
@@ -848,7 +879,16 @@ int main(void)
             }
             ok(nspine == 1 && nport == 0,
                "slow between leaves only: one fabric.spine, no port (%zu, %zu)", nspine, nport);
+            is_str(said(ap, k, 8, 3, NULL, TOPO_SEV_FAIL, "fabric.spine", "spine layer"),
+                   "48 slow paths, every one between two leaves (rails 0,1,2)",
+                   "...with the count of slow paths and the rails");
             topo_findings_free(&f);
+            for (size_t i = 0; i < k; i++) /* rail 1 fine between the leaves */
+                if (ap[i].rail == 1)
+                    ap[i].bw_gbps = .95;
+            is_str(said(ap, k, 8, 3, NULL, TOPO_SEV_FAIL, "fabric.spine", "spine layer"),
+                   "32 slow paths, every one between two leaves (rails 0,2)",
+                   "...rails 0 and 2 slow between the leaves: those two named");
             /* one pair within a leaf slow as well: not the spine layer's alone, not said */
             ap[0].bw_gbps = .2; /* n1-n2 rail 0, same leaf */
             memset(&f, 0, sizeof(f));
@@ -1130,6 +1170,15 @@ int main(void)
             if (o[i].a == 4 || o[i].b == 4)
                 o[i].bw_gbps = 0.8; /* 16% below: within 20% of the median */
         is_str(fails(o, n, 8, 1, NULL, lo), "", "16%% below the median: not an outlier");
+        for (size_t i = 0; i < n; i++)
+            if (o[i].b == 4)
+                o[i].bw_gbps = 0.6; /* slow to receive, fine to send: its best is 0.8 */
+        is_str(fails(o, n, 8, 1, NULL, lo), "",
+               "a port whose best link is one it sent: not an outlier");
+        for (size_t i = 0; i < n; i++)
+            if (o[i].a == 4 || o[i].b == 4)
+                o[i].bw_gbps = o[i].a == 4 ? 0.6 : 0.8; /* ...and the other way round */
+        is_str(fails(o, n, 8, 1, NULL, lo), "", "...nor one whose best link is one it received");
         for (size_t i = 0; i < n; i++)
             if (o[i].a == 4 || o[i].b == 4)
                 o[i].bw_gbps = 0.5; /* at the floor exactly: it clears it, and lags */
