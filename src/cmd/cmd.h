@@ -97,6 +97,12 @@ struct out;
 void cmd_json_error(struct out *o, int schema_version, const char *command, const char *node,
                     const char *msg);
 
+/* An input or a request refused after the options were read: "railyard: <command>: <msg>" on
+ * stderr and, when json, cmd_json_error's document on stdout (schema_version 1, command as
+ * given, e.g. "report show"); returns RY_EXIT_ERROR. */
+int cmd_refuse(int json, const char *command, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* The deadline: after seconds, say "railyard: <cmd>: deadline reached ..." and exit 2 ("could
  * not judge"), so a health check never runs into Slurm's own kill and never drains a node for
  * it, and a fabric that stops answering never hangs the command. alarm(0) disarms it. */

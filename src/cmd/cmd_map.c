@@ -190,16 +190,13 @@ static int validate_or_show(int argc, char **argv, int show)
 
     if ((idx = cmd_parse(&cmd_map, argc, argv, &common, NULL, NULL, NULL, NULL)) < 0)
         return idx == -2 ? RY_EXIT_OK : RY_EXIT_ERROR;
-    if (idx >= argc) {
-        cmd_error("map %s: give the map file(s)", show ? "show" : "validate");
-        return RY_EXIT_ERROR;
-    }
+    if (idx >= argc)
+        return cmd_refuse(common.json, show ? "map show" : "map validate", "give the map file(s)");
     for (; idx < argc; idx++) {
         struct topo_map *map = topo_map_load(argv[idx], &err);
         struct out *o;
         if (!map) {
-            cmd_error("map %s: %s", show ? "show" : "validate", err.text);
-            rc = RY_EXIT_ERROR;
+            rc = cmd_refuse(common.json, show ? "map show" : "map validate", "%s", err.text);
             continue;
         }
         if (!show) {

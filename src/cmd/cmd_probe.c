@@ -91,30 +91,24 @@ static int run(int argc, char **argv)
 
     if ((idx = cmd_parse(&cmd_probe, argc, argv, &common, extra, "m:n:", on_opt, &p)) < 0)
         return idx == -2 ? RY_EXIT_OK : RY_EXIT_ERROR;
-    if (idx < argc) {
-        cmd_error("probe: unexpected argument '%s'", argv[idx]);
-        return RY_EXIT_ERROR;
-    }
+    if (idx < argc)
+        return cmd_refuse(common.json, "probe", "unexpected argument '%s'", argv[idx]);
     if (p.print_ptx) {
-        if (!probe_kernels_ptx[0]) {
-            cmd_error("probe: this railyard was built without CUDA: no kernels");
-            return RY_EXIT_ERROR;
-        }
+        if (!probe_kernels_ptx[0])
+            return cmd_refuse(common.json, "probe",
+                              "this railyard was built without CUDA: no kernels");
         fputs(probe_kernels_ptx, stdout);
         return RY_EXIT_OK;
     }
-    if (p.only && parse_only(p.only, &go.only, &err) < 0) {
-        cmd_error("probe: --only: %s", err.text);
-        return RY_EXIT_ERROR;
-    }
+    if (p.only && parse_only(p.only, &go.only, &err) < 0)
+        return cmd_refuse(common.json, "probe", "--only: %s", err.text);
     go.busy_ok = p.busy_ok;
     if (p.pair) { /* two PCI addresses: only those GPUs */
         const char *comma = strchr(p.pair, ',');
         if (!comma || strchr(comma + 1, ',') || comma == p.pair || !comma[1] ||
-            (size_t)(comma - p.pair) >= sizeof(pair_a)) {
-            cmd_error("probe: --pair takes two GPUs' PCI addresses, A,B, not '%s'", p.pair);
-            return RY_EXIT_ERROR;
-        }
+            (size_t)(comma - p.pair) >= sizeof(pair_a))
+            return cmd_refuse(common.json, "probe",
+                              "--pair takes two GPUs' PCI addresses, A,B, not '%s'", p.pair);
         snprintf(pair_a, sizeof(pair_a), "%.*s", (int)(comma - p.pair), p.pair);
         go.pair[0] = pair_a;
         go.pair[1] = comma + 1;
@@ -123,10 +117,8 @@ static int run(int argc, char **argv)
         go.copy_bytes = (size_t)64 << 20;
         go.samples = 5;
     }
-    if (!(o = out_create(stdout, common.json ? OUT_JSON : OUT_TEXT, &err))) {
-        cmd_error("probe: %s", err.text);
-        return RY_EXIT_ERROR;
-    }
+    if (!(o = out_create(stdout, common.json ? OUT_JSON : OUT_TEXT, &err)))
+        return cmd_refuse(common.json, "probe", "%s", err.text);
     if (p.map && !(map = topo_map_load(p.map, &err))) {
         snprintf(why, sizeof(why), "%s", err.text);
         goto cannot;

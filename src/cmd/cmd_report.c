@@ -124,40 +124,34 @@ static int run_report(int argc, char **argv)
     struct cmd_common common;
     char dir[4096], dir2[4096];
     ry_error_t err;
-    int idx;
+    int idx, json;
 
     if ((idx = cmd_parse(&cmd_report, argc, argv, &common, report_long, "f:", on_opt, &r)) < 0)
         return idx == -2 ? RY_EXIT_OK : RY_EXIT_ERROR;
     if (common.json)
         r.format = "json";
-    if (idx >= argc) {
-        cmd_error("report: show, render, diff, convert or prune expected (try railyard report "
-                  "--help)");
-        return RY_EXIT_ERROR;
-    }
+    json = !strcmp(r.format, "json");
+    if (idx >= argc)
+        return cmd_refuse(json, "report",
+                          "show, render, diff, convert or prune expected (try railyard report "
+                          "--help)");
     if (!strcmp(argv[idx], "show")) {
-        if (idx + 2 != argc) {
-            cmd_error("report show: one run expected (its id, its directory, or latest)");
-            return RY_EXIT_ERROR;
-        }
+        if (idx + 2 != argc)
+            return cmd_refuse(json, "report show",
+                              "one run expected (its id, its directory, or latest)");
         if (ry_archive_find(root_of(&r), argv[idx + 1], dir, sizeof(dir), &err) < 0 ||
-            ry_archive_render(dir, r.format, stdout, &err) < 0) {
-            cmd_error("report show: %s", err.text);
-            return RY_EXIT_ERROR;
-        }
+            ry_archive_render(dir, r.format, stdout, &err) < 0)
+            return cmd_refuse(json, "report show", "%s", err.text);
         return RY_EXIT_OK;
     }
     if (!strcmp(argv[idx], "render")) {
         int n;
-        if (idx + 2 != argc) {
-            cmd_error("report render: one run expected (its id, its directory, or latest)");
-            return RY_EXIT_ERROR;
-        }
+        if (idx + 2 != argc)
+            return cmd_refuse(json, "report render",
+                              "one run expected (its id, its directory, or latest)");
         if (ry_archive_find(root_of(&r), argv[idx + 1], dir, sizeof(dir), &err) < 0 ||
-            (n = ry_archive_rerender(dir, &err)) < 0) {
-            cmd_error("report render: %s", err.text);
-            return RY_EXIT_ERROR;
-        }
+            (n = ry_archive_rerender(dir, &err)) < 0)
+            return cmd_refuse(json, "report render", "%s", err.text);
         printf("%s: %d file%s rendered\n", dir, n, n == 1 ? "" : "s");
         return RY_EXIT_OK;
     }
@@ -165,10 +159,8 @@ static int run_report(int argc, char **argv)
         struct ry_report *a = NULL, *b = NULL;
         char pa[4200], pb[4200];
         int n = -1;
-        if (idx + 3 != argc) {
-            cmd_error("report diff: two runs expected (RUN_A RUN_B)");
-            return RY_EXIT_ERROR;
-        }
+        if (idx + 3 != argc)
+            return cmd_refuse(json, "report diff", "two runs expected (RUN_A RUN_B)");
         if (ry_archive_find(root_of(&r), argv[idx + 1], dir, sizeof(dir), &err) == 0 &&
             ry_archive_find(root_of(&r), argv[idx + 2], dir2, sizeof(dir2), &err) == 0) {
             snprintf(pa, sizeof(pa), "%s/report.json", dir);
@@ -178,25 +170,20 @@ static int run_report(int argc, char **argv)
         }
         ry_report_free(a);
         ry_report_free(b);
-        if (n < 0) {
-            cmd_error("report diff: %s", err.text);
-            return RY_EXIT_ERROR;
-        }
+        if (n < 0)
+            return cmd_refuse(json, "report diff", "%s", err.text);
         if (n == 0)
             printf("no difference (findings, and links within %.0f%%)\n", r.threshold * 100);
         return n ? RY_EXIT_FAULT : RY_EXIT_OK;
     }
     if (!strcmp(argv[idx], "convert")) {
         int n, rec = r.records && !strcmp(r.records, "binary");
-        if (idx + 2 != argc || !r.records || (!rec && strcmp(r.records, "json"))) {
-            cmd_error("report convert: one run and --link-records binary|json expected");
-            return RY_EXIT_ERROR;
-        }
+        if (idx + 2 != argc || !r.records || (!rec && strcmp(r.records, "json")))
+            return cmd_refuse(json, "report convert",
+                              "one run and --link-records binary|json expected");
         if (ry_archive_find(root_of(&r), argv[idx + 1], dir, sizeof(dir), &err) < 0 ||
-            (n = ry_report_convert(dir, rec, &err)) < 0) {
-            cmd_error("report convert: %s", err.text);
-            return RY_EXIT_ERROR;
-        }
+            (n = ry_report_convert(dir, rec, &err)) < 0)
+            return cmd_refuse(json, "report convert", "%s", err.text);
         printf("%s: %s\n", dir,
                n ? (rec ? "its links are records already" : "its links are in report.json already")
                : rec ? "links written as records"
@@ -205,21 +192,18 @@ static int run_report(int argc, char **argv)
     }
     if (!strcmp(argv[idx], "prune")) {
         int n;
-        if (r.keep < 1 && r.days < 1) {
-            cmd_error("report prune: --keep <runs> and/or --max-age <days> expected");
-            return RY_EXIT_ERROR;
-        }
-        if ((n = ry_archive_prune(root_of(&r), r.keep > 0 ? r.keep : 0, r.days, &err)) < 0) {
-            cmd_error("report prune: %s", err.text);
-            return RY_EXIT_ERROR;
-        }
+        if (r.keep < 1 && r.days < 1)
+            return cmd_refuse(json, "report prune",
+                              "--keep <runs> and/or --max-age <days> expected");
+        if ((n = ry_archive_prune(root_of(&r), r.keep > 0 ? r.keep : 0, r.days, &err)) < 0)
+            return cmd_refuse(json, "report prune", "%s", err.text);
         if (n > 0)
             ry_history_forget_missing(root_of(&r), &err);
         printf("%d run%s removed\n", n, n == 1 ? "" : "s");
         return RY_EXIT_OK;
     }
-    cmd_error("report: unknown action '%s' (show, render, diff, convert, prune)", argv[idx]);
-    return RY_EXIT_ERROR;
+    return cmd_refuse(json, "report", "unknown action '%s' (show, render, diff, convert, prune)",
+                      argv[idx]);
 }
 
 static int run_history(int argc, char **argv)
@@ -230,14 +214,13 @@ static int run_history(int argc, char **argv)
     struct cmd_common common;
     struct ry_history_query q;
     ry_error_t err;
-    int idx, n;
+    int idx, n, json;
 
     if ((idx = cmd_parse(&cmd_history, argc, argv, &common, report_long, "", on_opt, &r)) < 0)
         return idx == -2 ? RY_EXIT_OK : RY_EXIT_ERROR;
-    if (idx < argc) {
-        cmd_error("history: unexpected argument '%s'", argv[idx]);
-        return RY_EXIT_ERROR;
-    }
+    json = common.json;
+    if (idx < argc)
+        return cmd_refuse(json, "history", "unexpected argument '%s'", argv[idx]);
     q.node = r.node;
     q.rail = r.rail;
     q.since = r.since;
@@ -247,22 +230,14 @@ static int run_history(int argc, char **argv)
     q.peer = r.peer;
     q.test = r.test;
     q.collective = r.collective;
-    if (r.collective && r.gpu >= 0) {
-        cmd_error("history: --collective and --gpu are two views: give one");
-        return RY_EXIT_ERROR;
-    }
-    if (r.test && r.gpu < 0) {
-        cmd_error("history: --test goes with --gpu");
-        return RY_EXIT_ERROR;
-    }
-    if (r.gpu >= 0 && r.rail >= 0) {
-        cmd_error("history: --gpu and --rail are two views: give one");
-        return RY_EXIT_ERROR;
-    }
-    if ((n = ry_history_list(root_of(&r), &q, stdout, &err)) < 0) {
-        cmd_error("history: %s", err.text);
-        return RY_EXIT_ERROR;
-    }
+    if (r.collective && r.gpu >= 0)
+        return cmd_refuse(json, "history", "--collective and --gpu are two views: give one");
+    if (r.test && r.gpu < 0)
+        return cmd_refuse(json, "history", "--test goes with --gpu");
+    if (r.gpu >= 0 && r.rail >= 0)
+        return cmd_refuse(json, "history", "--gpu and --rail are two views: give one");
+    if ((n = ry_history_list(root_of(&r), &q, stdout, &err)) < 0)
+        return cmd_refuse(json, "history", "%s", err.text);
     if (n == 0 && !common.json)
         printf("no run matches\n");
     return RY_EXIT_OK;

@@ -57,6 +57,24 @@ void cmd_json_error(struct out *o, int schema_version, const char *command, cons
     out_finish(o, &err);
 }
 
+int cmd_refuse(int json, const char *command, const char *fmt, ...)
+{
+    char msg[1024];
+    ry_error_t err;
+    struct out *o;
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    cmd_error("%s: %s", command, msg);
+    if (json && (o = out_create(stdout, OUT_JSON, &err))) {
+        cmd_json_error(o, 1, command, NULL, msg);
+        out_destroy(o);
+    }
+    return RY_EXIT_ERROR;
+}
+
 static char deadline_msg[128];
 
 static void on_deadline(int sig)

@@ -150,6 +150,32 @@ for c in "inventory --nccl-topo $TMP/none.xml" "fabric --ibnetdiscover $TMP/none
         skip "python3-jsonschema is not installed"
     fi
 done
+# ...and the commands whose input is a map, a run or the archive, and probe's refused request:
+# "command" names the command and its action
+while IFS='|' read -r name args; do
+    # shellcheck disable=SC2086
+    "$RAILYARD" $args >"$TMP/e.json" 2>"$TMP/err"
+    rc=$?
+    is "$rc:$(jq -r '"\(.verdict):\(.command)"' "$TMP/e.json" 2>&1):$(jq -r .error "$TMP/e.json" 2>&1 | grep -c .)" \
+        "2:error:$name:1" "railyard $name --json, refused: exit 2, a JSON document with the error ($(head -c 120 "$TMP/err"))"
+    if python3 -c 'import jsonschema' 2>/dev/null; then
+        is "$(schema_ok "$TMP/e.json")" "" "...valid against report.schema.json"
+    else
+        skip "python3-jsonschema is not installed"
+    fi
+done <<EOF
+map show|map show --json $TMP/none.map
+map validate|map validate --json $TMP/none.map
+report show|report show --json --archive $TMP $TMP/none
+report diff|report diff --json --archive $TMP latest
+history|history --json --archive $TMP/none
+probe|probe --json --only nothing
+EOF
+"$RAILYARD" report show --archive "$TMP" "$TMP/none" >"$TMP/e.txt" 2>/dev/null
+is "$?:$(wc -c <"$TMP/e.txt")" "2:0" "...without --json: the message on stderr alone"
+"$RAILYARD" map show --json "$TMP/none.map" "$TMP/none2.map" >"$TMP/e.json" 2>/dev/null
+is "$?:$(jq -r .error "$TMP/e.json" | sed 's/:.*//' | tr '\n' ' ')" "2:cannot open $TMP/none.map cannot open $TMP/none2.map " \
+    "map show --json of two maps that are not there: a document for each"
 # a node with no GPU and no RDMA device: nothing to judge, healthy (railyard-check(1))
 if [ ! -e /dev/nvidiactl ] && ! ls /sys/class/infiniband/* >/dev/null 2>&1; then
     "$RAILYARD" check --json >"$TMP/n.json" 2>"$TMP/err"
