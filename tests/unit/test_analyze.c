@@ -62,7 +62,7 @@ static const char *fails_in(const struct fabric_input *in);
 static const char *fails(const struct fabric_link *links, size_t n, int nodes, int rails,
                          const int *carrier_down, const double *expect)
 {
-    struct fabric_port ports[64];
+    struct fabric_port ports[512];
     struct fabric_input in;
 
     for (int i = 0; i < nodes * rails; i++)
@@ -76,7 +76,7 @@ static const char *fails(const struct fabric_link *links, size_t n, int nodes, i
 /* the same of an input made by the caller (its limits, its failed nodes) */
 static const char *fails_in(const struct fabric_input *in)
 {
-    static char buf[1024];
+    static char buf[8192];
     struct topo_findings f = { 0 };
 
     fabric_analyze(in, &f);
@@ -110,7 +110,7 @@ said(const struct fabric_link *links, size_t n, int nodes, int rails, const doub
      enum topo_sev sev, const char *check, const char *subject)
 {
     static char buf[256];
-    struct fabric_port ports[64];
+    struct fabric_port ports[512];
     struct fabric_input in = {
         nodes, rails, names, ports, expect, links, n, NULL, 0, NULL, 0, 0, 0
     };
@@ -127,6 +127,24 @@ said(const struct fabric_link *links, size_t n, int nodes, int rails, const doub
         }
     topo_findings_free(&f);
     return buf;
+}
+
+/* 8 nodes on two leaves (n1-n4, n5-n8), every pair on every rail, near and far their
+ * latencies; the pairs between the leaves slow on the rails of slow (bit r); returns the count */
+static size_t two_leaves(struct fabric_link *v, int rails, double near, double far,
+                         unsigned long long slow)
+{
+    size_t k = 0;
+
+    for (int a = 0; a < 8; a++)
+        for (int b = a + 1; b < 8; b++)
+            for (int r = 0; r < rails; r++) {
+                int across = a / 4 != b / 4;
+                v[k] = L((int)k / rails, r, a, b, across && (slow >> r & 1) ? .2 : .95);
+                v[k].lat_p50_us = v[k].lat_p99_us = across ? far : near;
+                k++;
+            }
+    return k;
 }
 
 /* Each rule at its edges, and the links each of its loops may look at: a pair whose second end
@@ -236,6 +254,61 @@ static void rule_edges(void)
                "link.goodput n1->n2/rail0;link.goodput n3->n4/rail0;link.goodput n2->n3/rail0;"
                "link.goodput n4->n1/rail0",
                "edges: a rail lossy everywhere: each link, no port");
+    }
+    /* the spine layer at its edges */
+    {
+        struct fabric_link *v = calloc(28 * 40, sizeof(*v));
+        size_t k = two_leaves(v, 3, 0.6, 1.3, 7);
+        int down[24] = { 0 };
+        is_str(said(v, k, 8, 3, NULL, TOPO_SEV_FAIL, "fabric.spine", "spine layer"),
+               "48 slow paths, every one between two leaves (rails 0,1,2)",
+               "spine: at InfiniBand's latencies (0.6 and 1.3 us): named");
+        k = two_leaves(v, 2, 3, 60, 3);
+        is_str(said(v, k, 8, 2, NULL, TOPO_SEV_FAIL, "fabric.spine", "spine layer"),
+               "32 slow paths, every one between two leaves (rails 0,1)",
+               "spine: two rails are enough");
+        /* n8's rail 0 slow with everyone, its own leaf too: its links are its own, not the
+         * spine's evidence either way */
+        k = two_leaves(v, 3, 3, 60, 7);
+        for (size_t i = 0; i < k; i++)
+            if (v[i].b == 7 && v[i].rail == 0)
+                v[i].bw_gbps = .2;
+        ok(strcmp(said(v, k, 8, 3, NULL, TOPO_SEV_FAIL, "fabric.spine", "spine layer"), "none") &&
+               strcmp(said(v, k, 8, 3, NULL, TOPO_SEV_FAIL, "link.bandwidth", "n8/rail0"), "none"),
+           "spine: beside a slow port (n8/rail0), named with it");
+        /* n8's rail 0 without carrier: one link failed, one slow within its leaf */
+        k = two_leaves(v, 3, 3, 60, 7);
+        for (size_t i = 0; i < k; i++)
+            if (v[i].b == 7 && v[i].rail == 0 && v[i].a == 6) {
+                v[i].ok = 0;
+                strcpy(v[i].error, "connect: No route to host");
+            } else if (v[i].b == 7 && v[i].rail == 0 && v[i].a == 4)
+                v[i].bw_gbps = .2;
+        down[7 * 3 + 0] = 1;
+        ok(strstr(fails(v, k, 8, 3, down, NULL), "fabric.spine spine layer") &&
+               strstr(fails(v, k, 8, 3, down, NULL), "nic.port.state n8/rail0"),
+           "spine: beside a port without carrier (n8/rail0), named with it");
+        /* three slow paths between the leaves are the least that is a spine's: two are not */
+        k = two_leaves(v, 3, 3, 60, 0);
+        for (size_t i = 0; i < k; i++)
+            if (v[i].rail == 0 && v[i].b == v[i].a + 4 && v[i].a < 3)
+                v[i].bw_gbps = .2;
+        is_str(said(v, k, 8, 3, NULL, TOPO_SEV_FAIL, "fabric.spine", "spine layer"),
+               "3 slow paths, every one between two leaves (rails 0)",
+               "spine: three slow paths between the leaves: named");
+        for (size_t i = 0; i < k; i++)
+            if (v[i].rail == 0 && v[i].a == 2 && v[i].b == 6)
+                v[i].bw_gbps = .95;
+        is_str(said(v, k, 8, 3, NULL, TOPO_SEV_FAIL, "fabric.spine", "spine layer"), "none",
+               "spine: two: not named (each is its pair's)");
+        /* 33 rails, 1 to 32 slow between the leaves: the list of rails is cut, rail 0 is not
+         * in it, and rail 32 (past the 32 the list tells) adds nothing */
+        k = two_leaves(v, 33, 3, 60, ~1ull & ((1ull << 33) - 1));
+        is_str(said(v, k, 8, 33, NULL, TOPO_SEV_FAIL, "fabric.spine", "spine layer"),
+               "512 slow paths, every one between two leaves (rails "
+               "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,...)",
+               "spine: 32 rails slow: the list cut after 22, rail 0 left out");
+        free(v);
     }
     /* a port that loses what it receives and sent nothing: it resent none of its bytes */
     {
@@ -789,6 +862,31 @@ int main(void)
                        which < 4 ? "no leaf judged" : "the warning");
                 topo_findings_free(&f);
             }
+        }
+        /* rail 1 at InfiniBand's latencies, rails 0 and 2 at Ethernet's; and a link of rail 0
+         * whose latency reads 0 (not measured): each rail's leaves from its own latencies */
+        {
+            struct fabric_link mix[84];
+            memcpy(mix, ap, k * sizeof(*ap));
+            for (size_t i = 0; i < k; i++)
+                if (mix[i].rail == 1)
+                    mix[i].lat_p50_us = mix[i].lat_p99_us = ap[i].lat_p50_us == 3 ? 0.6 : 1.3;
+            struct fabric_input in = { 8, 3, n8, ports, NULL, mix, k, NULL, 0, NULL, 0, 0, 0 };
+            memset(&f, 0, sizeof(f));
+            fabric_analyze(&in, &f);
+            nw = warnings(&f, &what);
+            ok(nw == 1 && !strcmp(what, "n1/rail1"),
+               "... rail 1 at 0.6/1.3 us beside rails at 3/60 us: the same warning (%zu, %s)", nw,
+               what);
+            topo_findings_free(&f);
+            mix[3].lat_p50_us = mix[3].lat_p99_us = 0; /* n1-n3, rail 0 */
+            memset(&f, 0, sizeof(f));
+            fabric_analyze(&in, &f);
+            nw = warnings(&f, &what);
+            ok(nw == 1 && !strcmp(what, "n1/rail1"),
+               "... and a rail-0 latency of 0 (not measured) left out: the same (%zu, %s)", nw,
+               what);
+            topo_findings_free(&f);
         }
         /* the same with n1's rank lost: its latencies were disturbed by the death, no leaf */
         {
