@@ -46,9 +46,8 @@ static char *next_line(struct reader *r)
     if (n < 0)
         return NULL;
     r->line++;
-    while (n > 0 && (r->buf[n - 1] == '\n' || r->buf[n - 1] == '\r'))
-        r->buf[--n] = '\0';
-    return ry_paste_line(r->buf); /* a paste's quote markers go too */
+    /* the line's end (CRLF too) and a paste's quote markers go */
+    return ry_paste_line(r->buf);
 }
 
 static int starts(const char *s, const char *prefix)

@@ -441,6 +441,35 @@ static void bad_input(void)
     bad(topo_bandwidth_test_read, "[CUDA Bandwidth Test] - Starting...\nResult = PASS\n", "",
         "no bandwidthTest figure", "bandwidthTest: no figure");
 
+    /* a matrix whose 'Running' line was cut from the paste: its SUM line names it, and its
+     * kind is the test's, not the one its title suggests (host_to_all's title is H2D's) */
+    {
+        static const struct {
+            const char *test;
+            enum topo_bw_kind kind;
+        } cut[] = { { "host_to_device_memcpy_ce", TOPO_BW_H2D },
+                    { "host_to_all_memcpy_ce", TOPO_BW_HOST_ALL } };
+        for (size_t i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
+            snprintf(text, sizeof(text),
+                     "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n"
+                     "           0         1\n 0     55.1     55.2\n\nSUM %s 110.30\n",
+                     cut[i].test);
+            node = topo_node_create();
+            if (write_file(path, text) == 0 && topo_nvbandwidth_read(node, path, &err) == 0 &&
+                node->nbw == 1) {
+                const struct topo_bw_capture *c = node->bw[0];
+                ok(c->ngroups == 1 && !strcmp(c->groups[0], cut[i].test) &&
+                       near(value(c, cut[i].kind, 1, -1), 55.2) && !find(c, TOPO_BW_P2P, 0, 1) &&
+                       (cut[i].kind == TOPO_BW_H2D || !find(c, TOPO_BW_H2D, 1, -1)),
+                   "a matrix cut from its 'Running' line, named by SUM %s: %s (gpu1 55.2)",
+                   cut[i].test, c->ngroups ? c->groups[0] : "no group");
+            } else
+                ok(0, "a matrix cut from its 'Running' line (%s): %s", cut[i].test, err.text);
+            unlink(path);
+            topo_node_destroy(node);
+        }
+    }
+
     /* a capture that disagrees with the node's GPUs */
     node = topo_node_create();
     for (int i = 0; i < 8; i++)
