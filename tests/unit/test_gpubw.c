@@ -470,6 +470,28 @@ static void bad_input(void)
         }
     }
 
+    /* a device line whose address lost its '(' in a paste, and a name with a '(' of its own:
+     * the name kept whole, no address read */
+    {
+        static const char *const dev[] = { "NVIDIA H100 80GB HBM3 00000000:18:00)",
+                                           "NVIDIA A100 (PCIe) 40GB" };
+        for (size_t i = 0; i < sizeof(dev) / sizeof(dev[0]); i++) {
+            snprintf(text, sizeof(text),
+                     "nvbandwidth Version: v0.8\nDevice 0: %s\n\n"
+                     "Running host_to_device_memcpy_ce.\n"
+                     "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n"
+                     "           0\n 0     25.1\n",
+                     dev[i]);
+            node = topo_node_create();
+            ok(write_file(path, text) == 0 && topo_nvbandwidth_read(node, path, &err) == 0 &&
+                   node->nbw == 1 && !strcmp(node->bw[0]->model[0], dev[i]) &&
+                   !node->bw[0]->busid[0],
+               "device '%s': the name whole, no address (%s)", dev[i], err.text);
+            unlink(path);
+            topo_node_destroy(node);
+        }
+    }
+
     /* a capture that disagrees with the node's GPUs */
     node = topo_node_create();
     for (int i = 0; i < 8; i++)
