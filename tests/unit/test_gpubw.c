@@ -440,6 +440,26 @@ static void bad_input(void)
         "bandwidthTest: figures summed over devices are refused");
     bad(topo_bandwidth_test_read, "[CUDA Bandwidth Test] - Starting...\nResult = PASS\n", "",
         "no bandwidthTest figure", "bandwidthTest: no figure");
+    bad(topo_p2p_bandwidth_read,
+        "[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]\nUnidirectional Bandwidth Matrix (GB/s)\n",
+        ":2:", "not p2pBandwidthLatencyTest output",
+        "p2p: a bandwidth matrix that says neither P2P=Enabled nor P2P=Disabled");
+    bad(topo_p2p_bandwidth_read,
+        "[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]\n"
+        "Device=256 CAN Access Peer Device=0\n",
+        ":2:", "GPU number out of range", "p2p: a peer access line of GPU 256 (one past the last)");
+    bad(topo_p2p_bandwidth_read,
+        "[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]\n"
+        "Device=0 CAN Access Peer Device=256\n",
+        ":2:", "GPU number out of range", "p2p: ...of peer GPU 256");
+    bad(topo_bandwidth_test_read,
+        "[CUDA Bandwidth Test] - Starting...\n"
+        "bandwidthTest-X2Y-Pinned, Bandwidth = 12.2 GB/s, Time = 0.00 s, Size = 32000000 bytes\n",
+        ":2:", "unknown direction or unit", "bandwidthTest: a CSV line of an unknown direction");
+    bad(topo_bandwidth_test_read,
+        "[CUDA Bandwidth Test] - Starting...\n"
+        "bandwidthTest-H2D-Pinned, Bandwidth = 12.2 kB/s, Time = 0.00 s, Size = 32000000 bytes\n",
+        ":2:", "unknown direction or unit", "bandwidthTest: ...of an unknown unit");
 
     /* a matrix whose 'Running' line was cut from the paste: its SUM line names it, and its
      * kind is the test's, not the one its title suggests (host_to_all's title is H2D's) */
