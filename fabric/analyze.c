@@ -621,8 +621,7 @@ static void report_leaf_sets(struct ctx *c)
         }
         for (int r = 0; r < rails; r++) {
             int differs = 0, agree = 0;
-            if (pv(c, n, r)->culprit_unreach)
-                continue;
+            /* (a culprit port has no vote: its links were left out of near above) */
             for (int q = 0; q < nodes; q++) {
                 unsigned char mine = near[((size_t)n * nodes + q) * rails + r];
                 int others_near = 0, others_far = 0;

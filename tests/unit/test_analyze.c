@@ -310,6 +310,103 @@ static void rule_edges(void)
                "spine: 32 rails slow: the list cut after 22, rail 0 left out");
         free(v);
     }
+    /* the leaf sets at their edges: a gap of 1.8 between the leaves' latencies and one just
+     * under it; latencies that read 0; three peers that disagree, against three that agree or
+     * none; a fourth rail beside a port that reaches nobody */
+    {
+        struct fabric_link *v = calloc(28 * 4, sizeof(*v));
+        size_t k;
+        const char *what = "";
+        struct topo_findings f = { 0 };
+        struct fabric_port ports[32];
+        for (int i = 0; i < 32; i++)
+            ports[i].carrier = 1;
+        struct fabric_input in = { 8, 3, names, ports, NULL, v, 0, NULL, 0, NULL, 0, 0, 0 };
+        static const double far[2] = { 4.5, 4.475 }; /* 1.8 and 1.79 times 2.5 */
+        for (int g = 0; g < 2; g++) {
+            in.nlinks = k = two_leaves(v, 3, 2.5, far[g], 0);
+            for (size_t i = 0; i < k; i++) /* n1's rail-1 port on the other leaf */
+                if (v[i].a == 0 && v[i].rail == 1)
+                    v[i].lat_p50_us = v[i].lat_p99_us = v[i].b < 4 ? far[g] : 2.5;
+            memset(&f, 0, sizeof(f));
+            fabric_analyze(&in, &f);
+            is_int((long long)warnings(&f, &what), g == 0 ? 1 : 0,
+                   "leaves: 2.5 and %g us (a gap of %s): %s (%s)", far[g], g ? "1.79" : "1.8",
+                   g ? "one leaf, nothing judged" : "two leaves, n1/rail1 warned", what);
+            topo_findings_free(&f);
+        }
+        /* n8's four rail-0 latencies across the leaves read 0: not measured, no vote */
+        for (size_t i = 0; i < k; i++)
+            if (v[i].a == 0 && v[i].rail == 1)
+                v[i].lat_p50_us = v[i].lat_p99_us = v[i].b < 4 ? 4.5 : 2.5;
+            else if (v[i].b == 7 && v[i].rail == 0 && v[i].a < 4)
+                v[i].lat_p50_us = v[i].lat_p99_us = 0;
+            else if (v[i].lat_p50_us > 2.5)
+                v[i].lat_p50_us = v[i].lat_p99_us = 4.5;
+        memset(&f, 0, sizeof(f));
+        fabric_analyze(&in, &f);
+        {
+            size_t nw0 = warnings(&f, &what);
+            ok(nw0 == 1 && !strcmp(what, "n1/rail1"),
+               "leaves: n8's rail-0 latencies across the leaves read 0: no vote, n1/rail1 alone "
+               "(%zu, %s, %zu failures, %zu unjudged %s)",
+               nw0, what, f.nfail, f.nunjudged, f.nunjudged ? f.unjudged[0] : "");
+        }
+        topo_findings_free(&f);
+        /* three peers that disagree on n1's rail 1 (n2-n4 far there), against three that agree
+         * (n5-n7; n8 not measured there): not judged; against none (n5-n8 not measured): the
+         * warning */
+        for (int g = 0; g < 2; g++) {
+            in.nlinks = k = two_leaves(v, 3, 3, 60, 0);
+            for (size_t i = 0; i < k; i++)
+                if (v[i].a == 0 && v[i].rail == 1 && v[i].b < 4)
+                    v[i].lat_p50_us = v[i].lat_p99_us = 60;
+                else if (v[i].a == 0 && v[i].rail == 1 && (v[i].b == 7 || g == 1))
+                    v[i].lat_p50_us = v[i].lat_p99_us = -1;
+            memset(&f, 0, sizeof(f));
+            fabric_analyze(&in, &f);
+            is_int((long long)warnings(&f, &what), g, "leaves: 3 peers disagree, %s agree: %s",
+                   g ? "none" : "3", g ? "n1/rail1 warned" : "not judged");
+            topo_findings_free(&f);
+        }
+        /* four rails, n2's rail 0 reaching nobody: its three other rails still outvote each
+         * other, so its rail 3 on the other leaf is warned about */
+        in.rails = 4;
+        in.nlinks = k = two_leaves(v, 4, 3, 60, 0);
+        for (size_t i = 0; i < k; i++) {
+            if ((v[i].a == 1 || v[i].b == 1) && v[i].rail == 0) {
+                v[i].ok = 0;
+                strcpy(v[i].error, "connect: No route to host");
+            }
+            if ((v[i].a == 1 || v[i].b == 1) && v[i].rail == 3)
+                v[i].lat_p50_us = v[i].lat_p99_us = v[i].lat_p50_us == 3 ? 60 : 3;
+        }
+        memset(&f, 0, sizeof(f));
+        fabric_analyze(&in, &f);
+        ok(warnings(&f, &what) == 1 && !strcmp(what, "n2/rail3") && f.nunjudged == 0 &&
+               f.nfail == 1 && !strcmp(first_fail(&f)->subject, "n2/rail0"),
+           "leaves: 4 rails, n2's rail 0 reaches nobody: rail.cabling on it, and its rail 3 "
+           "warned (%s, %zu unjudged)",
+           what, f.nunjudged);
+        topo_findings_free(&f);
+        free(v);
+    }
+    /* a link whose rank died is the death's, not a starved host's: never host-limited */
+    {
+        struct fabric_port ports[8];
+        struct topo_findings f = { 0 };
+        struct fabric_input in = { 4, 2, names, ports, expect, x, 8, NULL, 0, NULL, 0, 0, 0 };
+        for (int i = 0; i < 8; i++)
+            ports[i].carrier = 1;
+        memcpy(x, h, sizeof(h));
+        x[4] = L(1, 0, 1, 2, -1);
+        strcpy(x[4].error, "recv from n3: no answer before the deadline");
+        x[4].rank_failed = 1;
+        x[4].wait_a = 0.4;
+        fabric_analyze(&in, &f);
+        is_int((long long)f.nunjudged, 0, "a dead rank's link on a starved host: not host-limited");
+        topo_findings_free(&f);
+    }
     /* a port that loses what it receives and sent nothing: it resent none of its bytes */
     {
         const long long M = 1000000;
