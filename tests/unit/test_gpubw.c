@@ -23,7 +23,7 @@ typedef int (*reader_fn)(struct topo_node *, const char *, ry_error_t *);
 
 /* the failures ("check subject" joined by ';', in the order judged) and the verdict */
 struct judged {
-    char fails[4096], warns[1024];
+    char fails[4096], warns[1024], observed[256]; /* observed: the first failure's */
     size_t nfail, nwarn, nok, nunjudged;
 };
 
@@ -39,6 +39,8 @@ static void judge(struct topo_node *node, const struct map_thresholds *th, struc
                     : f.v[i].sev == TOPO_SEV_WARN ? j->warns
                                                   : NULL;
         size_t len = f.v[i].sev == TOPO_SEV_FAIL ? sizeof(j->fails) : sizeof(j->warns);
+        if (f.v[i].sev == TOPO_SEV_FAIL && !j->observed[0])
+            snprintf(j->observed, sizeof(j->observed), "%s", f.v[i].observed);
         if (dst)
             snprintf(dst + strlen(dst), len - strlen(dst), "%s%s %s", *dst ? ";" : "", f.v[i].check,
                      f.v[i].subject);
@@ -597,6 +599,32 @@ static void rules(void)
     n->bw[0]->v[0].value = 22.0;
     judge(n, NULL, &j);
     is_str(j.fails, "gpu.pcie.bw node/gpu0", "A100 H2D 22.0 GB/s: below 0.70 x 31.5 (fails)");
+    /* peer access of GPUs the capture does not have: unknown (-1), whichever side */
+    {
+        struct topo_node *t = synthetic("NVIDIA A100-SXM4-40GB", 2);
+        const struct topo_bw_capture *c = t->bw[0];
+        t->bw[0]->peer[0 * 2 + 1] = 1;
+        ok(topo_bw_peer(c, 0, 1) == 1 && topo_bw_peer(c, -1, 1) == -1 &&
+               topo_bw_peer(c, 0, -1) == -1 && topo_bw_peer(c, 2, 1) == -1 &&
+               topo_bw_peer(c, 0, 2) == -1,
+           "peer access: gpu0 to gpu1 as recorded; -1 for a GPU out of the capture's 2");
+        topo_node_destroy(t);
+    }
+    /* two figures of one check and GPU: the worse is the one said, whichever came first */
+    {
+        static const double two[][2] = { { 20, 30 }, { 30, 20 }, { 21, 20 }, { 20, 21 } };
+        for (size_t i = 0; i < sizeof(two) / sizeof(two[0]); i++) {
+            struct topo_node *t = synthetic("NVIDIA A100-SXM4-40GB", 1);
+            put(t, TOPO_BW_H2D, 0, -1, two[i][0], "h2d");
+            put(t, TOPO_BW_D2H, 0, -1, two[i][1], "d2h");
+            judge(t, NULL, &j);
+            ok(j.nfail == 1 && !strncmp(j.observed, "20.0 GB/s", 9) &&
+                   strstr(j.observed, two[i][0] < two[i][1] ? "test h2d" : "test d2h") != NULL,
+               "A100 H2D %g, D2H %g GB/s: one failure, of the 20: %s", two[i][0], two[i][1],
+               j.observed);
+            topo_node_destroy(t);
+        }
+    }
     n->bw[0]->v[0].kind = TOPO_BW_D2H;
     judge(n, NULL, &j);
     is_str(j.fails, "gpu.pcie.bw node/gpu0", "... and the same for D2H");
