@@ -64,6 +64,20 @@ fabric_mpi() {
     rc=$?
 }
 fails() { jq -r '[.findings[] | select(.severity != "ok") | "\(.check) \(.subject)"] | join(";")' "$TMP/run/results.json"; }
+# the degraded node2/rail1 named: as the port; or, where a link of that port was host-limited
+# (not judged: a starved host, railyard-fabric(1) "Busy hosts"), as its slow pairs alone, since
+# the port is then seen through fewer partners. Anything else named is printed
+degraded() {
+    local f
+    f=$(fails)
+    if [ "$f" = "link.bandwidth node2/rail1" ] ||
+        { [ -n "$f" ] && ! echo "$f" | tr ';' '\n' | grep -Evq '^link\.path (node[0-9]+<->node2|node2<->node[0-9]+)/rail1$' &&
+            jq -r '.not_judged[]?' "$TMP/run/results.json" | grep -Eq '^(node2->node[0-9]+|node[0-9]+->node2)/rail1: .*host-limited'; }; then
+        echo named
+    else
+        echo "$f / not judged: $(jq -r '[.not_judged[]?] | join("; ")' "$TMP/run/results.json" | head -c 300)"
+    fi
+}
 
 up --nodes 4 --rails 2; ok $? "demo cluster 4 x 2 up"
 "$DEMO" map >"$TMP/demo.map"
@@ -101,9 +115,9 @@ jq -e '[.links[] | select(.from == "node2" and .to == "node1")] | length == 2' "
 ok $? "--bidir: the reverse direction is a link of its own"
 
 up --nodes 4 --rails 2 --degrade 2:1:50mbit; fabric
-is "$rc $(fails)" "1 link.bandwidth node2/rail1" "degraded rail alone: link.bandwidth node2/rail1"
+is "$rc $(degraded)" "1 named" "degraded rail alone: link.bandwidth node2/rail1 ($(fails))"
 fabric_mpi
-is "$rc $(fails)" "1 link.bandwidth node2/rail1" "--transport mpi: the degraded rail named alike"
+is "$rc $(degraded)" "1 named" "--transport mpi: the degraded rail named alike ($(fails))"
 # railyard top on the degraded cluster: the active test (key t) in tmux measures node1's rail 1
 # against node2, whose rail-1 port is shaped to 50 Mbit/s, while the screen keeps refreshing;
 # --follow shows a railyard-fabric run's pair matrix filling in round by round
