@@ -407,6 +407,20 @@ static void rule_edges(void)
         is_int((long long)f.nunjudged, 0, "a dead rank's link on a starved host: not host-limited");
         topo_findings_free(&f);
     }
+    /* a port that loses what it sends and received nothing: its partners resent none */
+    {
+        const long long M = 1000000;
+        const struct fabric_link tx[4] = {
+            W(0, 0, 2, 1, .95, M, 1010000, 0),
+            W(1, 0, 2, 3, .95, M, 1010000, 0),
+            W(2, 0, 0, 1, .95, M, M, 0),
+            W(3, 0, 0, 3, .95, M, M, 0),
+        };
+        is_str(said(tx, 4, 4, 1, expect, TOPO_SEV_FAIL, "link.goodput", "n3/rail0"),
+               "99.01% delivered at worst, on every link it sent; it sent 0.99% of its bytes "
+               "again, its partners 0% of theirs to it",
+               "edges: a sender that received nothing: its partners resent 0%%");
+    }
     /* a port that loses what it receives and sent nothing: it resent none of its bytes */
     {
         const long long M = 1000000;
@@ -994,26 +1008,37 @@ int main(void)
             is_int((long long)warnings(&f, &what), 0,
                    "... n1's rank lost: its latencies judge no leaf (%s)", what);
             topo_findings_free(&f);
+            lost[0] = 7; /* n8's: only its own links are left out, n1/rail1 is still warned */
+            memset(&f, 0, sizeof(f));
+            fabric_analyze(&in, &f);
+            nw = warnings(&f, &what);
+            ok(nw == 1 && !strcmp(what, "n1/rail1"),
+               "... n8's rank lost: n1/rail1 still warned from its other peers (%zu, %s)", nw,
+               what);
+            topo_findings_free(&f);
         }
-        /* n8's rail-2 port slow with every partner and far from all of them: a culprit, whose
-         * latencies say nothing of leaves (its partners' rail-2 sets are not disturbed) */
-        {
+        /* n2's, then n8's rail-2 port slow with every partner and its latencies inverted (near
+         * the other leaf, far from its own): a culprit, at either end of its links, whose
+         * latencies say nothing of leaves */
+        for (int who = 1; who < 8; who += 6) {
             struct fabric_link slow[84];
+            char port[16];
             memcpy(slow, ap, k * sizeof(*ap));
             for (size_t i = 0; i < k; i++)
-                if (slow[i].b == 7 && slow[i].rail == 2) {
+                if ((slow[i].a == who || slow[i].b == who) && slow[i].rail == 2) {
                     slow[i].bw_gbps = 0.3;
-                    slow[i].lat_p50_us = slow[i].lat_p99_us = 60;
+                    slow[i].lat_p50_us = slow[i].lat_p99_us = ap[i].lat_p50_us == 3 ? 60 : 3;
                 }
+            snprintf(port, sizeof(port), "%s/rail2", n8[who]);
             struct fabric_input in = { 8, 3, n8, ports, NULL, slow, k, NULL, 0, NULL, 0, 0, 0 };
             memset(&f, 0, sizeof(f));
             fabric_analyze(&in, &f);
             nw = warnings(&f, &what);
             ok(nw == 1 && !strcmp(what, "n1/rail1") && f.nfail == 1 &&
-                   !strcmp(first_fail(&f)->subject, "n8/rail2"),
-               "... n8's rail 2 slow and far: link.bandwidth on it, and still only n1/rail1 "
-               "warned (%zu, %s, %s)",
-               nw, what, first_fail(&f)->subject);
+                   !strcmp(first_fail(&f)->subject, port),
+               "... %s slow, its latencies inverted: link.bandwidth on it, and still only "
+               "n1/rail1 warned (%zu, %s, %s)",
+               port, nw, what, first_fail(&f)->subject);
             topo_findings_free(&f);
         }
         /* the same, the latencies from a latency sweep's ping-pong links (no goodput) and the
