@@ -29,18 +29,21 @@ static struct fabric_link L(int round, int r, int a, int b, double bw) {
     return l;
 }
 
-/* the number of warnings in f; *what the subject of the last */
+/* the number of warnings in f; *what the subject of the last, copied (so it outlives f, and a
+ * message that reads it in the same call as this one reads a string that is still there) */
 static size_t
 warnings(const struct topo_findings *f, const char **what)
 {
+    static char last[128];
     size_t n = 0;
 
-    *what = "";
+    last[0] = '\0';
     for (size_t i = 0; i < f->n; i++)
         if (f->v[i].sev == TOPO_SEV_WARN) {
             n++;
-            *what = f->v[i].subject;
+            snprintf(last, sizeof(last), "%s", f->v[i].subject);
         }
+    *what = last;
     return n;
 }
 
@@ -916,11 +919,7 @@ int main(void)
             struct fabric_input in = { 8, 3, n8, ports, NULL, ap, k, NULL, 0, NULL, 0, 0, 0 };
             fabric_analyze(&in, &f);
         }
-        for (size_t i = 0; i < f.n; i++)
-            if (f.v[i].sev == TOPO_SEV_WARN) {
-                nw++;
-                what = f.v[i].subject;
-            }
+        nw = warnings(&f, &what);
         ok(nw == 1 && !strcmp(what, "n1/rail1"),
            "a port on another leaf of its rail: one rail.cabling warning (%zu, %s)", nw, what);
         topo_findings_free(&f);
