@@ -410,33 +410,30 @@ static void rule_edges(void)
         is_int((long long)f.nunjudged, 0, "a dead rank's link on a starved host: not host-limited");
         topo_findings_free(&f);
     }
-    /* a port that loses what it sends and received nothing: its partners resent none */
-    {
+    /* a port that loses what it sends and received nothing (its partners resent none), and one
+     * that loses what it receives and sent nothing (it resent none of its bytes) */
+    for (int in_ = 0; in_ < 2; in_++) {
         const long long M = 1000000;
-        const struct fabric_link tx[4] = {
+        /* n3 and its partners n2, n4; each partner clean with n1 */
+        struct fabric_link d[4] = {
             W(0, 0, 2, 1, .95, M, 1010000, 0),
             W(1, 0, 2, 3, .95, M, 1010000, 0),
             W(2, 0, 0, 1, .95, M, M, 0),
             W(3, 0, 0, 3, .95, M, M, 0),
         };
-        is_str(said(tx, 4, 4, 1, expect, TOPO_SEV_FAIL, "link.goodput", "n3/rail0"),
-               "99.01% delivered at worst, on every link it sent; it sent 0.99% of its bytes "
-               "again, its partners 0% of theirs to it",
-               "edges: a sender that received nothing: its partners resent 0%%");
-    }
-    /* a port that loses what it receives and sent nothing: it resent none of its bytes */
-    {
-        const long long M = 1000000;
-        const struct fabric_link rx[4] = {
-            W(0, 0, 1, 2, .95, M, 1010000, 0),
-            W(1, 0, 3, 2, .95, M, 1010000, 0),
-            W(2, 0, 1, 0, .95, M, M, 0),
-            W(3, 0, 3, 0, .95, M, M, 0),
-        };
-        is_str(said(rx, 4, 4, 1, expect, TOPO_SEV_FAIL, "link.goodput", "n3/rail0"),
-               "99.01% delivered at worst, on every link it received; it sent 0% of its bytes "
-               "again, its partners 0.99% of theirs to it",
-               "edges: a receiver that sent nothing: 0%% of its bytes resent");
+        for (int i = 0; in_ && i < 4; i++) { /* every link the other way */
+            int t = d[i].a;
+            d[i].a = d[i].b;
+            d[i].b = t;
+        }
+        is_str(said(d, 4, 4, 1, expect, TOPO_SEV_FAIL, "link.goodput", "n3/rail0"),
+               in_ ? "99.01% delivered at worst, on every link it received; it sent 0% of its "
+                     "bytes again, its partners 0.99% of theirs to it"
+                   : "99.01% delivered at worst, on every link it sent; it sent 0.99% of its "
+                     "bytes again, its partners 0% of theirs to it",
+               "edges: a %s: %s resent 0%%",
+               in_ ? "receiver that sent nothing" : "sender that received nothing",
+               in_ ? "it" : "its partners");
     }
     /* marks named by the direction that has them: n3 receives marked packets from n2 and n4,
      * and what it sends to n1 is lost (a pair's finding) and marked more: not its marks' */
