@@ -1,0 +1,79 @@
+#!/bin/bash
+# scripts/soak on a build of three made-up tests (a Makefile with print-tests and check, as
+# railyard's): runs counted, a failed run kept with its log, the slowest and median run, a run
+# whose make failed around a passing test not counted, the row of a test it was stopped in, the
+# loops it started ended, and bad usage refused.
+. "$RAILYARD_SRCDIR/tests/lib.sh"
+S=$RAILYARD_SRCDIR/scripts/soak
+B=$TMP/build
+mkdir -p "$B/tests/cli"
+cat >"$B/Makefile" <<'MK'
+print-tests:
+	@echo "QUICK_TESTS = tests/cli/t9001-good.t tests/cli/t9002-flaky.t tests/cli/t9003-slow.t"
+	@echo "RIG_TESTS = tests/cli/t9004-makefails.t"
+check:
+	@sh ./run-one $(TESTS)
+MK
+# each run of a test counts itself; the log is what the harness writes (TAP and the wall time)
+cat >"$B/run-one" <<'SH'
+t=$1 n=$(cat "$t.count" 2>/dev/null || echo 0)
+n=$((n + 1)); echo $n >"$t.count"
+log=${t%.t}.log
+case $t in
+*good*) printf 'ok 1 - good\n# wall: %d.5 s\n' $n >"$log" ;;
+*flaky*) if [ $n -eq 2 ]; then printf 'not ok 1 - second run\n# wall: 9.0 s\n' >"$log"; exit 1; fi
+    printf 'ok 1 - flaky\n# wall: 1.0 s\n' >"$log" ;;
+*slow*) if [ $n -eq 2 ]; then sleep 60 & echo $! >slow.pid; touch slow.started; wait; fi
+    printf 'ok 1 - slow\n# wall: 2.0 s\n' >"$log" ;;
+*makefails*) printf 'ok 1 - passes\n# wall: 3.0 s\n' >"$log"; [ $n -eq 1 ] && exit 1 ;;
+esac
+exit 0
+SH
+
+"$S" -n 3 --idle -C "$B" t9001 >"$TMP/good" 2>&1
+rc=$?
+is "$rc" 0 "three passing runs: exit 0"
+row=$(grep '^t9001-good' "$TMP/good" | tr -s ' ')
+is "$row" "t9001-good 3 0 3.5 2.5" "runs, failures, the slowest and the median run"
+is "$(tail -1 "$TMP/good")" "soak: 3 runs, 0 failed, load none" "the last line"
+
+"$S" -n 3 --idle -C "$B" --keep "$TMP/kept" t9002-flaky >"$TMP/flaky" 2>"$TMP/flaky.err"
+rc=$?
+is "$rc" 1 "a failed run: exit 1"
+is "$(grep '^t9002' "$TMP/flaky" | tr -s ' ')" "t9002-flaky 3 1 9.0 1.0" "the failed run counted"
+grep -q "t9002-flaky run 2 failed: not ok 1 - second run" "$TMP/flaky.err" && grep -q 'not ok 1 - second run' "$TMP/kept/t9002-flaky.run2.log"
+ok $? "the failed run named and its log kept ($(head -c 120 "$TMP/flaky.err"))"
+is "$(tail -1 "$TMP/flaky")" "soak: 3 runs, 1 failed, load none" "the failure in the last line"
+
+"$S" -n 2 --idle -C "$B" RIG_TESTS >"$TMP/mk" 2>"$TMP/mk.err"
+rc=$?
+is "$rc:$(grep '^t9004' "$TMP/mk" | tr -s ' ')" "0:t9004-makefails 1 0 3.0 3.0" "a run whose test passed and make failed is not counted"
+grep -q "run 1: the test passed, make check around it failed" "$TMP/mk.err"
+ok $? "and it says so"
+
+# stopped in the second run of a test: the first run's row, marked, and the total
+loops_before=$(pgrep -fc 'while :; do :; done')
+"$S" -n 3 -C "$B" t9003 >"$TMP/slow" 2>&1 &
+pid=$!
+for _ in $(seq 1 200); do [ -f "$B/slow.started" ] && break; sleep 0.1; done
+loops_during=$(pgrep -fc 'while :; do :; done')
+kill -TERM $pid
+wait $pid
+rc=$?
+is "$rc" 130 "stopped by TERM: exit 130"
+is "$(grep '^t9003' "$TMP/slow" | tr -s ' ')" "t9003-slow 1 0 2.0 2.0 (stopped in run 2)" "the row of the runs it finished"
+is "$(tail -1 "$TMP/slow")" "soak: 1 runs, 0 failed, stopped" "the total, stopped"
+gone=1
+for _ in $(seq 1 50); do kill -0 "$(cat "$B/slow.pid")" 2>/dev/null || { gone=0; break; }; sleep 0.1; done
+ok $gone "the run under way ended with it"
+is "$((loops_during - loops_before))" "$(nproc)" "a loop per core ran beside the test"
+for _ in $(seq 1 50); do [ "$(pgrep -fc 'while :; do :; done')" -le "$loops_before" ] && break; sleep 0.1; done
+is "$(pgrep -fc 'while :; do :; done')" "$loops_before" "its loops ended with it"
+
+"$S" -n 0 -C "$B" t9001 >/dev/null 2>"$TMP/usage"
+is "$?:$(cat "$TMP/usage")" "2:soak: -n wants a count of runs, not '0'" "-n 0 refused"
+"$S" -C "$B" t900 >/dev/null 2>"$TMP/usage"
+is "$?:$(cat "$TMP/usage")" "2:soak: 't900' names 0 tests of this build, not one" "a name of no test refused"
+"$S" -C "$TMP" t9001 >/dev/null 2>"$TMP/usage"
+is "$?:$(cat "$TMP/usage")" "2:soak: $TMP is not a configured build (no Makefile)" "a folder that is not a build refused"
+done_testing
