@@ -14,14 +14,34 @@ ok() { # ok STATUS DESCRIPTION
 skip() { # skip DESCRIPTION REASON: a check that could not be made (never a pass)
     skipped=$((skipped + 1)); echo "skip - $1: $2"
 }
+# waits until a TCP port is listened on (at most 20 s), or the listener PID has gone
+listening() { # PORT PID
+    local i
+    for ((i = 0; i < 200; i++)); do
+        ss -Hltn "sport = :$1" 2>/dev/null | grep -q . && return 0
+        kill -0 "$2" 2>/dev/null || return 1
+        sleep 0.1
+    done
+    return 1
+}
+# waits until a device's port reads STATE in sysfs (at most 20 s)
+port_state() { # DEVICE STATE
+    local i
+    for ((i = 0; i < 200; i++)); do
+        grep -q "$2" "/sys/class/infiniband/$1/ports/1/state" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
 # perftest between the two ends of a rail; prints the bandwidth in Gb/s (0 when it failed)
 write_bw() { # RAIL PORT [ITERATIONS [TX-DEPTH]]
     local r=$1 port=$2 n=${3:-300} depth=${4:-128} bw="" try
     timeout 120 ib_write_bw -d "rxe_a$r" -x 0 -F -p "$port" -n "$n" -t "$depth" -s 65536 >"$T/srv$r" 2>&1 &
     local spid=$!
-    # under emulation the server can take more than a second to listen: retry the connection
+    # under emulation the server can take more than a second to listen: wait until it does,
+    # and retry a connection it still refused
     for try in 1 2 3 4 5; do
-        sleep 1
+        listening "$port" $spid
         timeout 120 ib_write_bw -d "rxe_b$r" -x 0 -F -p "$port" -n "$n" -t "$depth" -s 65536 "198.18.$r.1" >"$T/cli$r" 2>&1
         bw=$(awk '/^ *65536/ {print $4}' "$T/cli$r" | tail -n 1)
         [ -n "$bw" ] || ! kill -0 $spid 2>/dev/null || ! grep -qi "couldn't connect\|connection refused" "$T/cli$r" || continue
@@ -236,7 +256,7 @@ else
 fi
 
 ip link set rb1 down
-sleep 1
+port_state rxe_b1 DOWN || echo "# rxe_b1 still reads $(cat /sys/class/infiniband/rxe_b1/ports/1/state) after 20 s"
 "$RAILYARD" check --map "$T/rxe.map" >"$T/check.out"
 rc=$?
 [ $rc -eq 1 ] && grep -q 'FAIL  nic.port.state  *rxevm/rxe_b1:1 *expected ACTIVE, observed DOWN' "$T/check.out"
