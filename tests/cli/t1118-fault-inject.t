@@ -18,7 +18,11 @@
 # part (each RDMA device of a faulted card) and nothing else; a part the healthy capture already
 # leaves unjudged is not counted again. nvbandwidth's host copies: the lowest figure of a test
 # 1% below and 1% above the floor gpu.pcie.bw sets (the test's own table of the models' host
-# links and the documented shares), against the golden map and against the built-in references. A line per class: cases, caught, extra. The seeds are printed;
+# links and the documented shares), against the golden map and against the built-in references.
+# p2pBandwidthLatencyTest: a peer pair's figure 1% below and above the floor gpu.p2p.bw sets,
+# its latency 1% above and below the ceiling gpu.p2p.latency sets; bandwidthTest: a host copy
+# 1% below and above gpu.pcie.bw's floor; each against the golden map and the built-in
+# references. A line per class: cases, caught, extra. The seeds are printed;
 # RAILYARD_FAULT_SEEDS="S..." runs others (default 1 2 3).
 . "$RAILYARD_SRCDIR/tests/lib.sh"
 have_feature yaml || skip_all "built without libyaml: no maps to capture"
@@ -47,11 +51,13 @@ judge() { # MAP OPTION INPUT: the check's JSON; with OPTION --ibnetdiscover, rai
 }
 said() { # MAP OPTION INPUT: the findings that are not ok, "check subject" (a node's subjects
     # without the host; a cable's two ends in sorted order), and "unjudged:CHECK SUBJECT" for
-    # each part listed under not judged (CHECK: the line's first word after the part), one a line
-    judge "$@" | jq -r --arg fabric "$([ "$2" = --ibnetdiscover ] && echo 1)" '
+    # each part listed under not judged (CHECK: the line's first word after the part), and
+    # "unjudged:INPUT WHY" for what the input as a whole leaves unjudged, one a line
+    judge "$@" | jq -r --arg fabric "$([ "$2" = --ibnetdiscover ] && echo 1)" --arg in "$3" '
         (.findings[] | select(.severity != "ok") |
             "\(.check) \(if $fabric == "1" then .subject else .subject | sub("^[^/]*/"; "") end)"),
-        (.not_judged[]? | capture("^[^/]*/(?<s>[^: ]*): (?<c>[^ :]*)") | "unjudged:\(.c) \(.s)")' |
+        (.not_judged[]? | if startswith($in + ": ") then "unjudged:INPUT" + .[($in | length) + 1:]
+            else capture("^[^/]*/(?<s>[^: ]*): (?<c>[^ :]*)") | "unjudged:\(.c) \(.s)" end)' |
         ends_sorted | sort -u
 }
 notok() { # MAP OPTION INPUT [BASELINE]: said, less the lines of BASELINE (what the healthy
@@ -113,6 +119,25 @@ for f in "$X"/h200-vm/nvbandwidth.txt "$S"/gpu-bandwidth/*nvbandwidth*.txt; do
     esac
     [ -f "$f" ] && faults --nvbandwidth "$f"
 done
+# p2pBandwidthLatencyTest: the Dell B300 node's capture is of a faulty node (its bidirectional
+# P2P=Enabled figures of GPUs 0-3 are half the others', its host-staged latencies 2.3 ms): its
+# healthy matrices are its capture here (the only one whose GPUs have peer latencies)
+for f in "$S"/gpu-bandwidth/*_p2pbandwidthlatencytest*.txt; do
+    [ -f "$f" ] || continue
+    case $f in
+    # not healthy nodes: GPUs that cannot reach each other (gpu.p2p.access), peer copies at half
+    # the rate of copies through host memory (the fault NCCL issue 814 is about)
+    *p2p-ns* | *connectivity* | *nccl-issue814*) continue ;;
+    *dell-xe9780_b300*)
+        awk '/^(Bidirectional P2P=Enabled Bandwidth|P2P=Disabled Latency) Matrix/ { skip = 1; next }
+            skip && /^[A-Z]/ { skip = 0 } !skip' "$f" >"$TMP/dell-xe9780_b300-healthy-matrices.txt"
+        f=$TMP/dell-xe9780_b300-healthy-matrices.txt ;;
+    esac
+    faults --p2p-bandwidth "$f"
+done
+for f in "$S"/gpu-bandwidth/*_bandwidthtest*.txt; do
+    [ -f "$f" ] && faults --bandwidth-test "$f"
+done
 for d in "$S"/sysfs/*_sys-class-infiniband; do # /sys/class/infiniband captures, each under a root
     [ -d "$d" ] || continue
     r=$TMP/roots/$(basename "$d" _sys-class-infiniband)
@@ -133,7 +158,9 @@ for f in "$S"/ibstat/*; do
 done
 [ "$captures" -ge 5 ]; ok $? "at least five captures faulted ($captures)"
 for cls in gpu-gen gpu-width nic-gen nic-width port-rate nvlink port-down gpu-rate bridge link-width \
-    link-speed link-down link-moved h2d-map-below h2d-map-above h2d-ref-below h2d-ref-above; do
+    link-speed link-down link-moved h2d-map-below h2d-map-above h2d-ref-below h2d-ref-above \
+    p2p-map-below p2p-map-above p2p-ref-below p2p-ref-above lat-map-above lat-map-below lat-ref-above \
+    lat-ref-below bwtest-map-below bwtest-map-above bwtest-ref-below bwtest-ref-above; do
     [ "${cases[$cls]:-0}" -gt 0 ]; ok $? "class $cls has cases"
     echo "# class $cls: cases ${cases[$cls]:-0}, caught ${caught[$cls]:-0}, extra or wrong ${extra[$cls]:-0}"
 done

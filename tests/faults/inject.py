@@ -27,6 +27,21 @@ Captures and the fault classes each can express (the part is drawn with the seed
   GPU model's host link in place of the map's floor):
     h2d-map-below, h2d-ref-below                                    gpu.pcie.bw     gpuN
     h2d-map-above, h2d-ref-above                                    nothing
+  p2pBandwidthLatencyTest output (a pair drawn among those with peer access; the node's median
+  is the one its other pairs give): the pair's unidirectional P2P=Enabled figure 1% below and 1%
+  above the floor gpu.p2p.bw sets (the higher of the map's nvlink_pair_gbps, 0.75 of the median,
+  0.80 of the pair's copy through host memory, and for two PCIe GPUs of known models 0.50 of the
+  narrower host link), and its P2P=Enabled latency 1% above and 1% below the ceiling
+  gpu.p2p.latency sets (the lowest of the map's p2p_latency_us, the higher of 3 x the median
+  and the median + 5 us, and 1000 us), against the golden map and the built-in references:
+    p2p-map-below, p2p-ref-below                                    gpu.p2p.bw      gpuA-gpuB
+    p2p-map-above, p2p-ref-above                                    nothing
+    lat-map-above, lat-ref-above                                    gpu.p2p.latency gpuA-gpuB
+    lat-map-below, lat-ref-below                                    nothing
+  bandwidthTest output (one figure a direction): the lowest host copy 1% below and 1% above
+  the floor gpu.pcie.bw sets (the map's h2d_gbps; 0.70 of the model's host link):
+    bwtest-map-below, bwtest-ref-below                              gpu.pcie.bw     gpuN
+    bwtest-map-above, bwtest-ref-above                              nothing
   a sysfs tree (a directory that stands for /sys, with class/infiniband; each variant a copy):
     port-down    one active port Down, Polling                      nic.port.state and
                                                                     nic.port.phys_state NIC:PORT
@@ -54,6 +69,7 @@ default every one). The same seed and capture give the same variants; a capture 
 a class gets no variant of it (an empty index where it has none at all). Exit 0, or 2 when the
 capture cannot be read."""
 import argparse
+import math
 import os
 import random
 import re
@@ -112,6 +128,10 @@ def main():
             text = f.read()
         if re.match(r"\s*GPU \d+: ", text):
             index = nvlink_variants(text, a)
+        elif re.search(r"^\s*(Unidirectional|Bidirectional) P2P=|^\[P2P \(Peer-to-Peer\)|^P2P Connectivity Matrix", text, re.M):
+            index = p2p_variants(text, a)
+        elif re.search(r"^\[CUDA Bandwidth Test\]|^\s*(Host to Device|Device to Host) Bandwidth, ", text, re.M):
+            index = bwtest_variants(text, a)
         elif re.search(r"^(Running \w+\.|nvbandwidth Version)", text, re.M):
             index = nvbandwidth_variants(text, a)
         elif re.search(r"^(Switch|Ca)\s+\d+\s+\"", text, re.M):
@@ -366,6 +386,180 @@ def nvbandwidth_variants(text, a):
             new = f"{floor * f:.2f}".rjust(y - x)
             out[t[1]] = out[t[1]][:x] + new + out[t[1]][y:]
             emit(a, index, f"h2d-{mode}-{side}.txt", f"h2d-{mode}-{side}", "".join(out), findings)
+    return index
+
+
+# the GPUs' host links (GB/s) and whether they are NVLink parts (a pair's peer copies then have
+# no bound from a capture that does not say its NVLinks), railyard-checks(7)'s references
+MODELS = [  # (words of the model, host link GB/s, NVLink part)
+    (("A100", "PCIe"), 31.5, False), (("A100", "SXM"), 31.5, True), (("A100",), 31.5, False),
+    (("H100", "NVL"), 63.0, False), (("H100", "PCIe"), 63.0, False), (("H100",), 63.0, True),
+    (("H200",), 63.0, True), (("B200",), 63.0, True), (("B300",), 63.0, True),
+    (("RTX", "4090"), 31.5, False), (("RTX", "5090"), 63.0, False), (("RTX", "2080"), 15.75, False),
+    (("GTX", "1080"), 15.75, False), (("A6000",), 31.5, False), (("L40S",), 31.5, False),
+    (("P100",), 15.75, False), (("V100",), 15.75, False)]
+FLOOR_PCIE_P2P, P2P_VS_HOST, SIBLING_LAT, SIBLING_LAT_MIN, GOLDEN_CEIL, LAT_CEILING = 0.50, 0.80, 3.0, 5.0, 1.5, 1000.0
+
+
+def model_of(name):
+    """(host link GB/s, NVLink part) of a GPU's name, or None where railyard has no reference"""
+    words = re.split(r"[\s-]+", name or "")
+    for toks, host, nvl in MODELS:
+        if all(any(w == t or (t == "SXM" and w.startswith("SXM")) for w in words) for t in toks):
+            return host, nvl
+    return None
+
+
+def put(line, span, value, decimals):
+    """line with the figure at span replaced by value (right-aligned in its column)"""
+    x, y = span
+    new = f"{value:.{decimals}f}".rjust(y - x)
+    if len(new) > y - x:
+        new = " " + new
+    return line[:x] + new + line[y:]
+
+
+def p2p_variants(text, a):
+    """p2pBandwidthLatencyTest: one peer pair's unidirectional P2P=Enabled figure 1% below and
+    1% above the floor gpu.p2p.bw sets, and one pair's P2P=Enabled latency 1% above and 1% below
+    the ceiling gpu.p2p.latency sets, each against the golden map and the built-in references.
+    The pair is drawn with the seed; the node's median is the one the other figures give once
+    the changed one is below it (a latency above it)."""
+    lines = text.splitlines(keepends=True)
+    model, peer, mats = {}, {}, []
+    cur = None
+    for i, line in enumerate(lines):
+        s = line.strip()
+        m = re.match(r"Device: (\d+), ([^,]*),", s)
+        if m:
+            model[int(m.group(1))] = m.group(2)
+            continue
+        m = re.match(r"Device=(\d+) (CAN|CANNOT) Access Peer Device=(\d+)", s)
+        if m:
+            peer[(int(m.group(1)), int(m.group(3)))] = m.group(2) == "CAN"
+            continue
+        if re.match(r"(Unidirectional|Bidirectional|P2P=)", s) and "Matrix" in s:
+            kind = None
+            if s.startswith("Unidirectional") and s.endswith("Matrix (GB/s)"):
+                kind = "p2p" if "P2P=Enabled" in s else "host"
+            elif "Latency" in s and s.endswith("Matrix (us)"):
+                kind = "lat" if "P2P=Enabled" in s else None
+            cur = {"kind": kind, "title": s, "cols": None, "cells": []} if kind else None
+            if cur:
+                mats.append(cur)
+            continue
+        if cur is None:
+            continue
+        if cur["cols"] is None:
+            m = re.match(r"\s*(D\\D|GPU)((\s+\d+)+)\s*$", line)
+            if m:
+                cur["cols"] = [int(x) for x in m.group(2).split()]
+            continue
+        m = re.match(r"\s*(\d+)\s", line)
+        if not m:
+            cur = None  # the matrix ends (a CPU block of a latency matrix is not read)
+            continue
+        row = int(m.group(1))
+        spans = [f.span() for f in re.finditer(r"\d+\.\d+", line)]
+        if len(spans) != len(cur["cols"]):
+            cur = None
+            continue
+        for col, sp in zip(cur["cols"], spans):
+            if col != row:
+                cur["cells"].append((row, col, float(line[sp[0]:sp[1]]), i, sp))
+    ok = lambda c: peer.get((c[0], c[1]), True)
+    groups = [m for m in mats if m["kind"] in ("p2p", "lat") and len([c for c in m["cells"] if ok(c)]) > 0]
+    if not groups:
+        return []
+    rng = start(a)
+    index = []
+    host = {(c[0], c[1]): c[2] for m in mats if m["kind"] == "host" for c in m["cells"]}
+
+    def variant(cls, cell, value, decimals, findings):
+        out = list(lines)
+        out[cell[3]] = put(out[cell[3]], cell[4], value, decimals)
+        emit(a, index, f"{cls}.txt", cls, "".join(out), findings)
+
+    bw = [m for m in groups if m["kind"] == "p2p"]
+    if bw:
+        golden = min(median([c[2] for c in m["cells"] if ok(c)]) for m in bw) * GOLDEN
+        golden = int(golden * 10 + 1e-6) / 10
+        m = rng.choice(bw)
+        cells = [c for c in m["cells"] if ok(c)]
+        cell = rng.choice(cells)
+        g, h = cell[0], cell[1]
+        pair = f"gpu{min(g, h)}-gpu{max(g, h)}"  # railyard names a pair lower GPU first
+        # the median the node's other pairs give once this figure is below it
+        rest = [c[2] for c in cells if c is not cell] + [-math.inf]
+        terms = ([SIBLING * median(rest)] if len(cells) >= 3 else []) + \
+            ([P2P_VS_HOST * host[(g, h)]] if (g, h) in host else [])
+        ma, mb = model_of(model.get(g)), model_of(model.get(h))
+        pcie = [FLOOR_PCIE_P2P * min(ma[0], mb[0])] if ma and mb and not ma[1] and not mb[1] else []
+        for mode, t in (("map", [golden] + terms), ("ref", pcie + terms)):
+            if not t:
+                continue
+            floor = max(t)
+            variant(f"p2p-{mode}-below", cell, floor * 0.99, 2, [f"gpu.p2p.bw@{pair}"])
+            variant(f"p2p-{mode}-above", cell, floor * 1.01, 2, [])
+    lat = [m for m in groups if m["kind"] == "lat"]
+    if lat:
+        golden = max(median([c[2] for c in m["cells"] if ok(c)]) for m in lat) * GOLDEN_CEIL
+        golden = math.ceil(golden * 100 - 1e-6) / 100
+        m = rng.choice(lat)
+        cells = [c for c in m["cells"] if ok(c)]
+        cell = rng.choice(cells)
+        g, h = cell[0], cell[1]
+        pair = f"gpu{min(g, h)}-gpu{max(g, h)}"
+        med = median([c[2] for c in cells if c is not cell] + [math.inf])  # once it is above
+        terms = [LAT_CEILING] + ([max(SIBLING_LAT * med, med + SIBLING_LAT_MIN)] if len(cells) >= 3 else [])
+        for mode, t in (("map", [golden] + terms), ("ref", terms)):
+            ceiling = min(t)
+            variant(f"lat-{mode}-above", cell, ceiling * 1.01, 2, [f"gpu.p2p.latency@{pair}"])
+            variant(f"lat-{mode}-below", cell, ceiling * 0.99, 2, [])
+    return index
+
+
+def bwtest_variants(text, a):
+    """bandwidthTest (CUDA samples): one GPU's host-to-device or device-to-host figure 1% below
+    and 1% above the floor gpu.pcie.bw sets, against the golden map and the built-in references"""
+    lines = text.splitlines(keepends=True)
+    model, figs, test, dev, scale = {}, [], None, 0, 1.0
+    for i, line in enumerate(lines):
+        s = line.strip()
+        m = re.match(r"Device (\d+): (.*)", s)
+        if m:
+            model[int(m.group(1))] = m.group(2).strip()
+            dev = int(m.group(1))
+            continue
+        m = re.match(r"(Host to Device|Device to Host|Device to Device) Bandwidth", s)
+        if m:
+            test = None if m.group(1) == "Device to Device" else m.group(1)
+            continue
+        m = re.match(r"Transfer Size \(Bytes\)\s+Bandwidth\((GB|MB)/s\)", s)
+        if m:
+            scale = 1.0 if m.group(1) == "GB" else 1 / 1000
+            continue
+        m = re.match(r"\s*\d+\s+(\d+\.\d+)\s*$", line)
+        if m and test:
+            figs.append((test, dev, float(m.group(1)) * scale, i, m.span(1), scale))
+    if not figs:
+        return []
+    rng = start(a)
+    index = []
+    # one figure a test and GPU: the map's floor is the slowest test's median x 0.85
+    golden = min(f[2] for f in figs) * GOLDEN
+    golden = int(golden * 10 + 1e-6) / 10
+    cell = rng.choice([f for f in figs if f[2] == min(x[2] for x in figs)])
+    g = cell[1]
+    ref = model_of(model.get(g))
+    for mode, t in (("map", [golden]), ("ref", [FLOOR_HOST * ref[0]] if ref else [])):
+        if not t:
+            continue
+        floor = max(t)
+        for side, f, findings in (("below", 0.99, [f"gpu.pcie.bw@gpu{g}"]), ("above", 1.01, [])):
+            out = list(lines)
+            out[cell[3]] = put(out[cell[3]], cell[4], floor * f / cell[5], 2)
+            emit(a, index, f"bwtest-{mode}-{side}.txt", f"bwtest-{mode}-{side}", "".join(out), findings)
     return index
 
 
