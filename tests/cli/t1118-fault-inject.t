@@ -20,7 +20,9 @@
 # 1% below and 1% above the floor gpu.pcie.bw sets (the test's own table of the models' host
 # links and the documented shares), against the golden map and against the built-in references.
 # p2pBandwidthLatencyTest: a peer pair's figure 1% below and above the floor gpu.p2p.bw sets,
-# its latency 1% above and below the ceiling gpu.p2p.latency sets; bandwidthTest: a host copy
+# its latency 1% above and below the ceiling gpu.p2p.latency sets (and nvbandwidth's latencies
+# of a host and of a pair, each side of gpu.pcie.latency's and gpu.p2p.latency's ceilings);
+# bandwidthTest: a host copy
 # 1% below and above gpu.pcie.bw's floor; each against the golden map and the built-in
 # references. A line per class: cases, caught, extra. The seeds are printed;
 # RAILYARD_FAULT_SEEDS="S..." runs others (default 1 2 3).
@@ -138,6 +140,14 @@ done
 for f in "$S"/gpu-bandwidth/*_bandwidthtest*.txt; do
     [ -f "$f" ] && faults --bandwidth-test "$f"
 done
+# the Dell B300 node's nvbandwidth run is of a faulty node (a copy's data differed, a GPU's
+# copies capped): its latency tests, healthy, are its capture here (the only nvbandwidth latencies)
+f=$S/gpu-bandwidth/dell-xe9780_b300-sxm6-x7_nvbandwidth-all.txt
+if [ -f "$f" ]; then
+    awk '/^Running / { keep = /^Running (host_device|device_to_device)_latency_sm\./ } NR < 7 || keep' "$f" \
+        >"$TMP/dell-xe9780_b300-nvbandwidth-latencies.txt"
+    faults --nvbandwidth "$TMP/dell-xe9780_b300-nvbandwidth-latencies.txt"
+fi
 for d in "$S"/sysfs/*_sys-class-infiniband; do # /sys/class/infiniband captures, each under a root
     [ -d "$d" ] || continue
     r=$TMP/roots/$(basename "$d" _sys-class-infiniband)
@@ -160,7 +170,8 @@ done
 for cls in gpu-gen gpu-width nic-gen nic-width port-rate nvlink port-down gpu-rate bridge link-width \
     link-speed link-down link-moved h2d-map-below h2d-map-above h2d-ref-below h2d-ref-above \
     p2p-map-below p2p-map-above p2p-ref-below p2p-ref-above lat-map-above lat-map-below lat-ref-above \
-    lat-ref-below bwtest-map-below bwtest-map-above bwtest-ref-below bwtest-ref-above; do
+    lat-ref-below pcielat-map-above pcielat-map-below pcielat-ref-above pcielat-ref-below \
+    bwtest-map-below bwtest-map-above bwtest-ref-below bwtest-ref-above; do
     [ "${cases[$cls]:-0}" -gt 0 ]; ok $? "class $cls has cases"
     echo "# class $cls: cases ${cases[$cls]:-0}, caught ${caught[$cls]:-0}, extra or wrong ${extra[$cls]:-0}"
 done

@@ -42,6 +42,13 @@ Captures and the fault classes each can express (the part is drawn with the seed
   the floor gpu.pcie.bw sets (the map's h2d_gbps; 0.70 of the model's host link):
     bwtest-map-below, bwtest-ref-below                              gpu.pcie.bw     gpuN
     bwtest-map-above, bwtest-ref-above                              nothing
+  nvbandwidth's latency tests (figures in ns): a drawn figure of host_device_latency_sm 1% above
+  and 1% below the ceiling gpu.pcie.latency sets (the higher of 3 x the median and the median
+  + 5 us, and 1000 us; no map key), one of device_to_device_latency_sm the same of
+  gpu.p2p.latency (the map's p2p_latency_us too):
+    pcielat-map-above, pcielat-ref-above                            gpu.pcie.latency gpuN
+    pcielat-map-below, pcielat-ref-below                            nothing
+    lat-map-above ... lat-ref-below                                 as p2pBandwidthLatencyTest's
   a sysfs tree (a directory that stands for /sys, with class/infiniband; each variant a copy):
     port-down    one active port Down, Polling                      nic.port.state and
                                                                     nic.port.phys_state NIC:PORT
@@ -365,10 +372,13 @@ def nvbandwidth_variants(text, a):
             if len(vals) == len(cols):
                 tests.append((test, i, [(g, v, sp) for g, v, sp in zip(cols, vals, spans)]))
             test = None
-    if not tests:
+    lat = nvbandwidth_latencies(lines)
+    if not tests and not lat:
         return []
     rng = start(a)
-    index = []
+    index = latency_variants(lines, lat, rng, a)
+    if not tests:
+        return index
     # the golden map's floor: the slowest test's median times 0.85, rounded down to 0.1
     golden = min(median([v for _, v, _ in t[2]]) for t in tests) * GOLDEN
     golden = int(golden * 10 + 1e-6) / 10
@@ -560,6 +570,68 @@ def bwtest_variants(text, a):
             out = list(lines)
             out[cell[3]] = put(out[cell[3]], cell[4], floor * f / cell[5], 2)
             emit(a, index, f"bwtest-{mode}-{side}.txt", f"bwtest-{mode}-{side}", "".join(out), findings)
+    return index
+
+
+def nvbandwidth_latencies(lines):
+    """nvbandwidth's latency tests, as [(check, cells)]: host_device_latency_sm's row (the CPU)
+    gpu.pcie.latency, device_to_device_latency_sm's pairs gpu.p2p.latency; a cell is (GPU or
+    (GPU, GPU), figure in us, line, span)"""
+    out, test, cols, cells = [], None, None, None
+    for i, line in enumerate(lines):
+        m = re.match(r"Running (\w+)\.", line)
+        if m:
+            test = m.group(1) if m.group(1) in ("host_device_latency_sm", "device_to_device_latency_sm") else None
+            cols, cells = None, []
+            if test:
+                out.append(("gpu.pcie.latency" if test.startswith("host") else "gpu.p2p.latency", cells))
+            continue
+        if not test:
+            continue
+        if cols is None:
+            if re.match(r"\s*\d+(\s+\d+)*\s*$", line):
+                cols = [int(x) for x in line.split()]
+            continue
+        m = re.match(r"\s*(\d+)\s", line)
+        if not m:
+            test = None
+            continue
+        row = int(m.group(1))
+        toks = list(re.finditer(r"N/A|\d+\.\d+", line[m.end():]))
+        if len(toks) != len(cols):
+            continue
+        for col, t in zip(cols, toks):
+            if t.group(0) != "N/A":
+                part = col if test.startswith("host") else (row, col)
+                span = (m.end() + t.start(), m.end() + t.end())
+                cells.append((part, float(t.group(0)) / 1000, i, span))
+    return [(check, cells) for check, cells in out if cells]
+
+
+def latency_variants(lines, tests, rng, a):
+    """a figure of a latency test (drawn with the seed) 1% above and 1% below the ceiling its
+    check sets: the lowest of the map's p2p_latency_us (peer latencies: 1.5 x the golden node's
+    median, rounded up to 0.01 us), the higher of 3 x the node's median and the median + 5 us
+    (three figures or more), and 1000 us"""
+    index = []
+    peer = [c for check, c in tests if check == "gpu.p2p.latency"]
+    golden = (math.ceil(max(median([x[1] for x in c]) for c in peer) * GOLDEN_CEIL * 100 - 1e-6) / 100
+              if peer else None)
+    for check, cells in tests:
+        cell = rng.choice(cells)
+        part = cell[0]
+        subject = (f"gpu{part}" if isinstance(part, int)
+                   else f"gpu{min(part)}-gpu{max(part)}")  # a pair lower GPU first
+        med = median([c[1] for c in cells if c is not cell] + [math.inf])  # once it is above
+        terms = [LAT_CEILING] + ([max(SIBLING_LAT * med, med + SIBLING_LAT_MIN)] if len(cells) >= 3 else [])
+        cls = "lat" if check == "gpu.p2p.latency" else "pcielat"
+        for mode, t in (("map", ([golden] if golden and check == "gpu.p2p.latency" else []) + terms),
+                        ("ref", terms)):
+            ceiling = min(t)
+            for side, f, findings in (("above", 1.01, [f"{check}@{subject}"]), ("below", 0.99, [])):
+                out = list(lines)
+                out[cell[2]] = put(out[cell[2]], cell[3], ceiling * f * 1000, 2)  # in ns
+                emit(a, index, f"{cls}-{mode}-{side}.txt", f"{cls}-{mode}-{side}", "".join(out), findings)
     return index
 
 
