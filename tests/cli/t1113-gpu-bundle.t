@@ -10,6 +10,9 @@
 # whole run of one H200 (railyard's probe and nvbandwidth side by side).
 . "$RAILYARD_SRCDIR/tests/lib.sh"
 have_feature cuda || skip_all "built without CUDA: no GPU probes to bundle"
+case ${RAILYARD_CI_STAGE:-} in sanitizers)
+    skip_all "CI stage sanitizers: the bundle is built by a configure of its own, the same in every stage (t1113 runs in CI's full stage)" ;;
+esac
 command -v python3 >/dev/null || skip_all "python3 is not installed"
 # a build (or gigabytes of copies) on every core: at the lowest priority, so that the rigs
 # running beside it keep the CPU their shaped links need
