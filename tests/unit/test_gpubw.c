@@ -583,6 +583,35 @@ static void put(struct topo_node *node, enum topo_bw_kind k, int a, int b, doubl
     topo_bw_capture_add(node->bw[0], &x);
 }
 
+/* two GPUs of a model, listed by the node's topology, sharing 12 NVLinks */
+static struct topo_node *nvlinked(const char *model)
+{
+    struct topo_node *n = synthetic(NULL, 2);
+
+    for (int i = 0; i < 2; i++) {
+        struct topo_gpu *g = topo_node_add_gpu(n);
+        g->index = i;
+        g->model = xstrdup(model);
+        snprintf(g->loc.busid, TOPO_BUSID_LEN, "0000:%02x:00.0", 0x10 + i);
+        n->bw[0]->node_gpu[i] = i;
+    }
+    n->gpus_listed = 1;
+    topo_node_add_nvlink(n, "0000:10:00.0", "0000:11:00.0", 12);
+    return n;
+}
+
+/* a peer figure of gpu0->gpu1 that has no bound to be judged by: neither failed nor passed,
+ * and said so */
+static void unbounded_pair(struct topo_node *n, double v, const char *why)
+{
+    struct judged j;
+
+    put(n, TOPO_BW_P2P, 0, 1, v, "p2p");
+    judge(n, NULL, &j);
+    ok(j.nfail + j.nok == 0 && j.nunjudged == 1, "%s", why);
+    topo_node_destroy(n);
+}
+
 static void rules(void)
 {
     struct topo_node *n;
@@ -667,16 +696,7 @@ static void rules(void)
     topo_node_destroy(n);
 
     /* NVLink pairs from the node's topology: A100 NV12 x 25 = 300, floor 0.70: 210 */
-    n = synthetic(NULL, 2);
-    for (int i = 0; i < 2; i++) {
-        struct topo_gpu *g = topo_node_add_gpu(n);
-        g->index = i;
-        g->model = xstrdup("NVIDIA A100-SXM4-80GB");
-        snprintf(g->loc.busid, TOPO_BUSID_LEN, "0000:%02x:00.0", 0x10 + i);
-        n->bw[0]->node_gpu[i] = i;
-    }
-    n->gpus_listed = 1;
-    topo_node_add_nvlink(n, "0000:10:00.0", "0000:11:00.0", 12);
+    n = nvlinked("NVIDIA A100-SXM4-80GB");
     put(n, TOPO_BW_P2P, 0, 1, 211, "p2p");
     judge(n, NULL, &j);
     ok(!j.nfail && j.nok >= 1, "A100 NV12 pair at 211 GB/s: above 0.70 x 300");
@@ -691,6 +711,46 @@ static void rules(void)
        "no peer access on a pair with NVLinks fails gpu.p2p.access");
     topo_node_destroy(n);
 
+    /* NVLinks in the node's topology between GPUs of a model railyard has no reference for:
+     * no bound (never a bound of zero links' speed, nor a read of a missing reference) */
+    unbounded_pair(nvlinked("NVIDIA Made-Up X1"), 1,
+                   "an NV12 pair of an unknown model at 1 GB/s: no bound, not judged, said so");
+
+    /* the figures said to lack a bound are the host, NIC and peer copies; a copy within a GPU
+     * has none to lack */
+    n = synthetic(NULL, 1);
+    put(n, TOPO_BW_LOCAL, 0, -1, 900, "local");
+    judge(n, NULL, &j);
+    ok(j.nunjudged == 0, "a copy within a GPU alone: no 'no link bound' note (%zu)", j.nunjudged);
+    topo_node_destroy(n);
+    n = synthetic(NULL, 2);
+    put(n, TOPO_BW_P2P_BIDIR, 0, 1, 90, "bidir");
+    put(n, TOPO_BW_LOCAL, 0, -1, 900, "local");
+    judge(n, NULL, &j);
+    ok(j.nunjudged == 1, "a pair's bidirectional copy and a local one: the pair's note only (%zu)",
+       j.nunjudged);
+    topo_node_destroy(n);
+
+    /* a host link below 1 GB/s is still a bound: Gen1 x1 (0.25 GB/s), floor 0.70: 0.175 */
+    n = synthetic(NULL, 1);
+    {
+        struct topo_gpu *g = topo_node_add_gpu(n);
+        g->index = 0;
+        snprintf(g->loc.busid, TOPO_BUSID_LEN, "0000:10:00.0");
+        g->loc.up = -1;
+        g->link.cur_gen = g->link.max_gen = 1;
+        g->link.cur_width = g->link.max_width = 1;
+        n->bw[0]->node_gpu[0] = 0;
+        n->gpus_listed = 1;
+    }
+    put(n, TOPO_BW_H2D, 0, -1, 0.1, "h2d");
+    judge(n, NULL, &j);
+    is_str(j.fails, "gpu.pcie.bw node/gpu0", "H2D 0.1 GB/s on a Gen1 x1 link: below 0.70 x 0.25");
+    n->bw[0]->v[0].value = 0.2;
+    judge(n, NULL, &j);
+    ok(!j.nfail && j.nok == 1, "H2D 0.2 GB/s on a Gen1 x1 link: above 0.70 x 0.25");
+    topo_node_destroy(n);
+
     /* PCIe pairs by reference: RTX 4090 Gen4 x16, floor 0.50: 15.75 */
     n = synthetic("NVIDIA GeForce RTX 4090", 2);
     put(n, TOPO_BW_P2P, 0, 1, 15.8, "p2p");
@@ -702,12 +762,9 @@ static void rules(void)
     topo_node_destroy(n);
 
     /* an NVLink part from the capture alone: the pair's links are unknown, not assumed */
-    n = synthetic("NVIDIA H100 80GB HBM3", 2);
-    put(n, TOPO_BW_P2P, 0, 1, 150, "p2p");
-    judge(n, NULL, &j);
-    ok(j.nfail + j.nok == 0 && j.nunjudged == 1,
-       "H100 pair from a capture alone: no bound assumed (a 4-GPU board has NV6 pairs)");
-    topo_node_destroy(n);
+    unbounded_pair(
+        synthetic("NVIDIA H100 80GB HBM3", 2), 150,
+        "H100 pair from a capture alone: no bound assumed (a 4-GPU board has NV6 pairs)");
 
     /* peer copies against copies through host memory: 0.80 x 20 = 16 */
     n = synthetic(NULL, 2);
@@ -949,6 +1006,28 @@ static void golden(void)
     ok(fabs(th.nvlink_pair_gbps - 310.2) < 1e-9,
        "nvlink_pair_gbps: 0.85 x 365 (310.25) down to 310.2");
     ok(fabs(th.p2p_latency_us - 3.01) < 1e-9, "p2p_latency_us: 1.5 x 2.001 (3.0015) up to 3.01");
+    topo_node_destroy(n);
+
+    /* a figure exactly at the floor or ceiling it sets is no outlier; a pair is named as one,
+     * its second GPU gpu0 included */
+    n = synthetic(NULL, 4);
+    for (int i = 0; i < 4; i++) {
+        put(n, TOPO_BW_H2D, i, -1, i == 3 ? 8.5 : 10, "h2d");
+        put(n, TOPO_BW_L2_LATENCY, i, -1, i == 3 ? 3 : 2, "l2");
+    }
+    topo_map_thresholds_unset(&th);
+    is_int(topo_bw_golden(n, &th, warn, sizeof(warn)), 0,
+           "H2D 8.5 at the floor 0.85 x 10 and L2 3 us at the ceiling 1.5 x 2: no outliers");
+    ok(fabs(th.h2d_gbps - 8.5) < 1e-9 && fabs(th.l2_latency_us - 3) < 1e-9,
+       "... the floor 8.5 and the ceiling 3");
+    topo_node_destroy(n);
+    n = synthetic(NULL, 2);
+    put(n, TOPO_BW_P2P, 0, 1, 370, "p2p");
+    put(n, TOPO_BW_P2P, 1, 0, 100, "p2p");
+    put(n, TOPO_BW_P2P, 0, 1, 360, "p2p");
+    topo_map_thresholds_unset(&th);
+    is_int(topo_bw_golden(n, &th, warn, sizeof(warn)), 1, "one pair's figure below 0.85 x 360");
+    ok(strstr(warn, ": gpu1->gpu0 ") != NULL, "the warning names the pair gpu1->gpu0 (%s)", warn);
     topo_node_destroy(n);
 }
 
