@@ -181,6 +181,12 @@ static void add_gpu_links(struct walk *w, struct topo_gpu *g, xmlNodePtr gpuel)
         struct nvrow *r;
         char *target, *count;
         int n;
+        if (is(c, "c2c")) { /* the GPU reaches the CPU over NVLink-C2C */
+            count = attr(c, "count");
+            g->c2c_links += count && atoi(count) > 0 ? atoi(count) : 0;
+            free(count);
+            continue;
+        }
         if (!is(c, "nvlink"))
             continue;
         target = attr(c, "target");

@@ -364,10 +364,13 @@ static const struct topo_gpu_ref *gpu_ref(const struct judge *j, const struct to
                                           int i)
 {
     const struct topo_gpu *g = node_gpu(j, c, i);
-    const struct topo_gpu_ref *r = g ? topo_ref_gpu_for(g) : NULL;
+    const struct topo_gpu_ref *r = g ? topo_ref_gpu_for(g) : NULL, *named;
 
-    if (!r && i >= 0 && i < c->ngpus)
-        r = topo_ref_gpu(c->model[i]);
+    /* a reference from the compute capability alone knows no host link: a model the capture
+     * names (nvbandwidth's "Device 0: NVIDIA GB300") says which */
+    if ((!r || (r->pcie_gen <= 0 && r->c2c_gbps <= 0)) && i >= 0 && i < c->ngpus &&
+        (named = topo_ref_gpu(c->model[i])))
+        r = named;
     return r;
 }
 
@@ -376,8 +379,8 @@ static double ref_host_gbytes(const struct judge *j, const struct topo_bw_captur
 {
     const struct topo_gpu_ref *r = gpu_ref(j, c, i);
 
-    if (r && r->c2c_gbps > 0)
-        return r->c2c_gbps;
+    /* (a superchip's host path is its NVLink-C2C, which host_bound takes as it is: no link
+     * caps it) */
     if (r && r->pcie_gen > 0 && r->pcie_width > 0)
         return topo_pci_link_gbytes(r->pcie_gen, r->pcie_width);
     return -1;
@@ -392,6 +395,14 @@ static double host_bound(const struct judge *j, const struct topo_bw_capture *c,
     double gb = -1;
     int gen = 0, width = 0, at;
 
+    /* a superchip's GPU reaches host memory over NVLink-C2C: the PCIe link the topology shows
+     * it with is not on that path (a GB300's Gen5 x16 would set a floor a quarter of its own) */
+    if (r && r->c2c_gbps > 0) {
+        snprintf(what, len, "NVLink-C2C of a %s", r->name);
+        return r->c2c_gbps;
+    }
+    if (g && g->c2c_links > 0)
+        return -1; /* over C2C, of a rate no reference gives */
     if (g && g->loc.busid[0]) {
         at = topo_node_host_link(j->node, &g->loc, &g->link, &gb, &gen, &width);
         if (at != -2 && gb > 0) {
@@ -404,10 +415,6 @@ static double host_bound(const struct judge *j, const struct topo_bw_capture *c,
                 snprintf(what + strlen(what), len - strlen(what), ", Gen%d x%d", gen, width);
             return gb;
         }
-    }
-    if (r && r->c2c_gbps > 0) {
-        snprintf(what, len, "NVLink-C2C of a %s", r->name);
-        return r->c2c_gbps;
     }
     if (r && r->pcie_gen > 0 && r->pcie_width > 0) {
         snprintf(what, len, "Gen%d x%d, a %s's host link by reference", r->pcie_gen, r->pcie_width,

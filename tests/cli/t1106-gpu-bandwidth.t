@@ -125,8 +125,26 @@ if have_feature libxml2; then
     chk --nccl-topo "$F/nccl/hgx-h100-slow-uplink.xml" --p2p-bandwidth "$G/ml-engineering_gb200-nvl4-node_p2pbandwidthlatencytest-unidir-p2p-enabled-extract.txt"
     is "$?:$(grep -c "extract.txt:3: the capture measures 4 GPUs, the node has 8" "$TMP/err")" "2:1" \
        "a capture of 4 GPUs on a node of 8: exit 2 naming file:line"
+    # a GB300 tray (NCCL: sm 103, a Gen5 x16 link and NVLink-C2C to the CPU) whose four GPUs all
+    # copy host memory at 100 GB/s, a quarter of the station's 359: never passed against the
+    # PCIe link; failed against C2C where the capture names the model, else not judged
+    nvb() { # OUT [MODEL]: nvbandwidth's host-to-device copies of four GPUs at 100 GB/s
+        { printf 'nvbandwidth Version: v0.8\n\n'
+          [ -z "$2" ] || for i in 0 1 2 3; do printf 'Device %d: %s\n' $i "$2"; done
+          printf '\nRunning host_to_device_memcpy_ce.\nmemcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n'
+          printf '           0         1         2         3\n 0    100.05    100.10    100.00    100.90\n'
+        } >"$1"
+    }
+    nvb "$TMP/gb300-named.txt" "NVIDIA GB300"
+    chk --nccl-topo "$F/nccl/gb300-tray-gpu1-no-nvlink.xml" --nvbandwidth "$TMP/gb300-named.txt"
+    is "$?:$(grep -c '^FAIL  gpu.pcie.bw .*0.70 x 450.0 GB/s: NVLink-C2C of a GB300' "$TMP/out")" "1:4" \
+       "a GB300 tray's GPUs at 100 GB/s from the host: all four fail against C2C, not the Gen5 x16 link"
+    nvb "$TMP/gb300-unnamed.txt"
+    chk --nccl-topo "$F/nccl/gb300-tray-gpu1-no-nvlink.xml" --nvbandwidth "$TMP/gb300-unnamed.txt"
+    is "$(grep -c '^FAIL  gpu.pcie.bw' "$TMP/out"):$(grep -c '^not judged: .*4 figures against the node.s own GPUs only' "$TMP/out")" "0:1" \
+       "... with no model named: not judged (the rate of C2C unknown), never passed against PCIe"
 else
-    for i in $(seq 1 21); do skip "built without libxml2: no NCCL topology to match"; done
+    for i in $(seq 1 23); do skip "built without libxml2: no NCCL topology to match"; done
 fi
 
 # bad input: exit 2 with file:line, nothing judged

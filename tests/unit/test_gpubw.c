@@ -583,6 +583,21 @@ static void put(struct topo_node *node, enum topo_bw_kind k, int a, int b, doubl
     topo_bw_capture_add(node->bw[0], &x);
 }
 
+/* the node's topology lists the capture's one GPU, on its own PCIe link of GEN and WIDTH (0:
+ * none given) */
+static struct topo_gpu *listed_gpu(struct topo_node *n, int gen, int width)
+{
+    struct topo_gpu *g = topo_node_add_gpu(n);
+
+    g->loc.up = -1;
+    snprintf(g->loc.busid, TOPO_BUSID_LEN, "0008:06:00.0");
+    g->link.cur_gen = g->link.max_gen = gen;
+    g->link.cur_width = g->link.max_width = width;
+    n->bw[0]->node_gpu[0] = 0;
+    n->gpus_listed = 1;
+    return g;
+}
+
 /* two GPUs of a model, listed by the node's topology, sharing 12 NVLinks */
 static struct topo_node *nvlinked(const char *model)
 {
@@ -665,14 +680,52 @@ static void rules(void)
     ok(!j.nfail && j.nok == 1, "the map's h2d_gbps 50: 50.5 passes");
     topo_node_destroy(n);
 
-    /* NVLink-C2C: 450 GB/s each way */
+    /* NVLink-C2C: 450 GB/s each way, also where the node's topology shows the GPU on a Gen5
+     * x16 PCIe link (as NCCL does a GB300's): host memory is reached over C2C, not that link */
+    for (int topo = 0; topo < 2; topo++) {
+        const char *how = topo ? "on a Gen5 x16 link in the topology" : "by model";
+        n = synthetic("NVIDIA GB300", 1);
+        if (topo)
+            listed_gpu(n, 5, 16);
+        put(n, TOPO_BW_H2D, 0, -1, 316, "h2d");
+        judge(n, NULL, &j);
+        ok(!j.nfail && j.nok == 1, "GB300 %s, H2D 316 GB/s: above 0.70 x 450 (C2C)", how);
+        n->bw[0]->v[0].value = 314;
+        judge(n, NULL, &j);
+        ok(!strcmp(j.fails, "gpu.pcie.bw node/gpu0") && strstr(j.observed, "314") != NULL,
+           "GB300 %s, H2D 314 GB/s: below 0.70 x 450 (C2C): %s", how, j.fails);
+        topo_node_destroy(n);
+    }
+    /* a GPU of compute capability 10.3 that the topology shows with NVLink-C2C links and a Gen5
+     * x16 PCIe link (NCCL's GB300): its host path is C2C, of a rate the capability does not
+     * give; the capture's model, where it names one, does */
+    for (int named = 0; named < 2; named++) {
+        struct topo_gpu *g;
+        n = synthetic(named ? "NVIDIA GB300" : NULL, 1);
+        g = listed_gpu(n, 5, 16);
+        g->sm = 103;
+        g->c2c_links = 5;
+        put(n, TOPO_BW_H2D, 0, -1, 100, "h2d");
+        judge(n, NULL, &j);
+        if (named)
+            is_str(j.fails, "gpu.pcie.bw node/gpu0",
+                   "sm 103 over C2C, the capture naming a GB300: H2D 100 GB/s below 0.70 x 450");
+        else
+            ok(!j.nfail && !j.nok && j.nunjudged == 1,
+               "sm 103 over C2C, no model named: H2D 100 GB/s not judged against the PCIe link "
+               "(%s)",
+               j.fails);
+        topo_node_destroy(n);
+    }
+    /* a model the node names is not replaced by the capture's */
     n = synthetic("NVIDIA GB300", 1);
-    put(n, TOPO_BW_H2D, 0, -1, 316, "h2d");
+    listed_gpu(n, 0, 0)->model = xstrdup("NVIDIA A100-SXM4-40GB");
+    put(n, TOPO_BW_H2D, 0, -1, 23, "h2d");
     judge(n, NULL, &j);
-    ok(!j.nfail && j.nok == 1, "GB300 H2D 316 GB/s: above 0.70 x 450 (C2C)");
-    n->bw[0]->v[0].value = 314;
-    judge(n, NULL, &j);
-    is_str(j.fails, "gpu.pcie.bw node/gpu0", "GB300 H2D 314 GB/s: below 0.70 x 450 (C2C)");
+    ok(!j.nfail && j.nok == 1,
+       "the node's A100 (Gen4 x16) at H2D 23 GB/s passes, the capture's "
+       "GB300 name aside (%s)",
+       j.fails);
     topo_node_destroy(n);
 
     /* (c) siblings: no model, so only the node's own GPUs judge; 0.75 x median 26 = 19.5 */
@@ -733,16 +786,7 @@ static void rules(void)
 
     /* a host link below 1 GB/s is still a bound: Gen1 x1 (0.25 GB/s), floor 0.70: 0.175 */
     n = synthetic(NULL, 1);
-    {
-        struct topo_gpu *g = topo_node_add_gpu(n);
-        g->index = 0;
-        snprintf(g->loc.busid, TOPO_BUSID_LEN, "0000:10:00.0");
-        g->loc.up = -1;
-        g->link.cur_gen = g->link.max_gen = 1;
-        g->link.cur_width = g->link.max_width = 1;
-        n->bw[0]->node_gpu[0] = 0;
-        n->gpus_listed = 1;
-    }
+    listed_gpu(n, 1, 1);
     put(n, TOPO_BW_H2D, 0, -1, 0.1, "h2d");
     judge(n, NULL, &j);
     is_str(j.fails, "gpu.pcie.bw node/gpu0", "H2D 0.1 GB/s on a Gen1 x1 link: below 0.70 x 0.25");
