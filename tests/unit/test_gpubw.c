@@ -647,23 +647,27 @@ static void rules(void)
     {
         struct topo_node *t = synthetic("NVIDIA A100-SXM4-40GB", 2);
         const struct topo_bw_capture *c = t->bw[0];
-        t->bw[0]->peer[0 * 2 + 1] = 1;
+        for (int k = 0; k < 4; k++)
+            t->bw[0]->peer[k] = k == 0 || k == 3 ? -1 : 1; /* gpu0 <-> gpu1 known both ways */
         ok(topo_bw_peer(c, 0, 1) == 1 && topo_bw_peer(c, -1, 1) == -1 &&
                topo_bw_peer(c, 0, -1) == -1 && topo_bw_peer(c, 2, 1) == -1 &&
                topo_bw_peer(c, 0, 2) == -1,
            "peer access: gpu0 to gpu1 as recorded; -1 for a GPU out of the capture's 2");
         topo_node_destroy(t);
     }
-    /* two figures of one check and GPU: the worse is the one said, whichever came first */
+    /* two figures of one check and GPU: the worse is the one said, whichever came first; of
+     * two as bad, the first */
     {
-        static const double two[][2] = { { 20, 30 }, { 30, 20 }, { 21, 20 }, { 20, 21 } };
+        static const double two[][2] = {
+            { 20, 30 }, { 30, 20 }, { 21, 20 }, { 20, 21 }, { 20, 20 }
+        };
         for (size_t i = 0; i < sizeof(two) / sizeof(two[0]); i++) {
             struct topo_node *t = synthetic("NVIDIA A100-SXM4-40GB", 1);
             put(t, TOPO_BW_H2D, 0, -1, two[i][0], "h2d");
             put(t, TOPO_BW_D2H, 0, -1, two[i][1], "d2h");
             judge(t, NULL, &j);
             ok(j.nfail == 1 && !strncmp(j.observed, "20.0 GB/s", 9) &&
-                   strstr(j.observed, two[i][0] < two[i][1] ? "test h2d" : "test d2h") != NULL,
+                   strstr(j.observed, two[i][0] <= two[i][1] ? "test h2d" : "test d2h") != NULL,
                "A100 H2D %g, D2H %g GB/s: one failure, of the 20: %s", two[i][0], two[i][1],
                j.observed);
             topo_node_destroy(t);
@@ -809,6 +813,24 @@ static void rules(void)
     unbounded_pair(
         synthetic("NVIDIA H100 80GB HBM3", 2), 150,
         "H100 pair from a capture alone: no bound assumed (a 4-GPU board has NV6 pairs)");
+
+    /* a capture numbers its GPUs its own way: a finding names the node's GPU (the capture's
+     * gpu0 is the node's gpu1 and the other way round) */
+    n = synthetic("NVIDIA A100-SXM4-40GB", 2);
+    for (int i = 0; i < 2; i++)
+        topo_node_add_gpu(n)->model = xstrdup("NVIDIA A100-SXM4-40GB");
+    n->bw[0]->node_gpu[0] = 1;
+    n->bw[0]->node_gpu[1] = 0;
+    n->gpus_listed = 1;
+    put(n, TOPO_BW_H2D, 0, -1, 10, "h2d");
+    put(n, TOPO_BW_H2D, 1, -1, 25, "h2d");
+    judge(n, NULL, &j);
+    is_str(j.fails, "gpu.pcie.bw node/gpu1", "the capture's gpu0 low: the node's gpu1 is named");
+    n->bw[0]->v[0].value = 25;
+    n->bw[0]->v[1].value = 10;
+    judge(n, NULL, &j);
+    is_str(j.fails, "gpu.pcie.bw node/gpu0", "the capture's gpu1 low: the node's gpu0 is named");
+    topo_node_destroy(n);
 
     /* peer copies against copies through host memory: 0.80 x 20 = 16 */
     n = synthetic(NULL, 2);
@@ -1072,6 +1094,33 @@ static void golden(void)
     topo_map_thresholds_unset(&th);
     is_int(topo_bw_golden(n, &th, warn, sizeof(warn)), 1, "one pair's figure below 0.85 x 360");
     ok(strstr(warn, ": gpu1->gpu0 ") != NULL, "the warning names the pair gpu1->gpu0 (%s)", warn);
+    topo_node_destroy(n);
+
+    /* a test whose figures are all 0 (copies that moved nothing) sets no floor: the other test
+     * does; of two tests' latencies below 1 us, the higher ceiling, whichever came first; no
+     * outlier leaves the warning empty, whatever it held */
+    n = synthetic(NULL, 3);
+    for (int i = 0; i < 3; i++) {
+        put(n, TOPO_BW_H2D, i, -1, 0, "h2d");
+        put(n, TOPO_BW_D2H, i, -1, 10, "d2h");
+        put(n, TOPO_BW_L2_LATENCY, i, -1, 0.2, "l2 a");
+        put(n, TOPO_BW_L2_LATENCY, i, -1, 0.12, "l2 b");
+    }
+    topo_map_thresholds_unset(&th);
+    snprintf(warn, sizeof(warn), "left from before");
+    topo_bw_golden(n, &th, warn, sizeof(warn));
+    ok(fabs(th.h2d_gbps - 8.5) < 1e-9,
+       "h2d_gbps from the D2H test (8.5), not the test of zeros (%g)", th.h2d_gbps);
+    ok(fabs(th.l2_latency_us - 0.3) < 1e-9, "l2_latency_us 1.5 x 0.2, the higher (%g)",
+       th.l2_latency_us);
+    topo_node_destroy(n);
+    n = synthetic(NULL, 3);
+    for (int i = 0; i < 3; i++)
+        put(n, TOPO_BW_H2D, i, -1, 10, "h2d");
+    topo_map_thresholds_unset(&th);
+    snprintf(warn, sizeof(warn), "left from before");
+    is_int(topo_bw_golden(n, &th, warn, sizeof(warn)), 0, "three GPUs at 10: no outlier");
+    is_str(warn, "", "... and the warning is empty");
     topo_node_destroy(n);
 }
 
