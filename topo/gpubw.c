@@ -315,10 +315,8 @@ int topo_bw_golden(const struct topo_node *node, struct map_thresholds *th, char
                     lim = m;
             }
         }
-        if (lim <= 0)
-            continue;
         /* rounded away from the figures: a floor down, a ceiling up (past binary noise:
-         * 0.85 x 26 is 22.0999...) */
+         * 0.85 x 26 is 22.0999...); none measured (-1) or a floor that rounds to 0 sets none */
         lim = mk_ceiling(k) ? ceil(lim * 100 - 1e-6) / 100 : floor(lim * 10 + 1e-6) / 10;
         if (lim <= 0)
             continue;

@@ -1122,6 +1122,28 @@ static void golden(void)
     is_int(topo_bw_golden(n, &th, warn, sizeof(warn)), 0, "three GPUs at 10: no outlier");
     is_str(warn, "", "... and the warning is empty");
     topo_node_destroy(n);
+
+    /* a floor that rounds down to 0 is none, and a threshold of a quantity not measured is kept;
+     * six outliers: counted, four named */
+    n = synthetic(NULL, 14);
+    for (int i = 0; i < 14; i++) {
+        put(n, TOPO_BW_H2D, i, -1, 0.05, "h2d");
+        put(n, TOPO_BW_LOCAL, i, -1, i < 8 ? 3000 : 100, "local");
+    }
+    topo_map_thresholds_unset(&th);
+    th.p2p_latency_us = 7;
+    is_int(topo_bw_golden(n, &th, warn, sizeof(warn)), 6,
+           "six local copies of 14 below 0.85 x the median: six outliers");
+    ok(th.h2d_gbps < 0, "h2d_gbps: 0.85 x 0.05 rounds down to 0: no floor (%g)", th.h2d_gbps);
+    ok(fabs(th.p2p_latency_us - 7) < 1e-9, "p2p_latency_us, not measured, kept (%g)",
+       th.p2p_latency_us);
+    {
+        int lines = *warn ? 1 : 0;
+        for (const char *p = warn; (p = strchr(p, '\n')); p++)
+            lines++;
+        is_int(lines, 4, "the warning names four of them");
+    }
+    topo_node_destroy(n);
 }
 
 int main(void)
