@@ -23,7 +23,7 @@ typedef int (*reader_fn)(struct topo_node *, const char *, ry_error_t *);
 
 /* the failures ("check subject" joined by ';', in the order judged) and the verdict */
 struct judged {
-    char fails[4096], warns[1024], observed[256]; /* observed: the first failure's */
+    char fails[4096], warns[1024], observed[256], expected[256]; /* the first failure's */
     size_t nfail, nwarn, nok, nunjudged;
 };
 
@@ -39,8 +39,10 @@ static void judge(struct topo_node *node, const struct map_thresholds *th, struc
                     : f.v[i].sev == TOPO_SEV_WARN ? j->warns
                                                   : NULL;
         size_t len = f.v[i].sev == TOPO_SEV_FAIL ? sizeof(j->fails) : sizeof(j->warns);
-        if (f.v[i].sev == TOPO_SEV_FAIL && !j->observed[0])
+        if (f.v[i].sev == TOPO_SEV_FAIL && !j->observed[0]) {
             snprintf(j->observed, sizeof(j->observed), "%s", f.v[i].observed);
+            snprintf(j->expected, sizeof(j->expected), "%s", f.v[i].expected);
+        }
         if (dst)
             snprintf(dst + strlen(dst), len - strlen(dst), "%s%s %s", *dst ? ";" : "", f.v[i].check,
                      f.v[i].subject);
@@ -794,10 +796,30 @@ static void rules(void)
     put(n, TOPO_BW_H2D, 0, -1, 0.1, "h2d");
     judge(n, NULL, &j);
     is_str(j.fails, "gpu.pcie.bw node/gpu0", "H2D 0.1 GB/s on a Gen1 x1 link: below 0.70 x 0.25");
+    is_str(j.expected, ">= 0.2 GB/s (0.70 x 0.2 GB/s: gpu0's own link, Gen1 x1)",
+           "... the link named with its generation and width");
     n->bw[0]->v[0].value = 0.2;
     judge(n, NULL, &j);
     ok(!j.nfail && j.nok == 1, "H2D 0.2 GB/s on a Gen1 x1 link: above 0.70 x 0.25");
     topo_node_destroy(n);
+
+    /* the host path capped by the first bridge above the GPU (hwloc gives its rate alone): the
+     * bridge is named, with a generation and width only where both are known */
+    for (int gen = 0; gen < 2; gen++) {
+        struct topo_gpu *g;
+        int b;
+        n = synthetic(NULL, 1);
+        g = listed_gpu(n, gen ? 5 : 0, gen ? 0 : 16);
+        b = topo_node_add_bridge(n, "0000:00:01.0", -1);
+        n->bridges[b].link.cur_gbytes = 8;
+        g->loc.up = b;
+        put(n, TOPO_BW_H2D, 0, -1, 5, "h2d");
+        judge(n, NULL, &j);
+        is_str(j.expected, ">= 5.6 GB/s (0.70 x 8.0 GB/s: the link of 0000:00:01.0 above gpu0)",
+               "H2D 5 GB/s under a bridge of 8 GB/s, the GPU's link %s: the bridge named",
+               gen ? "Gen5 of no width" : "x16 of no generation");
+        topo_node_destroy(n);
+    }
 
     /* PCIe pairs by reference: RTX 4090 Gen4 x16, floor 0.50: 15.75 */
     n = synthetic("NVIDIA GeForce RTX 4090", 2);
