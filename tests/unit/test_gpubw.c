@@ -600,8 +600,8 @@ static struct topo_gpu *listed_gpu(struct topo_node *n, int gen, int width)
     return g;
 }
 
-/* two GPUs of a model, listed by the node's topology, sharing 12 NVLinks */
-static struct topo_node *nvlinked(const char *model)
+/* two GPUs of a model, listed by the node's topology, sharing LINKS NVLinks (12) */
+static struct topo_node *nvlinked_by(const char *model, int links)
 {
     struct topo_node *n = synthetic(NULL, 2);
 
@@ -613,8 +613,14 @@ static struct topo_node *nvlinked(const char *model)
         n->bw[0]->node_gpu[i] = i;
     }
     n->gpus_listed = 1;
-    topo_node_add_nvlink(n, "0000:10:00.0", "0000:11:00.0", 12);
+    if (links > 0)
+        topo_node_add_nvlink(n, "0000:10:00.0", "0000:11:00.0", links);
     return n;
+}
+
+static struct topo_node *nvlinked(const char *model)
+{
+    return nvlinked_by(model, 12);
 }
 
 /* a peer figure of gpu0->gpu1 that has no bound to be judged by: neither failed nor passed,
@@ -820,6 +826,21 @@ static void rules(void)
                gen ? "Gen5 of no width" : "x16 of no generation");
         topo_node_destroy(n);
     }
+
+    /* the NVLinks the topology gives a pair, however few: none is a PCIe pair (two H100s on
+     * Gen5 x16: 0.50 x 63), one is NV1 (an A100's 25 GB/s x 0.70 = 17.5, above PCIe's 15.75) */
+    n = nvlinked_by("NVIDIA H100 80GB HBM3", 0);
+    put(n, TOPO_BW_P2P, 0, 1, 31, "p2p");
+    judge(n, NULL, &j);
+    ok(!strcmp(j.fails, "gpu.p2p.bw node/gpu0-gpu1") && strstr(j.expected, "PCIe") != NULL,
+       "two H100s without NVLinks at 31 GB/s: below 0.50 x 63 over PCIe (%s)", j.expected);
+    topo_node_destroy(n);
+    n = nvlinked_by("NVIDIA A100-SXM4-80GB", 1);
+    put(n, TOPO_BW_P2P, 0, 1, 16, "p2p");
+    judge(n, NULL, &j);
+    ok(!strcmp(j.fails, "gpu.p2p.bw node/gpu0-gpu1") && strstr(j.expected, "NV1 of 25") != NULL,
+       "two A100s on one NVLink at 16 GB/s: below 0.70 x 25, not PCIe's 15.75 (%s)", j.expected);
+    topo_node_destroy(n);
 
     /* PCIe pairs by reference: RTX 4090 Gen4 x16, floor 0.50: 15.75 */
     n = synthetic("NVIDIA GeForce RTX 4090", 2);
