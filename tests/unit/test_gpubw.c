@@ -829,18 +829,23 @@ static void rules(void)
 
     /* the NVLinks the topology gives a pair, however few: none is a PCIe pair (two H100s on
      * Gen5 x16: 0.50 x 63), one is NV1 (an A100's 25 GB/s x 0.70 = 17.5, above PCIe's 15.75) */
-    n = nvlinked_by("NVIDIA H100 80GB HBM3", 0);
-    put(n, TOPO_BW_P2P, 0, 1, 31, "p2p");
-    judge(n, NULL, &j);
-    ok(!strcmp(j.fails, "gpu.p2p.bw node/gpu0-gpu1") && strstr(j.expected, "PCIe") != NULL,
-       "two H100s without NVLinks at 31 GB/s: below 0.50 x 63 over PCIe (%s)", j.expected);
-    topo_node_destroy(n);
-    n = nvlinked_by("NVIDIA A100-SXM4-80GB", 1);
-    put(n, TOPO_BW_P2P, 0, 1, 16, "p2p");
-    judge(n, NULL, &j);
-    ok(!strcmp(j.fails, "gpu.p2p.bw node/gpu0-gpu1") && strstr(j.expected, "NV1 of 25") != NULL,
-       "two A100s on one NVLink at 16 GB/s: below 0.70 x 25, not PCIe's 15.75 (%s)", j.expected);
-    topo_node_destroy(n);
+    {
+        static const struct {
+            const char *model, *bound;
+            int links;
+            double v;
+        } few[] = { { "NVIDIA H100 80GB HBM3", "PCIe", 0, 31 },
+                    { "NVIDIA A100-SXM4-80GB", "NV1 of 25", 1, 16 } };
+        for (size_t i = 0; i < sizeof(few) / sizeof(few[0]); i++) {
+            n = nvlinked_by(few[i].model, few[i].links);
+            put(n, TOPO_BW_P2P, 0, 1, few[i].v, "p2p");
+            judge(n, NULL, &j);
+            ok(!strcmp(j.fails, "gpu.p2p.bw node/gpu0-gpu1") && strstr(j.expected, few[i].bound),
+               "%s pair on %d NVLinks at %g GB/s: below the %s bound (%s)", few[i].model,
+               few[i].links, few[i].v, few[i].bound, j.expected);
+            topo_node_destroy(n);
+        }
+    }
 
     /* PCIe pairs by reference: RTX 4090 Gen4 x16, floor 0.50: 15.75 */
     n = synthetic("NVIDIA GeForce RTX 4090", 2);
