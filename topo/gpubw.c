@@ -427,7 +427,7 @@ static double p2p_bound(const struct judge *j, const struct topo_bw_capture *c, 
                         double *floor, char *what, size_t len)
 {
     const struct topo_gpu_ref *ra = gpu_ref(j, c, a), *rb = gpu_ref(j, c, b);
-    char wa[120], wb[120];
+    char wa[120] = "", wb[120] = "";
     double ha, hb;
     int nv;
 

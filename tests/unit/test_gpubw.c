@@ -834,10 +834,16 @@ static void rules(void)
             const char *model, *bound;
             int links;
             double v;
-        } few[] = { { "NVIDIA H100 80GB HBM3", "PCIe", 0, 31 },
+        } few[] = { { "NVIDIA H100 80GB HBM3",
+                      "(0.50 x 63.0 GB/s: PCIe: gpu0's own link, Gen5 x16)", 0, 31 },
                     { "NVIDIA A100-SXM4-80GB", "NV1 of 25", 1, 16 } };
         for (size_t i = 0; i < sizeof(few) / sizeof(few[0]); i++) {
             n = nvlinked_by(few[i].model, few[i].links);
+            for (int g = 0; g < 2 && !few[i].links; g++) { /* each on its own Gen5 x16 link */
+                n->gpus[g].loc.up = -1;
+                n->gpus[g].link.cur_gen = n->gpus[g].link.max_gen = 5;
+                n->gpus[g].link.cur_width = n->gpus[g].link.max_width = 16;
+            }
             put(n, TOPO_BW_P2P, 0, 1, few[i].v, "p2p");
             judge(n, NULL, &j);
             ok(!strcmp(j.fails, "gpu.p2p.bw node/gpu0-gpu1") && strstr(j.expected, few[i].bound),
@@ -846,6 +852,31 @@ static void rules(void)
             topo_node_destroy(n);
         }
     }
+
+    /* a PCIe pair on Gen1 x1 links (0.25 GB/s): still bounded, 0.50 x 0.25 */
+    n = nvlinked_by("NVIDIA GeForce RTX 4090", 0);
+    for (int i = 0; i < 2; i++) {
+        n->gpus[i].loc.up = -1;
+        n->gpus[i].link.cur_gen = n->gpus[i].link.max_gen = 1;
+        n->gpus[i].link.cur_width = n->gpus[i].link.max_width = 1;
+    }
+    put(n, TOPO_BW_P2P, 0, 1, 0.1, "p2p");
+    judge(n, NULL, &j);
+    is_str(j.fails, "gpu.p2p.bw node/gpu0-gpu1",
+           "an RTX 4090 pair on Gen1 x1 links at 0.1 GB/s: "
+           "below 0.50 x 0.25");
+    topo_node_destroy(n);
+    /* a pair of which one GPU's model is unknown, or an NVLink part beside a PCIe one: from the
+     * capture alone, no bound */
+    n = synthetic("NVIDIA GeForce RTX 4090", 2);
+    free(n->bw[0]->model[1]);
+    n->bw[0]->model[1] = NULL;
+    unbounded_pair(n, 1, "an RTX 4090 and a GPU of no model named: no bound");
+    n = synthetic("NVIDIA GeForce RTX 4090", 2);
+    free(n->bw[0]->model[1]);
+    n->bw[0]->model[1] = xstrdup("NVIDIA H100 80GB HBM3");
+    unbounded_pair(n, 1, "an RTX 4090 beside an H100 from a capture alone: no bound");
+    ok(topo_bw_median(NULL, 0) < 0, "the median of nothing is -1");
 
     /* PCIe pairs by reference: RTX 4090 Gen4 x16, floor 0.50: 15.75 */
     n = synthetic("NVIDIA GeForce RTX 4090", 2);
