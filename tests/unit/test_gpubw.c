@@ -878,6 +878,35 @@ static void rules(void)
     unbounded_pair(n, 1, "an RTX 4090 beside an H100 from a capture alone: no bound");
     ok(topo_bw_median(NULL, 0) < 0, "the median of nothing is -1");
 
+    /* the node's median of peer figures (copies, both ways, latencies) is of the pairs with
+     * peer access: gpu5's ten pairs without it, at host memory's rate, are neither in it nor
+     * judged by it */
+    {
+        static const struct {
+            enum topo_bw_kind kind;
+            double peer, none;
+        } kinds[] = { { TOPO_BW_P2P, 360, 20 },
+                      { TOPO_BW_P2P_BIDIR, 700, 40 },
+                      { TOPO_BW_P2P_LATENCY, 3, 20 } };
+        for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+            n = synthetic(NULL, 6);
+            for (int a = 0; a < 6; a++)
+                for (int b = 0; b < 6; b++) {
+                    if (a == b)
+                        continue;
+                    n->bw[0]->peer[a * 6 + b] = a < 5 && b < 5;
+                    put(n, kinds[k].kind, a, b, a < 5 && b < 5 ? kinds[k].peer : kinds[k].none,
+                        "peer");
+                }
+            judge(n, NULL, &j);
+            is_str(j.fails, "",
+                   "20 pairs with peer access at %g, gpu5's 10 without at %g: no "
+                   "figure judged low or high",
+                   kinds[k].peer, kinds[k].none);
+            topo_node_destroy(n);
+        }
+    }
+
     /* PCIe pairs by reference: RTX 4090 Gen4 x16, floor 0.50: 15.75 */
     n = synthetic("NVIDIA GeForce RTX 4090", 2);
     put(n, TOPO_BW_P2P, 0, 1, 15.8, "p2p");
@@ -1049,22 +1078,30 @@ static void latency_rules(void)
 }
 
 /* GPUDirect RDMA loops through a NIC: the port's rate, the host-memory loop beside it */
-static void gdr_rules(void)
+/* an RDMA NIC mlx5_0 with one active NDR port (400 Gb/s) */
+static struct topo_nic *ndr_nic(struct topo_node *n)
 {
-    struct map_thresholds th;
-    struct topo_node *n = synthetic(NULL, 2);
-    struct topo_nic *nic;
+    struct topo_nic *nic = topo_node_add_nic(n);
     struct topo_port *pt;
-    struct topo_bw x = { .kind = TOPO_BW_GDR, .a = 0, .b = -1, .line = 1, .nic1 = 1 };
-    struct judged j;
 
-    nic = topo_node_add_nic(n);
     nic->name = xstrdup("mlx5_0");
     nic->rdma = 1;
     pt = topo_nic_add_port(nic);
     pt->num = 1;
     pt->state = 4;
     pt->rate_gbps = 400;
+    return nic;
+}
+
+static void gdr_rules(void)
+{
+    struct map_thresholds th;
+    struct topo_node *n = synthetic(NULL, 2);
+    struct topo_nic *nic;
+    struct topo_bw x = { .kind = TOPO_BW_GDR, .a = 0, .b = -1, .line = 1, .nic1 = 1 };
+    struct judged j;
+
+    nic = ndr_nic(n);
     /* NDR: 50 GB/s, floor 0.75: 37.5 */
     x.value = 37.6;
     x.group = topo_bw_capture_group(n->bw[0], "gdr_loopback_write");
@@ -1089,6 +1126,18 @@ static void gdr_rules(void)
     judge(n, NULL, &j);
     is_str(j.fails, "nic.loopback.bw node/gpu0",
            "a host loop at 30 GB/s fails the NIC's own check; GPU memory at 37.5 passes");
+    /* a figure through no NIC (0) or one the node lacks (2) has no port to bound it */
+    for (int k = 0; k <= 2; k += 2) {
+        struct topo_node *t = synthetic(NULL, 1);
+        struct topo_bw y = { .kind = TOPO_BW_GDR, .a = 0, .b = -1, .line = 1, .nic1 = k };
+        ndr_nic(t);
+        y.value = 1;
+        y.group = topo_bw_capture_group(t->bw[0], "gdr_loopback_write");
+        topo_bw_capture_add(t->bw[0], &y);
+        judge(t, NULL, &j);
+        ok(!j.nfail && j.nunjudged == 1, "GPU memory at 1 GB/s through NIC %d of 1: no bound", k);
+        topo_node_destroy(t);
+    }
     /* the map's gdr_bw_gbps takes the place of the port's rate */
     n->bw[0]->v[0].value = 36;
     n->bw[0]->v[1].value = 37;
