@@ -23,7 +23,7 @@ typedef int (*reader_fn)(struct topo_node *, const char *, ry_error_t *);
 
 /* the failures ("check subject" joined by ';', in the order judged) and the verdict */
 struct judged {
-    char fails[4096], warns[1024], observed[256], expected[256]; /* the first failure's */
+    char fails[4096], warns[1024], observed[256], expected[256], hint[320]; /* 1st failure's */
     size_t nfail, nwarn, nok, nunjudged;
 };
 
@@ -42,6 +42,7 @@ static void judge(struct topo_node *node, const struct map_thresholds *th, struc
         if (f.v[i].sev == TOPO_SEV_FAIL && !j->observed[0]) {
             snprintf(j->observed, sizeof(j->observed), "%s", f.v[i].observed);
             snprintf(j->expected, sizeof(j->expected), "%s", f.v[i].expected);
+            snprintf(j->hint, sizeof(j->hint), "%s", f.v[i].hint ? f.v[i].hint : "");
         }
         if (dst)
             snprintf(dst + strlen(dst), len - strlen(dst), "%s%s %s", *dst ? ";" : "", f.v[i].check,
@@ -853,6 +854,28 @@ static void rules(void)
         }
     }
 
+    /* a GPU low against its siblings on a link as fast as its model's: the hint is not that a
+     * link caps it */
+    n = synthetic("NVIDIA A100-SXM4-40GB", 4);
+    for (int i = 0; i < 4; i++) {
+        struct topo_gpu *g = topo_node_add_gpu(n);
+        g->model = xstrdup("NVIDIA A100-SXM4-40GB");
+        g->loc.up = -1;
+        snprintf(g->loc.busid, TOPO_BUSID_LEN, "0000:%02x:00.0", 0x10 + i);
+        g->link.cur_gen = g->link.max_gen = 4;
+        g->link.cur_width = g->link.max_width = 16;
+        n->bw[0]->node_gpu[i] = i;
+        put(n, TOPO_BW_H2D, i, -1, i == 3 ? 22.1 : 30, "h2d");
+    }
+    n->gpus_listed = 1;
+    judge(n, NULL, &j);
+    ok(!strcmp(j.fails, "gpu.pcie.bw node/gpu3") && strstr(j.hint, "well below the node's other") &&
+           !strstr(j.hint, "capped"),
+       "gpu3 at 22.1 of 30 on its full Gen4 x16 link: low against its siblings, no link blamed "
+       "(%s)",
+       j.hint);
+    topo_node_destroy(n);
+
     /* a PCIe pair on Gen1 x1 links (0.25 GB/s): still bounded, 0.50 x 0.25 */
     n = nvlinked_by("NVIDIA GeForce RTX 4090", 0);
     for (int i = 0; i < 2; i++) {
@@ -1126,6 +1149,31 @@ static void gdr_rules(void)
     judge(n, NULL, &j);
     is_str(j.fails, "nic.loopback.bw node/gpu0",
            "a host loop at 30 GB/s fails the NIC's own check; GPU memory at 37.5 passes");
+    /* the fastest active port bounds the loop: a faster port that is down does not, and an
+     * active 1 Gb/s port still does (0.75 x 0.125 GB/s) */
+    {
+        struct topo_node *t = synthetic(NULL, 1);
+        struct topo_nic *m = ndr_nic(t);
+        struct topo_port *q = topo_nic_add_port(m);
+        struct topo_bw y = { .kind = TOPO_BW_GDR, .a = 0, .b = -1, .line = 1, .nic1 = 1 };
+        q->num = 2;
+        q->state = 1;
+        q->rate_gbps = 800;
+        m->ports[0].rate_gbps = 200; /* active: 25 GB/s, floor 18.75 */
+        y.value = 20;
+        y.group = topo_bw_capture_group(t->bw[0], "gdr_loopback_write");
+        topo_bw_capture_add(t->bw[0], &y);
+        judge(t, NULL, &j);
+        ok(!j.nfail && j.nok == 1, "20 GB/s through an active 200 Gb/s port beside a down 800 "
+                                   "Gb/s one: passes");
+        m->ports[0].rate_gbps = 1;
+        t->bw[0]->v[0].value = 0.09;
+        judge(t, NULL, &j);
+        is_str(j.fails, "gpu.gdr.bw node/gpu0",
+               "0.09 GB/s through an active 1 Gb/s port: below "
+               "0.75 x 0.125");
+        topo_node_destroy(t);
+    }
     /* a figure through no NIC (0) or one the node lacks (2) has no port to bound it */
     for (int k = 0; k <= 2; k += 2) {
         struct topo_node *t = synthetic(NULL, 1);
