@@ -113,16 +113,28 @@ read -r m1 m2 <<<"$(counted ecn)"
 [ "$m1" -gt 0 ] && [ "$m2" -gt 0 ]; ok $? "the rig marked packets both ways ($m1, $m2)"
 
 # clean again: no goodput or congestion finding over five runs (every rail still sends packets
-# of one MTU, as it did under the faults)
+# of one MTU, as it did under the faults). A run that could not judge because its hosts were
+# short of CPU (exit 2, nothing found, every link not judged said host-limited) is
+# inconclusive, not a finding, as railyard-fabric(1) says; anything else is a failure
 "$DEMO" fault --heal 3:0 >/dev/null 2>&1
-bad=0 worst=1
+bad=0 worst=1 judged=0
 for i in 1 2 3 4 5; do
     fabric
     f=$(fails)
-    [ "$rc" = 0 ] && [ -z "$f" ] || { bad=$((bad + 1)); echo "# run $i: exit $rc, $f"; }
+    nj=$(jq -r '[.not_judged[]?] | join("; ")' "$TMP/run/results.json" 2>/dev/null)
+    if [ "$rc" = 0 ] && [ -z "$f" ]; then
+        judged=$((judged + 1))
+    elif [ "$rc" = 2 ] && [ -z "$f" ] && [ -n "$nj" ] &&
+        ! jq -r '.not_judged[]?' "$TMP/run/results.json" | grep -qv 'host-limited'; then
+        echo "# run $i: host-limited, not judged: $(echo "$nj" | cut -c1-200)"
+    else
+        bad=$((bad + 1))
+        echo "# run $i: exit $rc, $f; not judged: $(echo "$nj" | cut -c1-200); $(tail -n 2 "$TMP/err" | tr '\n' ' ' | cut -c1-200)"
+    fi
     w=$(jq '[.links[].goodput_ratio] | min' "$TMP/run/results.json")
     worst=$(awk -v a="$worst" -v b="$w" 'BEGIN { print (b < a ? b : a) }')
 done
-is "$bad" 0 "clean cluster, five runs: no finding (the lowest share delivered: $worst)"
+is "$bad" 0 "clean cluster, five runs: no finding (the lowest share delivered: $worst; $judged runs judged, the others host-limited)"
+[ "$judged" -gt 0 ]; ok $? "...and at least one of the five judged ($judged)"
 "$DEMO" down; ok $? "demo cluster down"
 done_testing
