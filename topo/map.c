@@ -323,7 +323,7 @@ static int parse_nic(struct parse *p, yaml_node_t *n, struct map_nic *nic)
         else if (is_key(k, "netdev"))
             rc = get_str(p, v, "netdev", &nic->netdev);
         else if (is_key(k, "rail"))
-            rc = get_int(p, v, "rail", 0, 1023, &nic->rail);
+            rc = get_int(p, v, "rail", 0, TOPO_MAP_RAILS - 1, &nic->rail);
         else if (is_key(k, "port"))
             rc = get_int(p, v, "port", 1, 255, &nic->port);
         else if (is_key(k, "link_layer"))
@@ -497,7 +497,7 @@ static int parse_rails(struct parse *p, yaml_node_t *n)
         memset(r, 0, sizeof(*r));
         r->line = (int)k->start_mark.line + 1;
         r->col = (int)k->start_mark.column + 1;
-        if (get_int(p, k, "a rail id", 0, 1023, &r->id) < 0)
+        if (get_int(p, k, "a rail id", 0, TOPO_MAP_RAILS - 1, &r->id) < 0)
             return -1;
         for (size_t i = 0; i + 1 < m->nrails; i++)
             if (m->rails[i].id == r->id)

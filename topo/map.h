@@ -142,6 +142,12 @@ int topo_map_threshold_is_share(const char *key);
 /* The node type for host (first nodes entry whose host list matches), or NULL. */
 const struct map_node_type *topo_map_type_for_host(const struct topo_map *map, const char *host);
 const struct map_node_type *topo_map_type_by_name(const struct topo_map *map, const char *name);
+/* Rail ids are 0 to TOPO_MAP_RAILS - 1. The rails a node type's NICs are on (type NULL: any node
+ * type's; a loaded map's rails: section declares no other), ascending and each once, into ids (at
+ * most max of them). Returns how many there are, which may exceed max. */
+#define TOPO_MAP_RAILS 1024
+size_t topo_map_rail_ids(const struct topo_map *map, const struct map_node_type *type, int *ids,
+                         size_t max);
 
 /* Write a map describing node (a "golden node") as YAML to fp: one node type named type_name,
  * nodes entry hostlist (or the node's host name), rails from the NICs nearest to each GPU, and

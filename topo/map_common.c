@@ -106,6 +106,21 @@ const struct map_node_type *topo_map_type_by_name(const struct topo_map *map, co
     return NULL;
 }
 
+size_t topo_map_rail_ids(const struct topo_map *map, const struct map_node_type *type, int *ids,
+                         size_t max)
+{
+    unsigned char on[TOPO_MAP_RAILS] = { 0 };
+    size_t n = 0;
+    for (size_t t = 0; t < map->ntypes; t++)
+        for (size_t i = 0; (!type || &map->types[t] == type) && i < map->types[t].nnics; i++)
+            if (map->types[t].nics[i].rail >= 0 && map->types[t].nics[i].rail < TOPO_MAP_RAILS)
+                on[map->types[t].nics[i].rail] = 1;
+    for (int id = 0; id < TOPO_MAP_RAILS; id++)
+        if (on[id] && n++ < max)
+            ids[n - 1] = id;
+    return n;
+}
+
 const struct map_node_type *topo_map_type_for_host(const struct topo_map *map, const char *host)
 {
     for (size_t i = 0; host && i < map->nnodes; i++)

@@ -139,20 +139,63 @@ out:
     return rc;
 }
 
+/* The documents of map show --json and map validate --json (railyard-map(1)) */
+#define MAP_SCHEMA_VERSION 1
+
+static void print_head(struct out *o, const char *command, const struct topo_map *map)
+{
+    out_int(o, "schema_version", NULL, MAP_SCHEMA_VERSION);
+    out_str(o, "tool", NULL, "railyard");
+    out_str(o, "command", NULL, command);
+    out_str(o, "version", NULL, PACKAGE_VERSION);
+    out_str(o, "path", "%s:", map->path);
+}
+
+/* the ids of rails as a JSON array of numbers (nothing in text) */
+static void print_rail_ids(struct out *o, const char *key, const int *ids, size_t n)
+{
+    out_arr_open(o, key);
+    for (size_t i = 0; i < n; i++)
+        out_int(o, NULL, NULL, ids[i]);
+    out_arr_close(o);
+}
+
 static void print_map(struct out *o, const struct topo_map *map)
 {
-    out_str(o, "path", "%s:", map->path);
+    static int ids[TOPO_MAP_RAILS];
+    size_t nids = topo_map_rail_ids(map, NULL, ids, TOPO_MAP_RAILS);
+
+    print_head(o, "map show", map);
     out_str(o, "cluster", " cluster %s", map->cluster);
     out_u64(o, NULL, ", %s node types", map->ntypes);
-    out_u64(o, NULL, ", %s rails\n", map->nrails);
+    out_u64(o, "rail_count", ", %s rails\n", nids);
+    out_arr_open(o, "rails");
+    for (size_t i = 0; i < nids; i++) {
+        const struct map_rail *r = NULL;
+        for (size_t k = 0; k < map->nrails && !r; k++)
+            if (map->rails[k].id == ids[i])
+                r = &map->rails[k];
+        out_obj_open(o, NULL);
+        out_int(o, "id", NULL, ids[i]);
+        out_arr_open(o, "switches");
+        for (size_t k = 0; r && k < r->nswitches; k++)
+            out_str(o, NULL, NULL, r->switches[k]);
+        out_arr_close(o);
+        out_obj_close(o);
+    }
+    out_arr_close(o);
     out_arr_open(o, "node_types");
     for (size_t i = 0; i < map->ntypes; i++) {
         const struct map_node_type *t = &map->types[i];
+        int tids[TOPO_MAP_RAILS];
+        size_t ntids = topo_map_rail_ids(map, t, tids, TOPO_MAP_RAILS);
         out_obj_open(o, NULL);
         out_str(o, "name", "  type %s:", t->name);
         out_int_opt(o, "gpu_count", " %s GPUs", t->gpu_count, t->gpu_count >= 0);
         out_str(o, "gpu_model", " (%s)", t->gpu_model);
         out_u64(o, "nic_count", ", %s NIC ports", t->nnics);
+        out_u64(o, "rail_count", NULL, ntids);
+        print_rail_ids(o, "rails", tids, ntids);
         out_u64(o, "ignored", ", %s ignored\n", t->nignore);
         out_obj_close(o);
     }
@@ -182,35 +225,110 @@ static void print_map(struct out *o, const struct topo_map *map)
     }
 }
 
+/* map validate --json: the document of a map that loads */
+static void print_valid(struct out *o, const struct topo_map *map)
+{
+    size_t hosts = 0;
+    for (size_t i = 0; i < map->nnodes; i++)
+        hosts += ry_hostlist_count(map->nodes[i].hostlist);
+    print_head(o, "map validate", map);
+    out_str(o, "verdict", NULL, "ok");
+    out_u64(o, "node_type_count", NULL, map->ntypes);
+    out_u64(o, "rail_count", NULL, topo_map_rail_ids(map, NULL, NULL, 0));
+    out_u64(o, "host_count", NULL, hosts);
+}
+
+static const char *const get_keys[] = { "rails", "rail-ids", "node-types", "cluster", "hosts" };
+#define NGET (sizeof(get_keys) / sizeof(get_keys[0]))
+
+static int print_host(const char *host, void *ctx)
+{
+    (void)ctx;
+    return puts(host) == EOF ? -1 : 0;
+}
+
+/* map show --get KEY: plain values, one per line, for scripts */
+static void print_get(const struct topo_map *map, const char *key)
+{
+    static int ids[TOPO_MAP_RAILS];
+    size_t n = topo_map_rail_ids(map, NULL, ids, TOPO_MAP_RAILS);
+
+    if (!strcmp(key, "rails"))
+        printf("%zu\n", n);
+    else if (!strcmp(key, "rail-ids"))
+        for (size_t i = 0; i < n; i++)
+            printf("%d\n", ids[i]);
+    else if (!strcmp(key, "node-types"))
+        for (size_t i = 0; i < map->ntypes; i++)
+            puts(map->types[i].name);
+    else if (!strcmp(key, "cluster")) {
+        if (map->cluster)
+            puts(map->cluster);
+    } else
+        for (size_t i = 0; i < map->nnodes; i++)
+            ry_hostlist_expand(map->nodes[i].hostlist, print_host, NULL, NULL);
+}
+
+static int on_show_opt(int opt, const char *arg, void *ctx)
+{
+    const char **get = ctx;
+    if (opt != 'G')
+        return -1;
+    for (size_t i = 0; i < NGET; i++)
+        if (!strcmp(arg, get_keys[i])) {
+            *get = get_keys[i];
+            return 0;
+        }
+    cmd_error("map show: --get takes rails, rail-ids, node-types, cluster or hosts, not '%s'", arg);
+    return -1;
+}
+
+static const struct option show_opts[] = {
+    { "get", required_argument, NULL, 'G' },
+    { NULL, 0, NULL, 0 },
+};
+
 static int validate_or_show(int argc, char **argv, int show)
 {
+    const char *command = show ? "map show" : "map validate", *get = NULL;
     struct cmd_common common;
     ry_error_t err = { "" };
     int idx, rc = RY_EXIT_OK;
 
-    if ((idx = cmd_parse(&cmd_map, argc, argv, &common, NULL, NULL, NULL, NULL)) < 0)
+    if ((idx = cmd_parse(&cmd_map, argc, argv, &common, show ? show_opts : NULL, NULL,
+                         show ? on_show_opt : NULL, &get)) < 0)
         return idx == -2 ? RY_EXIT_OK : RY_EXIT_ERROR;
+    if (get && common.json)
+        return cmd_refuse(common.json, command, "--get prints plain values, not JSON: give one");
     if (idx >= argc)
-        return cmd_refuse(common.json, show ? "map show" : "map validate", "give the map file(s)");
+        return cmd_refuse(common.json, command, "give the map file(s)");
     for (; idx < argc; idx++) {
         struct topo_map *map = topo_map_load(argv[idx], &err);
         struct out *o;
         if (!map) {
-            rc = cmd_refuse(common.json, show ? "map show" : "map validate", "%s", err.text);
+            rc = cmd_refuse(common.json, command, "%s", err.text);
             continue;
         }
-        if (!show) {
-            if (!common.json)
-                printf("%s: ok\n", argv[idx]);
+        if (get) {
+            print_get(map, get);
+        } else if (!show && !common.json) {
+            printf("%s: ok\n", argv[idx]);
         } else if ((o = out_create(stdout, common.json ? OUT_JSON : OUT_TEXT, &err))) {
-            print_map(o, map);
+            if (show)
+                print_map(o, map);
+            else
+                print_valid(o, map);
             out_finish(o, &err);
             out_destroy(o);
         } else {
-            cmd_error("map show: %s", err.text);
+            cmd_error("%s: %s", command, err.text);
             rc = RY_EXIT_ERROR;
         }
         topo_map_destroy(map);
+    }
+    if (fflush(stdout) != 0) {
+        cmd_error("%s: cannot write: %s", command, strerror(errno));
+        rc = RY_EXIT_ERROR;
     }
     return rc;
 }
@@ -222,8 +340,11 @@ static int run(int argc, char **argv)
                "  capture [-o <file>] [--node-type <name>] [--nodes <hostlist>] "
                "[--cluster <name>] [--probe] [<input options>]\n"
                "                write a map from this (golden) node or a captured input\n"
-               "  validate <file>...   check maps: exit 0, or 2 with file:line:col\n"
-               "  show [--json] <file>...  summarise maps\n\n"
+               "  validate [--json] <file>...\n"
+               "                check maps: exit 0, or 2 with file:line:col\n"
+               "  show [--json | --get <key>] <file>...\n"
+               "                summarise maps; --get prints one of rails (their number),\n"
+               "                rail-ids, node-types, cluster, hosts: one value per line\n\n"
                "Options of capture:\n"
                "  -o, --output <file>      write the map there (atomically) instead of stdout\n"
                "  --node-type <name>       the node type's name (default golden)\n"

@@ -77,4 +77,78 @@ else
     "$RAILYARD" map validate "$TMP/dupfab.yaml" >/dev/null 2>&1
     is $? 2 "a fabric section given twice: refused for its other faults (exit 2; LeakSanitizer watches this build)"
 fi
+# map show --get and --json: what scripts read instead of the text. Two node types on unequal
+# rails (4 of 0-3; 2 of 1 and 5), and one map with no rails: section (its rails are its NICs')
+cat >"$TMP/two.map" <<'EOF'
+cluster: two
+node_types:
+  big:
+    nics:
+      - {name: mlx5_0, rail: 0}
+      - {name: mlx5_1, rail: 1}
+      - {name: mlx5_2, rail: 2}
+      - {name: mlx5_3, rail: 3}
+  small:
+    nics:
+      - {name: mlx5_0, rail: 5}
+      - {name: mlx5_1, rail: 1}
+      - {name: eth0}
+nodes:
+  a[1-3]: big
+  b[07-08]: small
+rails:
+  0: {switches: [leaf0, leaf0b]}
+  1: {switches: [leaf1]}
+  2: {switches: []}
+  3: {switches: [leaf3]}
+  5: {switches: [leaf5]}
+EOF
+sed '/^rails:/,$d' "$TMP/two.map" >"$TMP/norails.map"
+get() { "$RAILYARD" map show --get "$@" 2>"$TMP/err" | tr '\n' ' '; }
+is "$(get rails "$TMP/two.map")" "5 " "--get rails: the rails of every node type"
+is "$(get rails "$TMP/norails.map")" "5 " "--get rails: a map without rails: counts its NICs' rails"
+is "$(get rails "$M/h100-ib-12hca.map")" "8 " "--get rails: the shipped map's 8 (a front-end port on none)"
+is "$(get rail-ids "$TMP/two.map")" "0 1 2 3 5 " "--get rail-ids: ascending, each once"
+printf 'node_types:\n  t:\n    nics:\n      - {name: a, rail: 1023}\n      - {name: b, rail: 0}\nnodes:\n  n1: t\n' >"$TMP/edge.map"
+is "$(get rail-ids "$TMP/edge.map")" "0 1023 " "--get rail-ids: the first and the last rail id a map takes"
+is "$(get node-types "$TMP/two.map")" "big small " "--get node-types"
+is "$(get cluster "$TMP/two.map")" "two " "--get cluster"
+is "$(get hosts "$TMP/two.map")" "a1 a2 a3 b07 b08 " "--get hosts: every host of nodes:, in order"
+is "$(get rails "$TMP/two.map" "$M/h100-ib-12hca.map")" "5 8 " "--get: a value for each map, in order"
+"$RAILYARD" map show --get ports "$TMP/two.map" >"$TMP/out" 2>"$TMP/err"
+is "$? $(wc -c <"$TMP/out")" "2 0" "--get of an unknown key: exit 2, nothing printed"
+grep -q "takes rails, rail-ids, node-types, cluster or hosts, not 'ports'" "$TMP/err"
+ok $? "... saying which keys it takes"
+"$RAILYARD" map show --get rails "$TMP/none.map" >"$TMP/out" 2>"$TMP/err"
+is "$? $(wc -c <"$TMP/out")" "2 0" "--get of a map that is not there: exit 2, no value"
+"$RAILYARD" map validate --get rails "$TMP/two.map" >/dev/null 2>&1
+is $? 2 "--get is map show's, not validate's"
+if have_feature jansson; then
+    "$RAILYARD" map show --json "$TMP/two.map" >"$TMP/two.json"; is $? 0 "map show --json"
+    is "$(jq -c '[.schema_version, .tool, .command, .cluster, .rail_count]' "$TMP/two.json")" \
+        '[1,"railyard","map show","two",5]' "map show --json: schema, tool, command, cluster, rail count"
+    is "$(jq -c '.rails' "$TMP/two.json")" \
+        '[{"id":0,"switches":["leaf0","leaf0b"]},{"id":1,"switches":["leaf1"]},{"id":2,"switches":[]},{"id":3,"switches":["leaf3"]},{"id":5,"switches":["leaf5"]}]' \
+        "map show --json: each rail with its switches"
+    is "$(jq -c '[.node_types[] | [.name, .rail_count, .rails, .nic_count]]' "$TMP/two.json")" \
+        '[["big",4,[0,1,2,3],4],["small",2,[1,5],3]]' "map show --json: each node type's own rails"
+    "$RAILYARD" map show --json "$TMP/norails.map" >"$TMP/nr.json"
+    is "$(jq -c '[.rail_count, [.rails[].id], ([.rails[].switches | length] | add)]' "$TMP/nr.json")" \
+        '[5,[0,1,2,3,5],0]' "map show --json without rails:: the NICs' rails, no switches"
+    "$RAILYARD" map show "$TMP/two.map" | head -1 | grep -q ", 2 node types, 5 rails$"
+    ok $? "map show's text says the same count"
+    "$RAILYARD" map validate --json "$TMP/two.map" "$M/h100-ib-12hca.map" >"$TMP/v.json"
+    is $? 0 "map validate --json of two maps"
+    is "$(jq -c '[.command, .verdict, .node_type_count, .rail_count, .host_count]' "$TMP/v.json" | tr '\n' ' ')" \
+        '["map validate","ok",2,5,5] ["map validate","ok",1,8,64] ' \
+        "map validate --json: a document for each map, with what it holds"
+    printf 'cluster: x\nnode_types:\n  t:\n    nics:\n      - {name: a, rail: 2}\nnodes:\n  n1: u\n' >"$TMP/badtype.map"
+    "$RAILYARD" map validate --json "$TMP/two.map" "$TMP/badtype.map" >"$TMP/v2.json" 2>/dev/null
+    is "$? $(jq -r '.verdict' "$TMP/v2.json" | tr '\n' ' ')" "2 ok error " \
+        "map validate --json: a bad map among good ones: exit 2, its document says error"
+    jq -r 'select(.verdict == "error") | .error' "$TMP/v2.json" | grep -q "badtype.map:7:.*node type 'u' is not defined"
+    ok $? "... with the file and line"
+else
+    skip "built without jansson: no --json"
+fi
 done_testing
