@@ -146,20 +146,31 @@ static int of_node(const char *subject, const char *node)
     return !strncmp(subject, node, n) && (subject[n] == '\0' || subject[n] == '/');
 }
 
-size_t topo_findings_reason(const struct topo_findings *f, const char *node, int only_node,
-                            const char *prefix, char *buf, size_t len)
+const struct topo_finding *topo_findings_first_fail(const struct topo_findings *f, const char *node,
+                                                    int only_node, size_t *count)
 {
     const struct topo_finding *x = NULL;
-    char line[81], more[32] = "";
-    const char *subject;
-    size_t count = 0, hl = strlen(node);
+    size_t n = 0;
 
     for (size_t i = 0; i < f->n; i++)
         if (f->v[i].sev == TOPO_SEV_FAIL && (!only_node || of_node(f->v[i].subject, node))) {
             if (!x)
                 x = &f->v[i];
-            count++;
+            n++;
         }
+    if (count)
+        *count = n;
+    return x;
+}
+
+size_t topo_findings_reason(const struct topo_findings *f, const char *node, int only_node,
+                            const char *prefix, char *buf, size_t len)
+{
+    char line[81], more[32] = "";
+    const char *subject;
+    size_t count, hl = strlen(node);
+    const struct topo_finding *x = topo_findings_first_fail(f, node, only_node, &count);
+
     if (!x || len == 0)
         return count;
     subject = x->subject;

@@ -62,6 +62,10 @@ void topo_findings_override(struct topo_findings *f, const struct topo_map *map,
  * topo_findings_sort. */
 size_t topo_findings_reason(const struct topo_findings *f, const char *node, int only_node,
                             const char *prefix, char *buf, size_t len);
+/* The failure that reason names (the first; with only_node, the first of node), or NULL; the
+ * number of them in *count (count may be NULL). */
+const struct topo_finding *topo_findings_first_fail(const struct topo_findings *f, const char *node,
+                                                    int only_node, size_t *count);
 
 /* Sort: failures first, then warnings, then ok, each in check-id order (stable). */
 void topo_findings_sort(struct topo_findings *f);

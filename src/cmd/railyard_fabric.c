@@ -2796,9 +2796,10 @@ static void analyse(struct run *r, struct topo_findings *f)
 }
 
 /* --culprits (rank 0): what a preflight acts on, one line each (railyard-fabric(1)):
- *   drain NODE REASON        a fault pinned to this node (REASON: a Slurm reason, <= 80 chars,
- *                            "railyard: fabric ...": railyard-healthcheck never resumes it)
- *   outlier NODE REASON      a port that clears the floor but lags its rail (link.outlier)
+ *   drain NODE CHECK REASON  a fault pinned to this node: CHECK the check id of the failure
+ *                            REASON names (a Slurm reason, <= 80 chars, "railyard: fabric ...":
+ *                            railyard-healthcheck never resumes it)
+ *   outlier NODE link.outlier REASON  a port that clears the floor but lags its rail
  *   unpinned A B CHECK       a failed link neither of whose ends is the culprit
  *   lost NODE                a rank of this node stopped answering: not judged (and not
  *                            drained, whatever else was found on it)
@@ -2819,17 +2820,18 @@ static void write_culprits(const struct run *r, const struct topo_findings *f)
         /* a node whose rank was lost is not judged, never drained: a rank that died or hung
          * may be the tool's fault (killed, out of memory, stopped), not the node's */
         int lost = 0;
+        const struct topo_finding *x = topo_findings_first_fail(f, r->names[n], 1, NULL);
         for (size_t i = 0; i < r->nfailed && !lost; i++)
             lost = r->failed[i] == n;
-        if (!lost && topo_findings_reason(f, r->names[n], 1, "railyard: fabric ", reason,
-                                          sizeof(reason)) > 0)
-            fprintf(fp, "drain %s %s\n", r->names[n], reason);
+        if (!lost && x &&
+            topo_findings_reason(f, r->names[n], 1, "railyard: fabric ", reason, sizeof(reason)))
+            fprintf(fp, "drain %s %s %s\n", r->names[n], x->check, reason);
     }
     for (size_t i = 0; i < f->n; i++) {
         const struct topo_finding *x = &f->v[i];
         const char *slash = strchr(x->subject, '/');
         if (x->sev == TOPO_SEV_WARN && !strcmp(x->check, "link.outlier") && slash)
-            fprintf(fp, "outlier %.*s railyard: fabric link.outlier %.20s %.40s\n",
+            fprintf(fp, "outlier %.*s link.outlier railyard: fabric link.outlier %.20s %.40s\n",
                     (int)(slash - x->subject), x->subject, slash + 1, x->observed);
     }
     for (size_t i = 0; i < f->n; i++) {

@@ -35,7 +35,7 @@ cat >"$TMP/fabric-hostile" <<WRAP
 #!/bin/sh
 while [ \$# -gt 0 ]; do [ "\$1" = --culprits ] && c=\$2; shift; done
 [ "\$SLURM_PROCID" = 0 ] && [ -n "\$c" ] &&
-    printf 'drain node[1-6] railyard: fabric everything\\ndrain node5 railyard: fabric \\033]0;owned\\007 \\302\\233 \\033[31mred\\n' >"\$c"
+    printf 'drain node[1-6] link.bw railyard: fabric everything\\ndrain node5 link.bw railyard: fabric \\033]0;owned\\007 \\302\\233 \\033[31mred\\n' >"\$c"
 exit 1
 WRAP
 chmod +x "$TMP/railyard" "$TMP/fabric-dies" "$TMP/fabric-hostile"

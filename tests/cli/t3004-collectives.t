@@ -88,8 +88,8 @@ is "$(q '[.collectives.results[] | select(.purpose == "pair") | .suspect] | @csv
     "...the slower half was node3 and node4, each then tested beside a good node"
 is "$(q '[.findings[] | select(.check == "collective.busbw" and .subject == "rail1") | .severity] | @csv')" '"ok"' \
     "rail 1 passes beside it"
-grep -q '^drain node3 railyard: fabric ' "$TMP/culprits"
-ok $? "--culprits drains node3: $(grep '^drain' "$TMP/culprits" | head -2 | tr '\n' ' ')"
+grep -q '^drain node3 \([a-z][a-z_.]*\) railyard: fabric \1 ' "$TMP/culprits"
+ok $? "--culprits drains node3, the check id its own field and the first word of the reason: $(grep '^drain' "$TMP/culprits" | head -2 | tr '\n' ' ')"
 "$DEMO" fault --heal 3:0 >/dev/null 2>&1
 
 # archived: the report keeps the collectives, the page draws a bar per rail, the history a trend
