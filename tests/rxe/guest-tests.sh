@@ -170,15 +170,17 @@ add rule netdev ry-loss in-rb0 numgen random mod 100 < 1 counter drop
 NFT
 then
     # Soft-RoCE under loss can stall a queue pair outright (no completion and no retry error
-    # for the whole round: seen once in CI as link.unreachable rail0). That names the lossy rail
-    # too, but not by its counters, which is what this checks: such a run is reported and
-    # repeated once; the verdict of the last run is the one judged
-    for try in 1 2; do
+    # for the whole round). Seen in CI as link.unreachable rail0 (which names the lossy rail, but
+    # not by its counters) and, on a host busy beside the guest, as rail 0 not judged ("no
+    # completion before the deadline"). Neither is what this checks: such a run is reported and
+    # repeated, twice at most; the verdict of the last run is the one judged
+    for try in 1 2 3; do
         MAPF=$T/slow.map mpi_fabric "$T/loss"
         rc=$?
-        [ $try -eq 1 ] && [ $rc -eq 1 ] && [ -s "$T/loss/results.json" ] &&
-            jq -e '[.findings[] | select(.severity == "fail") | .check] == ["link.unreachable"] and
-                ([.links[] | select(.ok | not) | .rail] | unique) == [0]' "$T/loss/results.json" \
+        [ $try -lt 3 ] && [ $rc -le 1 ] && [ -s "$T/loss/results.json" ] &&
+            jq -e '([.findings[] | select(.severity == "fail") | .check] == ["link.unreachable"] and
+                ([.links[] | select(.ok | not) | .rail] | unique) == [0]) or
+                ([.links[] | select(.rail == 0)][0].goodput_ratio == null)' "$T/loss/results.json" \
                 >/dev/null || break
         echo "# loss: Soft-RoCE stalled on the lossy rail, run again: $(why "$T/loss")"
         rm -rf "$T/loss"
