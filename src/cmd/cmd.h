@@ -32,6 +32,7 @@ struct cmd_entry {
 
 extern const struct cmd_entry cmd_inventory;
 extern const struct cmd_entry cmd_gather;
+extern const struct cmd_entry cmd_hostlist;
 extern const struct cmd_entry cmd_check;
 extern const struct cmd_entry cmd_probe;
 extern const struct cmd_entry cmd_map;
