@@ -4,9 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "common/file.h"
 #include "fabric/collective.h"
 #include "reports/archive.h"
+#include "reports/bringup.h"
+#include "reports/out.h"
 #include "reports/history.h"
 #include "reports/render.h"
 #include "src/cmd/cmd.h"
@@ -23,6 +27,7 @@ struct report_opts {
     const char *test;
     const char *records;    /* convert: --link-records */
     const char *collective; /* history: --collective */
+    int verdicts;           /* bringup: --verdicts */
 };
 
 /* "3" (a GPU) or "0-1", "0,1" (a pair): 0, or -1 */
@@ -58,6 +63,7 @@ static int on_opt(int opt, const char *arg, void *ctx)
     case 'n': r->node = arg; return 0;
     case 's': r->since = arg; return 0;
     case 'T': r->test = arg; return 0;
+    case 'V': r->verdicts = 1; return 0;
     case 'L': r->records = arg; return 0;
     case 'C': {
         ry_error_t e;
@@ -107,8 +113,87 @@ static const struct option report_long[] = {
     { "test", required_argument, NULL, 'T' },
     { "link-records", required_argument, NULL, 'L' },
     { "collective", required_argument, NULL, 'C' },
+    { "verdicts", no_argument, NULL, 'V' },
     { NULL, 0, NULL, 0 },
 };
+
+/* path's bytes to fp: 0, or -1 */
+static int print_file(const char *path, FILE *fp)
+{
+    char *buf;
+    size_t len;
+    ry_error_t err;
+    int rc;
+
+    if (ry_read_file(path, &buf, &len, &err) < 0)
+        return -1;
+    rc = fwrite(buf, 1, len, fp) == len && fflush(fp) == 0 ? 0 : -1;
+    free(buf);
+    return rc;
+}
+
+/* report bringup DIR: a bring-up's verdicts, judged from its run directory (reports/bringup.c);
+ * the table written there (bringup.txt, and bringup.json with a JSON library) and printed */
+static int run_bringup(const char *dir, int json, int verdicts)
+{
+    char txt[4200], jsn[4200], tmp[4300];
+    struct bringup b = { .say = stderr };
+    struct bringup_run r;
+    ry_error_t err = { "" };
+    struct out *o;
+    FILE *fp, *jp;
+    int rc;
+
+    if (bringup_read(&b, &r, dir, &err) < 0) {
+        bringup_run_free(&r);
+        bringup_free(&b);
+        return cmd_refuse(json, "report bringup", "%s", err.text);
+    }
+    rc = bringup_exit(&b);
+    if (verdicts) {
+        for (size_t i = 0; i < b.n; i++)
+            printf("%s\t%s\t%s\n", b.nodes[i].name, bringup_verdict_name(b.nodes[i].verdict),
+                   b.nodes[i].reason ? b.nodes[i].reason : "");
+        goto out;
+    }
+    snprintf(txt, sizeof(txt), "%s/bringup.txt", dir);
+    snprintf(jsn, sizeof(jsn), "%s/bringup.json", dir);
+    snprintf(tmp, sizeof(tmp), "%s.tmp", txt);
+    if (!(fp = fopen(tmp, "w")) || !(o = out_create(fp, OUT_TEXT, &err))) {
+        cmd_error("report bringup: cannot write %s: %s", tmp, fp ? err.text : strerror(errno));
+        if (fp)
+            fclose(fp);
+        rc = RY_EXIT_ERROR;
+        goto out;
+    }
+    if (out_tee_json(o, &err) < 0 && json) {
+        cmd_error("report bringup: %s", err.text);
+        rc = RY_EXIT_ERROR;
+    }
+    bringup_print(o, &b, &r, (long long)time(NULL));
+    if (out_finish(o, &err) < 0 || fclose(fp) != 0 || rename(tmp, txt) < 0) {
+        cmd_error("report bringup: cannot write %s: %s", txt,
+                  err.text[0] ? err.text : strerror(errno));
+        rc = RY_EXIT_ERROR;
+    }
+    if (out_has_json(o)) {
+        snprintf(tmp, sizeof(tmp), "%s.tmp", jsn);
+        if (!(jp = fopen(tmp, "w")) || out_dump_json(o, jp, &err) < 0 || fclose(jp) != 0 ||
+            rename(tmp, jsn) < 0) {
+            cmd_error("report bringup: cannot write %s", jsn);
+            rc = RY_EXIT_ERROR;
+        }
+    }
+    out_destroy(o);
+    if (rc != RY_EXIT_ERROR && print_file(json ? jsn : txt, stdout) < 0) {
+        cmd_error("report bringup: cannot print %s", json ? jsn : txt);
+        rc = RY_EXIT_ERROR;
+    }
+out:
+    bringup_run_free(&r);
+    bringup_free(&b);
+    return rc;
+}
 
 static const char *root_of(const struct report_opts *r)
 {
@@ -118,9 +203,8 @@ static const char *root_of(const struct report_opts *r)
 
 static int run_report(int argc, char **argv)
 {
-    struct report_opts r = {
-        NULL, "text", NULL, NULL, 0.10, 0, 0, -1, 0, -1, -1, NULL, NULL, NULL
-    };
+    struct report_opts r = { NULL, "text", NULL, NULL, 0.10, 0,    0, -1,
+                             0,    -1,     -1,   NULL, NULL, NULL, 0 };
     struct cmd_common common;
     char dir[4096], dir2[4096];
     ry_error_t err;
@@ -132,9 +216,18 @@ static int run_report(int argc, char **argv)
         r.format = "json";
     json = !strcmp(r.format, "json");
     if (idx >= argc)
-        return cmd_refuse(json, "report",
-                          "show, render, diff, convert or prune expected (try railyard report "
-                          "--help)");
+        return cmd_refuse(
+            json, "report",
+            "show, render, diff, convert, prune or bringup expected (try railyard report "
+            "--help)");
+    if (!strcmp(argv[idx], "bringup")) {
+        if (idx + 2 != argc)
+            return cmd_refuse(json, "report bringup", "one bring-up run directory expected");
+        if (r.verdicts && json)
+            return cmd_refuse(json, "report bringup",
+                              "--verdicts prints lines, not JSON: give one");
+        return run_bringup(argv[idx + 1], json, r.verdicts);
+    }
     if (!strcmp(argv[idx], "show")) {
         if (idx + 2 != argc)
             return cmd_refuse(json, "report show",
@@ -202,15 +295,15 @@ static int run_report(int argc, char **argv)
         printf("%d run%s removed\n", n, n == 1 ? "" : "s");
         return RY_EXIT_OK;
     }
-    return cmd_refuse(json, "report", "unknown action '%s' (show, render, diff, convert, prune)",
+    return cmd_refuse(json, "report",
+                      "unknown action '%s' (show, render, diff, convert, prune, bringup)",
                       argv[idx]);
 }
 
 static int run_history(int argc, char **argv)
 {
-    struct report_opts r = {
-        NULL, "text", NULL, NULL, 0.10, 0, 0, -1, 0, -1, -1, NULL, NULL, NULL
-    };
+    struct report_opts r = { NULL, "text", NULL, NULL, 0.10, 0,    0, -1,
+                             0,    -1,     -1,   NULL, NULL, NULL, 0 };
     struct cmd_common common;
     struct ry_history_query q;
     ry_error_t err;
@@ -248,7 +341,7 @@ const struct cmd_entry cmd_report = {
     .run = run_report,
     .usage = "report (show <run> [--format <fmt>] | render <run> | diff <run-a> <run-b> "
              "[--threshold <pct>] | convert <run> --link-records binary|json | prune [--keep <n>] "
-             "[--max-age <days>]) [--archive <dir>]",
+             "[--max-age <days>] | bringup [--verdicts] <dir>) [--archive <dir>]",
     .summary = "show, re-render, compare, convert and prune archived runs (railyard-report(5))",
     .options =
         "  --archive <dir>      the archive (default $RAILYARD_ARCHIVE or /var/lib/railyard)\n"
@@ -258,6 +351,7 @@ const struct cmd_entry cmd_report = {
         "  --max-age <days>     prune: keep the runs of the last days\n"
         "  --link-records <how> convert: a railyard-fabric run's links as binary records beside\n"
         "                       report.json (binary) or as objects in it (json)\n"
+        "  --verdicts           bringup: a line per node (node, verdict, reason; tabs)\n"
         "  A run is its id, its directory, or latest.\n",
     .no_node_inputs = 1,
     .options_anywhere = 1,
