@@ -185,3 +185,35 @@ double fabric_coll_pairs(const double *busbw, int ng, int control, double q, uns
         slow[j] = j != control && !(busbw[j] > 0 && busbw[j] >= q * ref);
     return ref;
 }
+
+/* the first good node at or after k, or n */
+static int next_good(const unsigned char *good, int n, int k)
+{
+    while (k < n && !good[k])
+        k++;
+    return k;
+}
+
+int fabric_coll_pair_plan(const int *set, int ns, const unsigned char *good, int n, int (*pairs)[2],
+                          int *suspect, int *control)
+{
+    int ng = 0, partner = 0, p2;
+
+    *control = -1;
+    for (int j = 0; j < ns; j++) {
+        if ((partner = next_good(good, n, partner)) == n)
+            return -1;
+        pairs[ng][0] = set[j] < partner ? set[j] : partner;
+        pairs[ng][1] = set[j] < partner ? partner : set[j];
+        suspect[ng++] = set[j];
+        partner++;
+    }
+    partner = next_good(good, n, partner);
+    if (partner < n && (p2 = next_good(good, n, partner + 1)) < n) {
+        *control = ng;
+        pairs[ng][0] = partner;
+        pairs[ng][1] = p2;
+        suspect[ng++] = -1;
+    }
+    return ng;
+}

@@ -90,4 +90,13 @@ enum fabric_coll_step fabric_coll_halves(double fa, double fb, double whole, dou
  * control. Returns the yardstick (0: no pair gave a figure). */
 double fabric_coll_pairs(const double *busbw, int ng, int control, double q, unsigned char *slow);
 
+/* The pairs of that last step, for the ns suspects of set: each suspect in turn beside the next
+ * node proven good (good[k] != 0, of the n nodes) not yet used, the lower index first in
+ * pairs[j]; suspect[j] the suspect. Then, where two more good nodes are left, the next two as
+ * the control pair (suspect -1), its index in *control (else -1). Returns the number of pairs
+ * (at most ns + 1), or -1 when a suspect has no good node left beside it (not localized
+ * further than set). */
+int fabric_coll_pair_plan(const int *set, int ns, const unsigned char *good, int n, int (*pairs)[2],
+                          int *suspect, int *control);
+
 #endif

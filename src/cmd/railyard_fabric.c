@@ -2474,22 +2474,9 @@ static void coll_localize(struct run *r, const struct coll_entry *phase)
     }
     /* two or three suspects, each beside a good node; two more good nodes as the yardstick */
     {
-        int partner = 0, control = -1;
-        for (int j = 0; j < ns; j++) {
-            while (partner < n && !good[partner])
-                partner++;
-            if (partner == n)
-                break;
-            grp[ng] = *phase;
-            grp[ng].purpose = CP_PAIR;
-            grp[ng].nodes = xcalloc(2, sizeof(int));
-            grp[ng].nodes[0] = set[j] < partner ? set[j] : partner;
-            grp[ng].nodes[1] = set[j] < partner ? partner : set[j];
-            grp[ng].nnodes = 2;
-            grp[ng++].suspect = set[j];
-            partner++;
-        }
-        if (ng < ns) {
+        int pairs[sizeof(grp) / sizeof(grp[0])][2], suspect[sizeof(grp) / sizeof(grp[0])];
+        int control, np = fabric_coll_pair_plan(set, ns, good, n, pairs, suspect, &control);
+        if (np < 0) {
             nodes_text(r, set, ns, la, sizeof(la));
             snprintf(o, sizeof(o),
                      "%s; not localized further than %s (no node proven good to test them "
@@ -2499,22 +2486,14 @@ static void coll_localize(struct run *r, const struct coll_entry *phase)
                               "the links phase names a slow port among them, where there is one");
             goto out;
         }
-        while (partner < n && !good[partner])
-            partner++;
-        if (partner < n) {
-            int p2 = partner + 1;
-            while (p2 < n && !good[p2])
-                p2++;
-            if (p2 < n) {
-                control = ng;
-                grp[ng] = *phase;
-                grp[ng].purpose = CP_PAIR;
-                grp[ng].nodes = xcalloc(2, sizeof(int));
-                grp[ng].nodes[0] = partner;
-                grp[ng].nodes[1] = p2;
-                grp[ng].nnodes = 2;
-                grp[ng++].suspect = -1;
-            }
+        for (ng = 0; ng < np; ng++) {
+            grp[ng] = *phase;
+            grp[ng].purpose = CP_PAIR;
+            grp[ng].nodes = xcalloc(2, sizeof(int));
+            grp[ng].nodes[0] = pairs[ng][0];
+            grp[ng].nodes[1] = pairs[ng][1];
+            grp[ng].nnodes = 2;
+            grp[ng].suspect = suspect[ng];
         }
         if (coll_step(r, grp, ng) < 0)
             goto out;

@@ -226,6 +226,44 @@ int main(void)
     is_int(fabric_coll_halves(0, 0, 10, 0.75), FABRIC_COLL_STEP_ALIKE,
            "both halves failed: neither is singled out");
 
+    /* who stands beside whom in the last step: each suspect beside the next good node not yet
+     * used, the lower index first; then two more good nodes as the control pair */
+    {
+        int pairs[4][2], sus[4], control, np;
+        unsigned char good8[8] = { 0, 1, 0, 0, 1, 1, 0, 1 };
+        int s2[2] = { 2, 3 }, s1[1] = { 6 }, s3[3] = { 0, 1, 2 };
+        np = fabric_coll_pair_plan(s2, 2, good8, 8, pairs, sus, &control);
+        ok(np == 3 && pairs[0][0] == 1 && pairs[0][1] == 2 && sus[0] == 2 && pairs[1][0] == 3 &&
+               pairs[1][1] == 4 && sus[1] == 3 && pairs[2][0] == 5 && pairs[2][1] == 7 &&
+               sus[2] == -1 && control == 2,
+           "suspects 2 and 3 beside good 1 and 4 (each good node used once), control 5 and 7");
+        unsigned char good_low[8] = { 1, 0, 0, 0, 0, 0, 0, 0 };
+        np = fabric_coll_pair_plan(s1, 1, good_low, 8, pairs, sus, &control);
+        ok(np == 1 && pairs[0][0] == 0 && pairs[0][1] == 6 && sus[0] == 6 && control == -1,
+           "a suspect above its good partner: the lower index first; one good node: no control");
+        unsigned char good_two[8] = { 0, 1, 0, 0, 1, 0, 0, 0 };
+        np = fabric_coll_pair_plan(s2, 2, good_two, 8, pairs, sus, &control);
+        ok(np == 2 && control == -1 && pairs[1][0] == 3 && pairs[1][1] == 4,
+           "good nodes enough for the suspects, none left for a control: two pairs, no control");
+        unsigned char good_one[8] = { 0, 1, 0, 0, 0, 0, 0, 0 };
+        is_int(fabric_coll_pair_plan(s2, 2, good_one, 8, pairs, sus, &control), -1,
+               "two suspects, one good node: not localized further (-1)");
+        unsigned char good_none[8] = { 0 };
+        is_int(fabric_coll_pair_plan(s1, 1, good_none, 8, pairs, sus, &control), -1,
+               "no good node: -1");
+        unsigned char good_last[8] = { 0, 0, 0, 0, 0, 0, 0, 1 };
+        np = fabric_coll_pair_plan(s1, 1, good_last, 8, pairs, sus, &control);
+        ok(np == 1 && pairs[0][0] == 6 && pairs[0][1] == 7 && control == -1,
+           "the last node as the only good one is found");
+        unsigned char good_hi[8] = { 0, 0, 0, 1, 1, 1, 1, 1 };
+        np = fabric_coll_pair_plan(s3, 3, good_hi, 8, pairs, sus, &control);
+        ok(np == 4 && pairs[0][1] == 3 && pairs[1][1] == 4 && pairs[2][1] == 5 && sus[2] == 2 &&
+               pairs[3][0] == 6 && pairs[3][1] == 7 && control == 3,
+           "three suspects beside 3, 4 and 5; 6 and 7 the control");
+        unsigned char good_ctl1[8] = { 0, 0, 0, 1, 1, 1, 1, 0 };
+        np = fabric_coll_pair_plan(s3, 3, good_ctl1, 8, pairs, sus, &control);
+        ok(np == 3 && control == -1, "three suspects, four good nodes: one left, no control");
+    }
     /* the last step: suspects beside good nodes, two good nodes as the yardstick */
     {
         double bw[4] = { 40, 100, 67.49, 90 };
