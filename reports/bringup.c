@@ -1,6 +1,7 @@
 #include "config.h"
 
-#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +49,9 @@ void bringup_free(struct bringup *b)
         free(b->nodes[i].action);
     }
     free(b->nodes);
+    for (size_t i = 0; i < b->nnotes; i++)
+        free(b->notes[i]);
+    free(b->notes);
     memset(b, 0, sizeof(*b));
 }
 
@@ -95,6 +99,16 @@ static char *chomp_dup(const char *line)
     return s;
 }
 
+static void note(struct bringup *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct bringup *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    b->notes = xrealloc(b->notes, (b->nnotes + 1) * sizeof(*b->notes));
+    b->notes[b->nnotes++] = xvasprintf(fmt, ap);
+    va_end(ap);
+}
+
 void bringup_check_line(struct bringup *b, const char *line)
 {
     char *buf = chomp_dup(line), *rest = buf, *node = word(&rest), *rc = word(&rest), *end;
@@ -108,7 +122,10 @@ void bringup_check_line(struct bringup *b, const char *line)
     } else if (x && *rc && !*end && v == 1) {
         bringup_set(b, node, BRINGUP_DRAIN, rest);
     } else if (x) {
-        snprintf(why, sizeof(why), "node check: %s%s", *rest ? rest : "exit ", *rest ? "" : rc);
+        if (*rest)
+            snprintf(why, sizeof(why), "node check: %s", rest);
+        else
+            snprintf(why, sizeof(why), "node check: exit %s", rc);
         bringup_set(b, node, BRINGUP_NOT_JUDGED, why);
     }
     free(buf);
@@ -135,10 +152,9 @@ void bringup_culprit_line(struct bringup *b, const char *run, const char *line)
     else if (!strcmp(kind, "lost")) {
         snprintf(why, sizeof(why), "a rank stopped answering in the %s run", run);
         bringup_set(b, a, BRINGUP_NOT_JUDGED, why);
-    } else if (!strcmp(kind, "unpinned") && b->say)
-        fprintf(b->say,
-                "railyard-bringup: %s run: a fault between %s and %s pinned to neither (%s)\n", run,
-                a, check, rest);
+    } else if (!strcmp(kind, "unpinned"))
+        note(b, "railyard-bringup: %s run: a fault between %s and %s pinned to neither (%s)\n", run,
+             a, check, rest);
     free(buf);
 }
 
@@ -202,7 +218,7 @@ struct read_ctx {
     int lines;       /* lines of it, comments too (railyard-fabric writes one at least) */
     char **runs;     /* "NAME EXIT" of each run, in order */
     size_t nruns;
-    char first_err[256];
+    char first_err[201]; /* a run's first line of errors, cut at 200 characters */
 };
 
 static void on_run_line(void *p, const char *line)
@@ -251,7 +267,7 @@ static void on_err_line(void *p, const char *line)
         s++;
     if (c->first_err[0] || *s == '\n' || !*s)
         return;
-    snprintf(c->first_err, sizeof(c->first_err) > 201 ? 201 : sizeof(c->first_err), "%s", line);
+    snprintf(c->first_err, sizeof(c->first_err), "%s", line);
     c->first_err[strcspn(c->first_err, "\n")] = '\0';
 }
 
@@ -274,7 +290,6 @@ int bringup_read(struct bringup *b, struct bringup_run *r, const char *dir, ry_e
 {
     struct read_ctx c = { .b = b, .r = r };
     char where[4200], name[300];
-    FILE *say = b->say;
     int rc = -1;
 
     memset(r, 0, sizeof(*r));
@@ -292,7 +307,6 @@ int bringup_read(struct bringup *b, struct bringup_run *r, const char *dir, ry_e
         ry_error_prefix(err, "%s/run.txt", dir);
         goto out;
     }
-    b->say = say;
     c.b = b;
     each_line(dir, "checks.txt", on_check_line, &c);
     snprintf(where, sizeof(where), "%s/checks.err", dir);
@@ -306,12 +320,11 @@ int bringup_read(struct bringup *b, struct bringup_run *r, const char *dir, ry_e
         judged = each_line(dir, name, on_culprit_line, &c) == 0 && c.lines > 0;
         if (judged && (!strcmp(exit, "0") || !strcmp(exit, "1")))
             b->fabric_judged = 1;
-        if (!judged && say) {
+        if (!judged) {
             c.first_err[0] = '\0';
             snprintf(name, sizeof(name), "%s.err", run);
             each_line(dir, name, on_err_line, &c);
-            fprintf(say, "railyard-bringup: %s run: not judged (exit %s): %s\n", run, exit,
-                    c.first_err);
+            note(b, "railyard-bringup: %s run: not judged (exit %s): %s", run, exit, c.first_err);
         }
     }
     bringup_fabric_done(b, dir);

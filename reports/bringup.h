@@ -2,7 +2,6 @@
 #define RAILYARD_REPORTS_BRINGUP_H
 
 #include <stddef.h>
-#include <stdio.h>
 
 #include "common/error.h"
 
@@ -31,7 +30,8 @@ struct bringup {
     struct bringup_node *nodes;
     size_t n;
     int fabric_judged; /* a fabric run judged (exit 0 or 1 with its culprits) */
-    FILE *say;         /* where what blames no node is said (NULL: nowhere) */
+    char **notes;      /* what blames no node (a run that judged nothing, an unpinned fault) */
+    size_t nnotes;
 };
 
 const char *bringup_verdict_name(enum bringup_verdict v);
@@ -56,7 +56,6 @@ void bringup_fabric_done(struct bringup *b, const char *where);
 /* 0 every node ready; 1 a node faulty, or one not judged beside judged ones; 2 none judged */
 int bringup_exit(const struct bringup *b);
 
-
 /* The run directory of a bring-up, as railyard-bringup leaves it: run.txt ("key value" lines:
  * map, nodes (the host list asked), rails, time (its UTC stamp), started (seconds since the
  * epoch), applied (0 or 1), and "run NAME EXIT" for each fabric run in order), checks.txt (the
@@ -71,7 +70,7 @@ struct bringup_run {
 
 /* Read dir into b and r and judge: b initialised from its host list. 0, or -1 with err (a
  * missing or malformed run.txt; the other files may be missing: what they would have said is
- * then not judged). What blames no node is said on b->say (set it before). */
+ * then not judged). What blames no node is kept in b->notes, for the caller to say. */
 int bringup_read(struct bringup *b, struct bringup_run *r, const char *dir, ry_error_t *err);
 void bringup_run_free(struct bringup_run *r);
 

@@ -137,7 +137,7 @@ static int print_file(const char *path, FILE *fp)
 static int run_bringup(const char *dir, int json, int verdicts)
 {
     char txt[4200], jsn[4200], tmp[4300];
-    struct bringup b = { .say = stderr };
+    struct bringup b;
     struct bringup_run r;
     ry_error_t err = { "" };
     struct out *o;
@@ -149,6 +149,8 @@ static int run_bringup(const char *dir, int json, int verdicts)
         bringup_free(&b);
         return cmd_refuse(json, "report bringup", "%s", err.text);
     }
+    for (size_t i = 0; i < b.nnotes; i++)
+        fprintf(stderr, "%s\n", b.notes[i]);
     rc = bringup_exit(&b);
     if (verdicts) {
         for (size_t i = 0; i < b.n; i++)
