@@ -34,11 +34,8 @@ static int add_node(const char *host, void *ctx)
 int bringup_init(struct bringup *b, const char *hostlist, ry_error_t *err)
 {
     memset(b, 0, sizeof(*b));
-    if (ry_hostlist_expand(hostlist, add_node, b, err) != 0)
-        return -1;
-    if (b->n == 0)
-        return ry_errorf(err, "no node in '%s'", hostlist);
-    return 0;
+    /* a list that names no host is malformed ("empty host list"): n >= 1 after it */
+    return ry_hostlist_expand(hostlist, add_node, b, err) != 0 ? -1 : 0;
 }
 
 void bringup_free(struct bringup *b)
@@ -70,7 +67,7 @@ void bringup_set(struct bringup *b, const char *node, enum bringup_verdict v, co
         return;
     x->verdict = v;
     free(x->reason);
-    x->reason = reason && *reason ? xstrdup(reason) : NULL;
+    x->reason = xstrdup(reason ? reason : "");
 }
 
 /* the next blank-separated word of *s (cut in place), the rest after its blanks in *s */
@@ -93,9 +90,7 @@ static char *word(char **s)
 static char *chomp_dup(const char *line)
 {
     char *s = xstrdup(line);
-    size_t n = strlen(s);
-    while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r'))
-        s[--n] = '\0';
+    s[strcspn(s, "\r\n")] = '\0';
     return s;
 }
 
@@ -171,15 +166,12 @@ void bringup_fabric_done(struct bringup *b, const char *where)
 
 int bringup_exit(const struct bringup *b)
 {
-    int judged = 0, bad = 0, all_ready = 1;
+    int judged = 0, all_ready = 1; /* a faulty node is judged and not ready: 1 */
     for (size_t i = 0; i < b->n; i++) {
         enum bringup_verdict v = b->nodes[i].verdict;
         judged |= v != BRINGUP_NOT_JUDGED && v != BRINGUP_NONE;
-        bad |= v >= BRINGUP_OUTLIER;
         all_ready &= v == BRINGUP_READY;
     }
-    if (bad)
-        return 1;
     if (!judged)
         return 2;
     return all_ready ? 0 : 1;
@@ -226,13 +218,15 @@ static void on_run_line(void *p, const char *line)
     struct read_ctx *c = p;
     char *buf = chomp_dup(line), *rest = buf, *key = word(&rest);
 
-    if (!strcmp(key, "map") && !c->r->map)
-        c->r->map = xstrdup(rest);
-    else if (!strcmp(key, "nodes") && !c->r->nodes)
-        c->r->nodes = xstrdup(rest);
-    else if (!strcmp(key, "time") && !c->r->time)
-        c->r->time = xstrdup(rest);
-    else if (!strcmp(key, "rails"))
+    char **field = !strcmp(key, "map")     ? &c->r->map
+                   : !strcmp(key, "nodes") ? &c->r->nodes
+                   : !strcmp(key, "time")  ? &c->r->time
+                                           : NULL;
+    if (field) { /* the last line of a key counts */
+        free(*field);
+        *field = xstrdup(rest);
+    }
+    if (!strcmp(key, "rails"))
         c->r->rails = strtol(rest, NULL, 10);
     else if (!strcmp(key, "started"))
         c->r->started = strtoll(rest, NULL, 10);

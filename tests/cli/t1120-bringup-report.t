@@ -97,6 +97,11 @@ mk "$TMP/ok" 'a,b' 'neighbor 0'
 echo '# railyard-fabric culprits: 0 failed, 0 warnings, 2 nodes x 1 rails' >"$TMP/ok/neighbor.culprits"
 "$RAILYARD" report bringup --verdicts "$TMP/ok" >"$TMP/v"; is "$? $(cut -f2 "$TMP/v" | tr '\n' ,)" "0 ready,ready," \
     "every node ready, a run that judged: exit 0"
+printf ' a 0\n\tb\t0\n' >"$TMP/ok/checks.txt"
+echo "nodes a,b" >>"$TMP/ok/run.txt"
+sed -i '0,/^nodes /s/^nodes .*/nodes z/' "$TMP/ok/run.txt"
+"$RAILYARD" report bringup --verdicts "$TMP/ok" >"$TMP/v"; is "$? $(cut -f1,2 "$TMP/v" | tr '\t\n' ':,')" "0 a:ready,b:ready," \
+    "node check lines with leading blanks and tabs read; of two nodes lines the last counts"
 mk "$TMP/ok1" 'a,b' 'neighbor 1'
 echo '# railyard-fabric culprits: 0 failed, 0 warnings, 2 nodes x 1 rails' >"$TMP/ok1/neighbor.culprits"
 "$RAILYARD" report bringup --verdicts "$TMP/ok1" >"$TMP/v"; is "$? $(cut -f2 "$TMP/v" | tr '\n' ,)" "0 ready,ready," \
