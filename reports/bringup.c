@@ -248,9 +248,7 @@ static void on_culprit_line(void *p, const char *line)
 {
     struct read_ctx *c = p;
     c->lines++;
-    if (line[0] == '#' || line[0] == '\n')
-        return;
-    bringup_culprit_line(c->b, c->run, line);
+    bringup_culprit_line(c->b, c->run, line); /* a comment's kind, "#", is none of them */
 }
 
 static void on_err_line(void *p, const char *line)

@@ -39,7 +39,7 @@ outlier n4 link.outlier railyard: fabric link.outlier rail1 0.1 Gb/s at best (45
 drain n5 link.bandwidth railyard: fabric link.bandwidth rail1 0.05 Gb/s with every partner
 lost n1
 CUL
-printf 'n2\tdrained\nn5\tleft alone: already drained (admin)\n' >"$D/actions.tsv"
+printf 'n2\tdrained\nn5\tleft alone: already drained (admin)\nother\tdrained\n' >"$D/actions.tsv"
 
 "$RAILYARD" report bringup --verdicts "$D" >"$TMP/v" 2>"$TMP/e"
 is $? 1 "faulty nodes: exit 1"
