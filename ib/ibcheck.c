@@ -85,6 +85,21 @@ static int host_is(const struct ibf_fabric *f, int node, const char *host)
     return node >= 0 && f->nodes[node].host && !strcmp(f->nodes[node].host, host);
 }
 
+/* Whether a subject ("n1/mlx5_0:1", "n1/mlx5_0:1<->leaf:3", a NodeDescription "n1 mlx5_0")
+ * names one of host's HCAs at either end: the host's whole name, so that n1 is not n10 */
+static int names_host(const char *subject, const char *host)
+{
+    size_t len = strlen(host);
+
+    for (const char *end = subject; end; end = strstr(end, "<->")) {
+        if (end != subject)
+            end += 3;
+        if (!strncmp(end, host, len) && (end[len] == '/' || end[len] == ' '))
+            return 1;
+    }
+    return 0;
+}
+
 /* Add a finding about port a:pa (and b:pb, -1 if none); honours only_host; claims the ports. */
 static void add(struct ctx *c, enum topo_sev sev, const char *check, const char *subject,
                 const char *expected, const char *observed, const char *hint, int a, int pa, int b,
@@ -96,7 +111,7 @@ static void add(struct ctx *c, enum topo_sev sev, const char *check, const char 
         c->claimed[a][pa] = 1;
     if (b >= 0 && pb >= 0 && pb <= c->f->nodes[b].nports)
         c->claimed[b][pb] = 1;
-    if (h && !host_is(c->f, a, h) && !host_is(c->f, b, h) && !strstr(subject, h))
+    if (h && !host_is(c->f, a, h) && !host_is(c->f, b, h) && !names_host(subject, h))
         return;
     topo_findings_add(c->out, sev, check, subject, expected, observed, hint);
 }
