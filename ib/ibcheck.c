@@ -13,8 +13,18 @@
 
 double ibf_speed_nominal_gbps(enum ibf_speed s)
 {
-    static const double v[IBF_NSPEEDS] = { 0, 2.5, 5, 10, 10, 14, 25, 50, 100, 200 };
-    return s > 0 && s < IBF_NSPEEDS ? v[s] : 0;
+    switch (s) {
+    case IBF_SDR: return 2.5;
+    case IBF_DDR: return 5;
+    case IBF_QDR: return 10;
+    case IBF_FDR10: return 10;
+    case IBF_FDR: return 14;
+    case IBF_EDR: return 25;
+    case IBF_HDR: return 50;
+    case IBF_NDR: return 100;
+    case IBF_XDR: return 200;
+    default: return 0;
+    }
 }
 
 static const struct {
@@ -85,8 +95,9 @@ static int host_is(const struct ibf_fabric *f, int node, const char *host)
     return node >= 0 && f->nodes[node].host && !strcmp(f->nodes[node].host, host);
 }
 
-/* Whether a subject ("n1/mlx5_0:1", "n1/mlx5_0:1<->leaf:3", a NodeDescription "n1 mlx5_0")
- * names one of host's HCAs at either end: the host's whole name, so that n1 is not n10 */
+/* Whether a subject ("n1/mlx5_0:1", "n1/mlx5_0:1<->n2/mlx5_0:1") names one of host's HCAs at
+ * either end: the host's whole name, so that n1 is not n10. What a finding says of a node the
+ * live fabric lacks (a reference's cable) is known by its subject only. */
 static int names_host(const char *subject, const char *host)
 {
     size_t len = strlen(host);
@@ -94,7 +105,7 @@ static int names_host(const char *subject, const char *host)
     for (const char *end = subject; end; end = strstr(end, "<->")) {
         if (end != subject)
             end += 3;
-        if (!strncmp(end, host, len) && (end[len] == '/' || end[len] == ' '))
+        if (!strncmp(end, host, len) && end[len] == '/')
             return 1;
     }
     return 0;

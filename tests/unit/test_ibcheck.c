@@ -775,6 +775,56 @@ static void test_reference(void)
         ibf_fabric_free(&f);
     }
 
+    /* the HCA first in the dump (node 0), its cable moved and trained at 1x: the width finding
+     * claims both ends, so the move is not said a second time */
+    {
+        static const struct nd hca_first[] = { { 'H', 0x11, "n1 mlx5_0", 1 },
+                                               { 'S', 0x100, "leaf", 16 } };
+        static const struct cb was[] = { { 0, 1, 1, 1, "2xHDR" } };
+        static const struct cb now[] = { { 0, 1, 1, 5, "1xHDR" } };
+        struct ibf_fabric r1;
+        build(&r1, hca_first, 2, was, 1);
+        build(&f, hca_first, 2, now, 1);
+        e.ref = &r1;
+        analyze(&f, &e, &fnd, NULL);
+        ok(fnd.n == 1 && count(&fnd, "link.width", "n1/mlx5_0:1<->leaf:5") == 1,
+           "node 0's moved cable at 1x: one finding (%s)", all(&fnd));
+        e.ref = &ref;
+        ibf_fabric_free(&f);
+        ibf_fabric_free(&r1);
+    }
+
+    /* a back-to-back cable between two HCAs, one of them gone: a host check of either keeps it,
+     * the gone one's by the subject's second end */
+    {
+        static const struct nd b2b[] = { { 'S', 0x100, "leaf", 16 },
+                                         { 'H', 0x11, "n1 mlx5_0", 2 },
+                                         { 'H', 0x21, "n2 mlx5_0", 1 } };
+        static const struct cb was[] = { { 1, 1, 0, 1, "4xHDR" }, { 2, 1, 1, 2, "4xHDR" } };
+        struct ibf_fabric r1;
+        build(&r1, b2b, 3, was, 2);
+        build(&f, b2b, 2, was, 1);
+        f.nodes[1].ports[2].state = 0;
+        e.ref = &r1;
+        analyze(&f, &e, &fnd, NULL);
+        ok(fnd.n == 1 && count(&fnd, "fabric.link.missing", "n1/mlx5_0:2<->n2/mlx5_0:1") == 1,
+           "an HCA-to-HCA cable gone: named by both HCAs (%s)", all(&fnd));
+        e.only_host = "n2";
+        analyze(&f, &e, &fnd, NULL);
+        ok(fnd.n == 1, "a host check of n2, which the fabric lacks: kept by its name (%s)",
+           all(&fnd));
+        e.only_host = "n1";
+        analyze(&f, &e, &fnd, NULL);
+        ok(fnd.n == 1, "... and of n1, by its node");
+        e.only_host = "n";
+        analyze(&f, &e, &fnd, NULL);
+        ok(fnd.n == 0, "a host whose name begins the others' (n): nothing (%s)", all(&fnd));
+        e.only_host = NULL;
+        e.ref = &ref;
+        ibf_fabric_free(&f);
+        ibf_fabric_free(&r1);
+    }
+
     /* a cable the reference does not have, between two nodes it has */
     memcpy(live, ref_cables, sizeof(ref_cables));
     live[4] = (struct cb){ 0, 11, 1, 3, "4xHDR" };
