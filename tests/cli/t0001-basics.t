@@ -18,4 +18,7 @@ grep -q -- "--nccl-topo" "$TMP/h"; ok $? "inventory --help shows input options"
 "$RAILYARD" gather 2>"$TMP/e"; is $? 2 "gather without -o: exit 2"
 grep -q -- "-o <file.tar.gz> is required" "$TMP/e"; ok $? "gather says -o is required"
 "$RAILYARD" inventory --nccl-topo a.xml --hwloc-xml b.xml 2>"$TMP/e"; is $? 2 "--nccl-topo with --hwloc-xml: exit 2"
+"$RAILYARD" check --list-checks >"$TMP/ids"; ok $? "check --list-checks exits 0"
+is "$(grep -cvE '^[a-z0-9_]+(\.[a-z0-9_]+)+$' "$TMP/ids")|$(sort -u "$TMP/ids" | wc -l | tr -d ' ')" \
+   "0|$(wc -l <"$TMP/ids" | tr -d ' ')" "check --list-checks: one dotted check id a line, each once"
 done_testing
