@@ -95,9 +95,10 @@ static int host_is(const struct ibf_fabric *f, int node, const char *host)
     return node >= 0 && f->nodes[node].host && !strcmp(f->nodes[node].host, host);
 }
 
-/* Whether a subject ("n1/mlx5_0:1", "n1/mlx5_0:1<->n2/mlx5_0:1") names one of host's HCAs at
- * either end: the host's whole name, so that n1 is not n10. What a finding says of a node the
- * live fabric lacks (a reference's cable) is known by its subject only. */
+/* Whether a subject ("n1/mlx5_0:1", "n1/mlx5_0:1<->n2/mlx5_0:1", "n3:1" where a name map gave
+ * the host only) names one of host's HCAs at either end: the host's whole name, so that n1 is
+ * not n10. What a finding says of a node the live fabric lacks (a reference's cable) is known by
+ * its subject only. */
 static int names_host(const char *subject, const char *host)
 {
     size_t len = strlen(host);
@@ -105,7 +106,7 @@ static int names_host(const char *subject, const char *host)
     for (const char *end = subject; end; end = strstr(end, "<->")) {
         if (end != subject)
             end += 3;
-        if (!strncmp(end, host, len) && end[len] == '/')
+        if (!strncmp(end, host, len) && (end[len] == '/' || end[len] == ':'))
             return 1;
     }
     return 0;
@@ -303,8 +304,8 @@ static void check_rails(struct ctx *c)
             snprintf(obs, sizeof(obs), "cabled to %s port %d (rail %d)", f->nodes[s].name,
                      q->remote_port, c->rail[s]);
         else
-            snprintf(obs, sizeof(obs), "cabled to %s port %d (%s)", f->nodes[s].name,
-                     q->remote_port, is_leaf(f, s) ? "no rail" : "not a leaf");
+            snprintf(obs, sizeof(obs), "cabled to %s port %d (no rail)", f->nodes[s].name,
+                     q->remote_port); /* a leaf: this HCA is on it */
         snprintf(sw, sizeof(sw), "move the cable to a free port of a rail-%d leaf", nic->rail);
         add(c, TOPO_SEV_FAIL, "rail.cabling", subj, exp, obs, sw, (int)i, port, s, q->remote_port);
     }

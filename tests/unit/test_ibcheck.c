@@ -794,6 +794,29 @@ static void test_reference(void)
         ibf_fabric_free(&r1);
     }
 
+    /* node 0's cable to itself, at 1x: its finding claims both its ports, so the reference's
+     * cable that one of them had is not said moved as well */
+    {
+        static const struct nd sw[] = { { 'S', 0x100, "leaf", 16 }, { 'S', 0x300, "spine", 8 } };
+        static const struct cb was[] = { { 0, 9, 1, 1, "4xHDR" },
+                                         { 0, 10, 1, 2, "4xHDR" },
+                                         { 0, 11, 1, 3, "4xHDR" } };
+        static const struct cb now[] = { { 0, 9, 1, 1, "4xHDR" },
+                                         { 0, 10, 1, 2, "4xHDR" },
+                                         { 0, 4, 0, 11, "1xHDR" } };
+        struct ibf_fabric r1;
+        build(&r1, sw, 2, was, 3);
+        build(&f, sw, 2, now, 3);
+        f.nodes[1].ports[3].state = 0;
+        e.ref = &r1;
+        analyze(&f, &e, &fnd, NULL);
+        ok(fnd.n == 1 && count(&fnd, "link.width", "leaf:4<->leaf:11") == 1,
+           "a switch's port cabled to another of its ports at 1x: one finding (%s)", all(&fnd));
+        e.ref = &ref;
+        ibf_fabric_free(&f);
+        ibf_fabric_free(&r1);
+    }
+
     /* a back-to-back cable between two HCAs, one of them gone: a host check of either keeps it,
      * the gone one's by the subject's second end */
     {
@@ -819,6 +842,15 @@ static void test_reference(void)
         e.only_host = "n";
         analyze(&f, &e, &fnd, NULL);
         ok(fnd.n == 0, "a host whose name begins the others' (n): nothing (%s)", all(&fnd));
+        /* the reference names the gone HCA by its host only (a name map's "n2") */
+        free(r1.nodes[2].name);
+        free(r1.nodes[2].hca);
+        r1.nodes[2].name = strdup("n2");
+        r1.nodes[2].hca = NULL;
+        e.only_host = "n2";
+        analyze(&f, &e, &fnd, NULL);
+        ok(fnd.n == 1 && count(&fnd, "fabric.link.missing", "n1/mlx5_0:2<->n2:1") == 1,
+           "... named by its host only: still n2's (%s)", all(&fnd));
         e.only_host = NULL;
         e.ref = &ref;
         ibf_fabric_free(&f);
@@ -946,6 +978,54 @@ static void test_own_descs(void)
     finish(&fnd, NULL, &f);
 }
 
+/* an HCA a name map names by its host only ("n3"): the map's one InfiniBand NIC of that host
+ * is the one; with two, which one is not known */
+static void test_host_only(void)
+{
+    static const struct nd nodes[] = {
+        { 'S', 0x100, "leaf-r0", 8 },  { 'S', 0x200, "leaf-r1", 8 },  { 'H', 0x11, "n1 mlx5_0", 1 },
+        { 'H', 0x21, "n2 mlx5_0", 1 }, { 'H', 0x31, "n3 mlx5_0", 1 },
+    };
+    static const struct cb cables[] = { { 2, 1, 0, 1, "4xHDR" },
+                                        { 3, 1, 0, 2, "4xHDR" },
+                                        { 4, 1, 1, 1, "4xHDR" } };
+    struct map_nic nics[] = { ib_nic("mlx5_0", 0), ib_nic("eth0", 1), ib_nic("mlx5_1", 1) };
+    struct ibf_expect e = { 0 };
+    struct ibf_fabric f;
+    struct topo_findings fnd = { 0 };
+    struct ibf_notes notes = { 0 };
+    struct hmap h;
+
+    const char *const by_name[4] = { "leaf-r0", "leaf-r1", NULL, NULL };
+
+    nics[1].link_layer = TOPO_LL_ETHERNET;
+    build(&f, nodes, 5, cables, 3);
+    free(f.nodes[4].name);
+    free(f.nodes[4].hca);
+    f.nodes[4].name = strdup("n3");
+    f.nodes[4].hca = NULL;
+    /* one InfiniBand NIC (and an Ethernet one): n3's HCA is its mlx5_0, of rail 0, on rail 1's
+     * leaf; nothing is missing */
+    mkmap(&h, "n[1-3]", nics, 2, by_name);
+    e.map = &h.m;
+    analyze(&f, &e, &fnd, &notes);
+    ok(fnd.n == 1 && count(&fnd, "rail.cabling", "n3:1") == 1,
+       "an HCA named n3 alone, the host's one InfiniBand NIC of rail 0, on rail 1's leaf (%s)",
+       all(&fnd));
+    ok(ibf_hca_rail_port(&f, &h.m, 4) == 1, "... its rail's port is 1");
+    /* two InfiniBand NICs: n3's HCA is neither; both are missing */
+    mkmap(&h, "n[1-3]", nics, 3, by_name);
+    e.map = &h.m;
+    analyze(&f, &e, &fnd, &notes);
+    ok(count(&fnd, "rail.cabling", NULL) == 0 && has_note(&notes, "1 HCAs are not NICs"),
+       "with two InfiniBand NICs, the host-only HCA is not judged (%s)", all(&fnd));
+    ok(count(&fnd, "fabric.link.missing", "n3/mlx5_0:1") == 1 &&
+           count(&fnd, "fabric.link.missing", "n3/mlx5_1:1") == 1,
+       "... and n3's two NICs are called missing (%s)", all(&fnd));
+    ok(ibf_hca_rail_port(&f, &h.m, 4) == 0, "... no rail port");
+    finish(&fnd, &notes, &f);
+}
+
 int main(void)
 {
     test_speeds();
@@ -961,5 +1041,6 @@ int main(void)
     test_missing();
     test_discovery_errors();
     test_own_descs();
+    test_host_only();
     return done_testing();
 }
