@@ -199,6 +199,41 @@ static int names_switches(const struct topo_map *map)
     return 0;
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* The rail most of a switch's HCAs belong to: -1 none of them has one, -2 a tie. Rails are
+ * whatever the map numbers them (0 to 1023). */
+static int majority_rail(const struct ibf_fabric *f, const struct topo_map *map,
+                         const struct ibf_node *n)
+{
+    int *r = xcalloc((size_t)n->nports + 1, sizeof(int)), nr = 0, best = -1, bestv = 0, tie = 0;
+
+    for (int p = 1; p <= n->nports; p++) {
+        const struct ibf_port *q = &n->ports[p];
+        const struct map_nic *nic;
+        if (q->remote < 0 || f->nodes[q->remote].type != IBF_CA)
+            continue;
+        nic = map_nic_of(map, f->nodes[q->remote].host, f->nodes[q->remote].hca);
+        if (nic && nic->rail >= 0)
+            r[nr++] = nic->rail;
+    }
+    qsort(r, (size_t)nr, sizeof(int), cmp_int);
+    for (int a = 0, b; a < nr; a = b) {
+        for (b = a + 1; b < nr && r[b] == r[a]; b++)
+            ;
+        if (b - a > bestv)
+            best = r[a], bestv = b - a, tie = 0;
+        else if (b - a == bestv)
+            tie = 1;
+    }
+    free(r);
+    return tie ? -2 : best;
+}
+
 /* Rail of every switch: from the map's switch names, else the rail most of its HCAs belong to
  * (-2 when there is no majority); of every HCA, its NIC's rail in the map (-1 none). */
 void ibf_rails(const struct ibf_fabric *f, const struct topo_map *map, int *rail)
@@ -207,35 +242,13 @@ void ibf_rails(const struct ibf_fabric *f, const struct topo_map *map, int *rail
 
     for (size_t i = 0; i < f->n; i++) {
         const struct ibf_node *n = &f->nodes[i];
-        int votes[64] = { 0 }, best = -1, bestv = 0, tie = 0;
 
         rail[i] = -1;
         if (n->type == IBF_CA) {
             const struct map_nic *nic = map_nic_of(map, n->host, n->hca);
-            rail[i] = nic && nic->rail >= 0 ? nic->rail : -1;
-            continue;
-        }
-        if (n->type != IBF_SWITCH)
-            continue;
-        if (by_name) {
-            rail[i] = switch_rail_by_name(map, n);
-            continue;
-        }
-        for (int p = 1; p <= n->nports; p++) {
-            const struct ibf_port *q = &n->ports[p];
-            const struct map_nic *nic;
-            if (q->remote < 0 || f->nodes[q->remote].type != IBF_CA)
-                continue;
-            nic = map_nic_of(map, f->nodes[q->remote].host, f->nodes[q->remote].hca);
-            if (nic && nic->rail >= 0 && nic->rail < 64)
-                votes[nic->rail]++;
-        }
-        for (int r = 0; r < 64; r++)
-            if (votes[r] > bestv)
-                best = r, bestv = votes[r], tie = 0;
-            else if (votes[r] && votes[r] == bestv)
-                tie = 1;
-        rail[i] = tie ? -2 : best;
+            rail[i] = nic ? nic->rail : -1;
+        } else if (n->type == IBF_SWITCH)
+            rail[i] = by_name ? switch_rail_by_name(map, n) : majority_rail(f, map, n);
     }
 }
 

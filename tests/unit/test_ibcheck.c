@@ -523,6 +523,23 @@ static void test_rails(void)
     analyze(&f, &e, &fnd, &notes);
     ok(count(&fnd, "rail.cabling", NULL) == 0, "a NIC port the HCA does not have: not judged");
     nics[1].port = 2;
+    /* rails numbered past 63 (a map may number them to 1023): the majority is found as well */
+    nics[0].rail = 100;
+    nics[1].rail = 1000;
+    mkmap(&h, "n[1-3]", nics, 2, NULL);
+    e.map = &h.m;
+    analyze(&f, &e, &fnd, &notes);
+    x = first(&fnd, "rail.cabling");
+    ok(fnd.n == 1 && x && !strcmp(x->subject, "n3/mlx5_1:2") &&
+           !strcmp(x->observed, "cabled to leaf-r0 port 4 (rail 100)") &&
+           !strcmp(x->expected, "leaf of rail 1000"),
+       "rails 100 and 1000: n3's rail-1000 port on rail 100's leaf, the other HCAs right (%s)",
+       all(&fnd));
+    ibf_rails(&f, &h.m, rail);
+    ok(rail[0] == 100 && rail[1] == 1000, "... the leaves' rails 100 and 1000 (%d, %d)", rail[0],
+       rail[1]);
+    nics[0].rail = 0;
+    nics[1].rail = 1;
     /* no rail in the map, no map */
     nics[0].rail = nics[1].rail = -1;
     analyze(&f, &e, &fnd, &notes);
