@@ -489,7 +489,8 @@ static void ref_expect(const struct ctx *c, int n, int p, int *width, enum ibf_s
 /* Expected width and speed of a cable the reference has elsewhere: an HCA's cable moved to
  * another switch port is the same cable, and fabric.link.moved names it; judged against the
  * fabric's most common width it would be a second finding that claims the ports and hides the
- * move. The slower of the two ends the reference recorded for the HCA port's cable, or 0. */
+ * move. What the reference has for the HCA port's cable (a dump gives both ends of a cable the
+ * lower of what they print), or 0. */
 static void moved_expect(const struct ctx *c, int n, int p, int *width, enum ibf_speed *speed)
 {
     const struct ibf_fabric *ref = c->e->ref;
@@ -497,14 +498,13 @@ static void moved_expect(const struct ctx *c, int n, int p, int *width, enum ibf
     int ends[2][2] = { { n, p }, { q->remote, q->remote_port } };
 
     for (int k = 0; k < 2 && ref && !*width && !*speed; k++) {
-        int ln = ends[k][0], lp = ends[k][1], rn;
-        const struct ibf_port *rq, *far;
-        if (ln < 0 || c->f->nodes[ln].type != IBF_CA || (rn = c->ref_of[ln]) < 0 ||
-            lp > ref->nodes[rn].nports || (rq = &ref->nodes[rn].ports[lp])->remote < 0)
+        int ln = ends[k][0], lp = ends[k][1], rn = c->ref_of[ln];
+        const struct ibf_port *rq;
+        if (c->f->nodes[ln].type != IBF_CA || rn < 0 || lp > ref->nodes[rn].nports ||
+            (rq = &ref->nodes[rn].ports[lp])->remote < 0)
             continue;
-        far = &ref->nodes[rq->remote].ports[rq->remote_port];
-        *width = far->width && far->width < rq->width ? far->width : rq->width;
-        *speed = far->speed && far->speed < rq->speed ? far->speed : rq->speed;
+        *width = rq->width;
+        *speed = rq->speed;
     }
 }
 

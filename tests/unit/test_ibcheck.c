@@ -751,6 +751,19 @@ static void test_reference(void)
     ok(count(&fnd, "link.width", "n2/mlx5_0:1<->leaf:2") == 0,
        "n2's cable at 4x where the reference has 2x: wider is not a fault");
     ibf_fabric_free(&f);
+    /* moved and trained at EDR: the reference's HDR for that cable is the expected speed (HCA
+     * links have none else without a map) */
+    live[0].rate = "2xEDR";
+    live[1].rate = "2xEDR";
+    build(&f, ref_nodes, 4, live, 4);
+    analyze(&f, &e, &fnd, NULL);
+    x = first(&fnd, "link.speed");
+    ok(count(&fnd, "link.speed", NULL) == 2 && x && !strcmp(x->expected, "HDR") &&
+           !strcmp(fnd.v[1].expected, "HDR") &&
+           count(&fnd, "link.speed", "n1/mlx5_0:1<->leaf:5") == 1 &&
+           count(&fnd, "link.speed", "n2/mlx5_0:1<->leaf:2") == 1,
+       "the moved cable and n2's at EDR: HDR expected of both, from the reference (%s)", all(&fnd));
+    ibf_fabric_free(&f);
 
     /* the ISL leaf:10<->spine:2 gone: the port Down and Polling, Down, or not there */
     memcpy(live, ref_cables, sizeof(ref_cables));
