@@ -215,7 +215,7 @@ static int majority_rail(const struct ibf_fabric *f, const struct topo_map *map,
     for (int p = 1; p <= n->nports; p++) {
         const struct ibf_port *q = &n->ports[p];
         const struct map_nic *nic;
-        if (q->remote < 0 || f->nodes[q->remote].type != IBF_CA)
+        if (q->remote < 0) /* a switch or router has no host: no NIC */
             continue;
         nic = map_nic_of(map, f->nodes[q->remote].host, f->nodes[q->remote].hca);
         if (nic && nic->rail >= 0)
@@ -256,7 +256,7 @@ int ibf_hca_rail_port(const struct ibf_fabric *f, const struct topo_map *map, in
 {
     const struct map_nic *nic = map_nic_of(map, f->nodes[node].host, f->nodes[node].hca);
 
-    return nic && nic->rail >= 0 ? (nic->port > 0 ? nic->port : 1) : 0;
+    return nic && nic->rail >= 0 ? nic->port : 0; /* a map's NIC port is 1 to 255, 1 unless set */
 }
 
 static int is_leaf(const struct ibf_fabric *f, int n)
@@ -300,7 +300,7 @@ static void check_rails(struct ctx *c)
         }
         if (nic->rail < 0)
             continue;
-        port = nic->port > 0 ? nic->port : 1;
+        port = nic->port;
         if (port > n->nports)
             continue;
         q = &n->ports[port];
@@ -799,7 +799,7 @@ static int missing_host(const char *host, void *arg)
                 found = c->live_of[r] >= 0 && !strcmp(c->e->ref->nodes[r].name, name);
         if (found)
             continue;
-        snprintf(subj, sizeof(subj), "%s:%d", name, nic->port > 0 ? nic->port : 1);
+        snprintf(subj, sizeof(subj), "%s:%d", name, nic->port);
         snprintf(exp, sizeof(exp), "cabled to a leaf of rail %d", nic->rail);
         topo_findings_add(c->out, TOPO_SEV_FAIL, "fabric.link.missing", subj, exp,
                           "not in the fabric",

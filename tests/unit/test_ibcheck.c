@@ -1056,6 +1056,48 @@ static void test_host_only(void)
     finish(&fnd, &notes, &f);
 }
 
+/* a leaf's rail by majority, node 0's vote deciding it; an HCA whose device the map does not
+ * list is no NIC of the map, even where the host has one InfiniBand NIC */
+static void test_votes(void)
+{
+    static const struct nd nodes[] = {
+        { 'H', 0x11, "n1 mlx5_0", 1 }, { 'S', 0x100, "leaf", 8 },  { 'H', 0x21, "n2 mlx5_0", 1 },
+        { 'H', 0x31, "n3 mlx5_1", 1 }, { 'S', 0x300, "spine", 8 },
+    };
+    static const struct cb cables[] = { { 0, 1, 1, 1, "4xHDR" },
+                                        { 2, 1, 1, 2, "4xHDR" },
+                                        { 3, 1, 1, 3, "4xHDR" },
+                                        { 1, 8, 4, 1, "4xHDR" } };
+    struct map_nic nics[] = { ib_nic("mlx5_0", 0), ib_nic("mlx5_1", 1) };
+    struct ibf_expect e = { 0 };
+    struct ibf_fabric f;
+    struct topo_findings fnd = { 0 };
+    struct ibf_notes notes = { 0 };
+    struct hmap h;
+
+    build(&f, nodes, 5, cables, 4);
+    mkmap(&h, "n[1-3]", nics, 2, NULL);
+    e.map = &h.m;
+    analyze(&f, &e, &fnd, &notes);
+    ok(fnd.n == 4 && count(&fnd, "rail.cabling", "n3/mlx5_1:1") == 1,
+       "two rail-0 HCAs (one of them node 0) and a rail-1 one on a leaf: the rail-1 one is "
+       "miscabled; the others' mlx5_1 and n3's mlx5_0 are missing (%s)",
+       all(&fnd));
+    /* n1's device not in the map: the map's only InfiniBand NIC is not taken for it */
+    nics[1].link_layer = TOPO_LL_ETHERNET;
+    free(f.nodes[3].hca);
+    f.nodes[3].hca = strdup("mlx5_7");
+    mkmap(&h, "n[1-3]", nics, 2, NULL);
+    e.map = &h.m;
+    analyze(&f, &e, &fnd, &notes);
+    ok(has_note(&notes, "1 HCAs are not NICs of a host in the map") &&
+           count(&fnd, "fabric.link.missing", "n3/mlx5_0:1") == 1 &&
+           count(&fnd, "rail.cabling", NULL) == 0,
+       "n3's mlx5_7, a device the map does not list: not its mlx5_0, which is missing (%s)",
+       all(&fnd));
+    finish(&fnd, &notes, &f);
+}
+
 int main(void)
 {
     test_speeds();
@@ -1072,5 +1114,6 @@ int main(void)
     test_discovery_errors();
     test_own_descs();
     test_host_only();
+    test_votes();
     return done_testing();
 }
