@@ -556,14 +556,16 @@ static void test_rails(void)
  * counted, not judged */
 static void test_leaf_to_leaf(void)
 {
+    /* leaf-a's one HCA is node 0; two HCAs cabled to each other are no leaves */
     static const struct nd nodes[] = {
-        { 'S', 0x100, "leaf-a", 8 },   { 'S', 0x200, "leaf-b", 8 },   { 'S', 0x300, "spine", 8 },
-        { 'H', 0x11, "n1 mlx5_0", 1 }, { 'H', 0x21, "n2 mlx5_0", 1 }, { 'H', 0x31, "lonely", 1 },
+        { 'H', 0x11, "n1 mlx5_0", 1 }, { 'S', 0x100, "leaf-a", 8 },   { 'S', 0x200, "leaf-b", 8 },
+        { 'S', 0x300, "spine", 8 },    { 'H', 0x21, "n2 mlx5_0", 1 }, { 'H', 0x31, "lonely", 1 },
+        { 'H', 0x41, "n3 mlx5_0", 1 }, { 'H', 0x51, "n4 mlx5_0", 1 },
     };
     static const struct cb cables[] = {
-        { 3, 1, 0, 1, "4xHDR" }, { 4, 1, 1, 1, "4xHDR" }, { 5, 1, 1, 2, "4xHDR" },
-        { 0, 8, 2, 1, "4xHDR" }, { 1, 8, 2, 2, "4xHDR" }, { 1, 5, 0, 5, "4xHDR" },
-        { 0, 6, 1, 6, "4xHDR" },
+        { 0, 1, 1, 1, "4xHDR" }, { 4, 1, 2, 1, "4xHDR" }, { 5, 1, 2, 2, "4xHDR" },
+        { 1, 8, 3, 1, "4xHDR" }, { 2, 8, 3, 2, "4xHDR" }, { 2, 5, 1, 5, "4xHDR" },
+        { 1, 6, 2, 6, "4xHDR" }, { 6, 1, 7, 1, "4xHDR" },
     };
     struct map_nic nics[] = { ib_nic("mlx5_0", 0) };
     struct ibf_expect e = { 0 };
@@ -572,8 +574,8 @@ static void test_leaf_to_leaf(void)
     struct ibf_notes notes = { 0 };
     struct hmap h;
 
-    build(&f, nodes, 6, cables, 7);
-    mkmap(&h, "n[1-2]", nics, 1, NULL);
+    build(&f, nodes, 8, cables, 8);
+    mkmap(&h, "n[1-4]", nics, 1, NULL);
     e.map = &h.m;
     analyze(&f, &e, &fnd, &notes);
     ok(count(&fnd, "fabric.link.extra", NULL) == 2 &&
