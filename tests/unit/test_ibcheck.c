@@ -1070,7 +1070,8 @@ static void test_votes(void)
                                         { 2, 1, 1, 2, "4xHDR" },
                                         { 3, 1, 1, 3, "4xHDR" },
                                         { 1, 8, 4, 1, "4xHDR" } };
-    struct map_nic nics[] = { ib_nic("mlx5_0", 0), ib_nic("mlx5_1", 1) };
+    struct map_nic nics[] = { ib_nic("mlx5_0", 0), ib_nic("mlx5_1", 1), ib_nic("mlx5_3", -1) };
+    const char *const by_name[4] = { "leaf", NULL, NULL, NULL };
     struct ibf_expect e = { 0 };
     struct ibf_fabric f;
     struct topo_findings fnd = { 0 };
@@ -1078,7 +1079,7 @@ static void test_votes(void)
     struct hmap h;
 
     build(&f, nodes, 5, cables, 4);
-    mkmap(&h, "n[1-3]", nics, 2, NULL);
+    mkmap(&h, "n[1-3]", nics, 3, NULL);
     e.map = &h.m;
     analyze(&f, &e, &fnd, &notes);
     ok(fnd.n == 4 && count(&fnd, "rail.cabling", "n3/mlx5_1:1") == 1,
@@ -1096,6 +1097,18 @@ static void test_votes(void)
            count(&fnd, "fabric.link.missing", "n3/mlx5_0:1") == 1 &&
            count(&fnd, "rail.cabling", NULL) == 0,
        "n3's mlx5_7, a device the map does not list: not its mlx5_0, which is missing (%s)",
+       all(&fnd));
+    /* an HCA whose NIC has no rail in the map is not judged for its rail */
+    nics[1].link_layer = TOPO_LL_INFINIBAND;
+    free(f.nodes[3].hca);
+    f.nodes[3].hca = strdup("mlx5_1");
+    free(f.nodes[2].hca);
+    f.nodes[2].hca = strdup("mlx5_3");
+    mkmap(&h, "n[1-3]", nics, 3, by_name);
+    e.map = &h.m;
+    analyze(&f, &e, &fnd, &notes);
+    ok(count(&fnd, "rail.cabling", NULL) == 1 && count(&fnd, "rail.cabling", "n3/mlx5_1:1") == 1,
+       "on rail 0's leaf: n3's rail-1 HCA is miscabled, n2's mlx5_3, of no rail, is not (%s)",
        all(&fnd));
     finish(&fnd, &notes, &f);
 }
