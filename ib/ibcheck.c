@@ -689,7 +689,7 @@ static void check_links(struct ctx *c)
             link_label(f, (int)i, p, b, bp, subj, sizeof(subj));
             if ((q->state && q->state != IBF_STATE_ACTIVE) ||
                 (rq->state && rq->state != IBF_STATE_ACTIVE)) {
-                const struct ibf_port *bad = q->state != IBF_STATE_ACTIVE ? q : rq;
+                const struct ibf_port *bad = q->state && q->state != IBF_STATE_ACTIVE ? q : rq;
                 snprintf(obs, sizeof(obs), "%s/%s", ibf_state_name(bad->state),
                          ibf_phys_name(bad->phys));
                 add(c, TOPO_SEV_FAIL, "link.state", subj, "Active", obs,

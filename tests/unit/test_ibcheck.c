@@ -1113,6 +1113,53 @@ static void test_votes(void)
     finish(&fnd, &notes, &f);
 }
 
+/* an HCA that is node 0: its NIC's rate is its expectation, its slow link is counted; a port
+ * whose state is not known leaves the state to the other end */
+static void test_links_node0(void)
+{
+    static const struct nd nodes[] = {
+        { 'H', 0x11, "n1 mlx5_0", 1 },
+        { 'S', 0x100, "leaf", 16 },
+        { 'S', 0x300, "spine", 8 },
+        { 'H', 0x21, "n2 mlx5_0", 1 },
+    };
+    static const struct cb cables[] = { { 0, 1, 1, 1, "4xEDR" },
+                                        { 3, 1, 1, 2, "4xEDR" },
+                                        { 1, 9, 2, 1, "4xHDR" } };
+    struct map_nic nics[] = { ib_nic("mlx5_0", 0) };
+    struct ibf_expect e = { 0 };
+    struct ibf_fabric f;
+    struct topo_findings fnd = { 0 };
+    struct ibf_notes notes = { 0 };
+    const struct topo_finding *x;
+    struct hmap h;
+
+    build(&f, nodes, 4, cables, 3);
+    analyze(&f, &e, &fnd, &notes);
+    ok(fnd.n == 0 && has_note(&notes, "2 HCA links run below the fabric's HDR (2 at EDR)"),
+       "no map: both EDR HCA links counted in the note, node 0's too (%s)",
+       notes.n ? notes.v[0] : all(&fnd));
+    nics[0].rate_gbps = 200;
+    mkmap(&h, "n[1-2]", nics, 1, NULL);
+    e.map = &h.m;
+    analyze(&f, &e, &fnd, &notes);
+    ok(fnd.n == 2 && count(&fnd, "link.speed", "n1/mlx5_0:1<->leaf:1") == 1,
+       "NIC rate 200: both EDR links fail, node 0's too (%s)", all(&fnd));
+    /* n1's port state not known, the leaf's end Armed: the leaf's state is said */
+    f.nodes[0].ports[1].state = 0;
+    f.nodes[1].ports[1].state = IBF_STATE_ARMED;
+    analyze(&f, &e, &fnd, &notes);
+    x = first(&fnd, "link.state");
+    ok(x && !strcmp(x->observed, "Armed/LinkUp"),
+       "one end's state unknown, the other Armed: Armed is said (%s)", x ? x->observed : "none");
+    /* both ends' states unknown: no state finding, the link judged on */
+    f.nodes[1].ports[1].state = 0;
+    analyze(&f, &e, &fnd, &notes);
+    ok(count(&fnd, "link.state", NULL) == 0 && count(&fnd, "link.speed", NULL) == 2,
+       "both states unknown: not a state finding (%s)", all(&fnd));
+    finish(&fnd, &notes, &f);
+}
+
 int main(void)
 {
     test_speeds();
@@ -1130,5 +1177,6 @@ int main(void)
     test_own_descs();
     test_host_only();
     test_votes();
+    test_links_node0();
     return done_testing();
 }
