@@ -1160,6 +1160,34 @@ static void test_links_node0(void)
     finish(&fnd, &notes, &f);
 }
 
+/* an HCA cabled to another HCA, or not cabled at all, is not judged for its rail: only a
+ * switch at the far end has one */
+static void test_rails_no_switch(void)
+{
+    static const struct nd nodes[] = {
+        { 'S', 0x100, "leaf", 8 },     { 'H', 0x11, "n1 mlx5_0", 1 }, { 'H', 0x21, "n2 mlx5_1", 1 },
+        { 'H', 0x31, "n3 mlx5_0", 1 }, { 'H', 0x41, "n4 mlx5_0", 1 }, { 'H', 0x51, "n5 mlx5_0", 1 },
+    };
+    static const struct cb cables[] = { { 1, 1, 2, 1, "4xHDR" },
+                                        { 4, 1, 0, 1, "4xHDR" },
+                                        { 5, 1, 0, 2, "4xHDR" } };
+    struct map_nic nics[] = { ib_nic("mlx5_0", 0), ib_nic("mlx5_1", 1) };
+    const char *const by_name[4] = { "leaf", NULL, NULL, NULL };
+    struct ibf_expect e = { 0 };
+    struct ibf_fabric f;
+    struct topo_findings fnd = { 0 };
+    struct hmap h;
+
+    build(&f, nodes, 6, cables, 3);
+    mkmap(&h, "n[1-5]", nics, 2, by_name);
+    e.map = &h.m;
+    analyze(&f, &e, &fnd, NULL);
+    ok(count(&fnd, "rail.cabling", NULL) == 0,
+       "n1's rail-0 HCA cabled to n2's rail-1 HCA, n3's HCA not cabled: no rail finding (%s)",
+       all(&fnd));
+    finish(&fnd, NULL, &f);
+}
+
 int main(void)
 {
     test_speeds();
@@ -1178,5 +1206,6 @@ int main(void)
     test_host_only();
     test_votes();
     test_links_node0();
+    test_rails_no_switch();
     return done_testing();
 }
