@@ -337,9 +337,8 @@ static void check_rails(struct ctx *c)
         for (int p = 1; p <= n->nports; p++) {
             const struct ibf_port *q = &n->ports[p];
             char subj[420];
-            if (q->remote < 0 || (size_t)q->remote <= i || !is_leaf(f, q->remote) ||
-                c->claimed[i][p])
-                continue;
+            if (q->remote < 0 || (size_t)q->remote <= i || !is_leaf(f, q->remote))
+                continue; /* (nothing has claimed a cable between switches yet) */
             link_label(f, (int)i, p, q->remote, q->remote_port, subj, sizeof(subj));
             add(c, TOPO_SEV_FAIL, "fabric.link.extra", subj, "no leaf-to-leaf cable",
                 "leaf-to-leaf cable", "leaves connect to spines only: remove the cable", (int)i, p,
