@@ -464,25 +464,30 @@ static int ref_match(const struct ibf_fabric *live, const struct ibf_fabric *ref
     return -1;
 }
 
+/* The reference's port for live port (n, p) where the reference has the same cable there (its
+ * two ends matched), else NULL */
+static const struct ibf_port *ref_port_of(const struct ctx *c, int n, int p)
+{
+    const struct ibf_fabric *ref = c->e->ref;
+    const struct ibf_port *q = &c->f->nodes[n].ports[p], *rq;
+    int rn = c->ref_of[n];
+
+    if (!ref || rn < 0 || p > ref->nodes[rn].nports || q->remote < 0)
+        return NULL;
+    rq = &ref->nodes[rn].ports[p];
+    return rq->remote >= 0 && rq->remote == c->ref_of[q->remote] &&
+                   rq->remote_port == q->remote_port
+               ? rq
+               : NULL;
+}
+
 /* Expected width and speed of the cable at live port (n, p): the reference's, or 0 */
 static void ref_expect(const struct ctx *c, int n, int p, int *width, enum ibf_speed *speed)
 {
-    const struct ibf_fabric *ref = c->e->ref;
-    const struct ibf_port *q = &c->f->nodes[n].ports[p];
-    int rn;
+    const struct ibf_port *rq = ref_port_of(c, n, p);
 
-    *width = 0;
-    *speed = IBF_SPEED_UNKNOWN;
-    if (!ref || (rn = c->ref_of[n]) < 0 || p > ref->nodes[rn].nports)
-        return;
-    {
-        const struct ibf_port *rq = &ref->nodes[rn].ports[p];
-        if (rq->remote < 0 || q->remote < 0 || c->ref_of[q->remote] != rq->remote ||
-            rq->remote_port != q->remote_port)
-            return;
-        *width = rq->width;
-        *speed = rq->speed;
-    }
+    *width = rq ? rq->width : 0;
+    *speed = rq ? rq->speed : IBF_SPEED_UNKNOWN;
 }
 
 /* Expected width and speed of a cable the reference has elsewhere: an HCA's cable moved to
@@ -595,19 +600,12 @@ static void check_reference(struct ctx *c)
         const struct ibf_node *n = &f->nodes[i];
         for (int p = 1; p <= n->nports; p++) {
             const struct ibf_port *q = &n->ports[p];
-            int w;
-            enum ibf_speed s;
             char subj[420];
             if (q->remote < 0 || (size_t)q->remote < i ||
                 ((size_t)q->remote == i && q->remote_port < p))
                 continue;
-            if (c->claimed[i][p] || c->claimed[q->remote][q->remote_port])
-                continue;
-            ref_expect(c, (int)i, p, &w, &s);
-            if (c->ref_of[i] >= 0 && c->ref_of[q->remote] >= 0 &&
-                p <= ref->nodes[c->ref_of[i]].nports &&
-                ref->nodes[c->ref_of[i]].ports[p].remote == c->ref_of[q->remote] &&
-                ref->nodes[c->ref_of[i]].ports[p].remote_port == q->remote_port)
+            if (c->claimed[i][p] || c->claimed[q->remote][q->remote_port] ||
+                ref_port_of(c, (int)i, p))
                 continue;
             link_label(f, (int)i, p, q->remote, q->remote_port, subj, sizeof(subj));
             add(c, TOPO_SEV_FAIL, "fabric.link.extra", subj, "not in the reference fabric",

@@ -1188,6 +1188,59 @@ static void test_rails_no_switch(void)
     finish(&fnd, NULL, &f);
 }
 
+/* what the reference has for a cable in its place is its expectation: ISLs whose norm is 2x
+ * are judged against the reference's 4x, in either order of the nodes in the two dumps; a cable
+ * whose far end differs from the reference's has no such expectation */
+static void test_reference_expect(void)
+{
+    static const struct nd leaf_first[] = { { 'S', 0x100, "leaf", 16 },
+                                            { 'S', 0x300, "spine", 8 } };
+    static const struct nd spine_first[] = { { 'S', 0x300, "spine", 8 },
+                                             { 'S', 0x100, "leaf", 16 } };
+    static const struct cb ref4[] = { { 0, 9, 1, 1, "4xHDR" },
+                                      { 0, 10, 1, 2, "4xHDR" },
+                                      { 0, 16, 1, 3, "4xHDR" } };
+    static const struct cb ref4_swapped[] = { { 1, 9, 0, 1, "4xHDR" },
+                                              { 1, 10, 0, 2, "4xHDR" },
+                                              { 1, 16, 0, 3, "4xHDR" } };
+    static const struct cb live2[] = { { 0, 9, 1, 1, "2xHDR" },
+                                       { 0, 10, 1, 2, "2xHDR" },
+                                       { 0, 16, 1, 3, "2xHDR" } };
+    /* leaf:9 and leaf:10 to the other's spine port; leaf:16 in place */
+    static const struct cb crossed[] = { { 0, 9, 1, 2, "2xHDR" },
+                                         { 0, 10, 1, 1, "2xHDR" },
+                                         { 0, 16, 1, 3, "2xHDR" } };
+    struct ibf_expect e = { 0 };
+    struct ibf_fabric f, ref;
+    struct topo_findings fnd = { 0 };
+
+    build(&f, leaf_first, 2, live2, 3);
+    analyze(&f, &e, &fnd, NULL);
+    ok(fnd.n == 0, "three ISLs at 2x, no reference: 2x is their norm (%s)", all(&fnd));
+    build(&ref, leaf_first, 2, ref4, 3);
+    e.ref = &ref;
+    analyze(&f, &e, &fnd, NULL);
+    ok(count(&fnd, "link.width", NULL) == 3 && count(&fnd, "link.width", "leaf:16<->spine:3") &&
+           first(&fnd, "link.width") && !strcmp(first(&fnd, "link.width")->expected, "4x"),
+       "the reference has them at 4x: each fails, leaf's last port too (%s)", all(&fnd));
+    ibf_fabric_free(&ref);
+    build(&ref, spine_first, 2, ref4_swapped, 3);
+    analyze(&f, &e, &fnd, NULL);
+    ok(count(&fnd, "link.width", NULL) == 3,
+       "the same with the reference listing the spine first (%s)", all(&fnd));
+    ibf_fabric_free(&f);
+    build(&f, leaf_first, 2, crossed, 3);
+    analyze(&f, &e, &fnd, NULL);
+    ok(count(&fnd, "link.width", NULL) == 1 && count(&fnd, "link.width", "leaf:16<->spine:3") == 1,
+       "two ISLs crossed: only the one in place has the reference's 4x to fail (%s)", all(&fnd));
+    ok(fnd.n == 3 && count(&fnd, "fabric.link.moved", "spine:1") == 1 &&
+           count(&fnd, "fabric.link.extra", "leaf:9<->spine:2") == 1,
+       "... the crossed ones named once each: the first moved, the other then extra (%s)",
+       all(&fnd));
+    finish(&fnd, NULL, &f);
+    ibf_fabric_free(&ref);
+}
+
 int main(void)
 {
     test_speeds();
@@ -1207,5 +1260,6 @@ int main(void)
     test_votes();
     test_links_node0();
     test_rails_no_switch();
+    test_reference_expect();
     return done_testing();
 }
