@@ -1241,6 +1241,38 @@ static void test_reference_expect(void)
     ibf_fabric_free(&ref);
 }
 
+/* the reference's cables the live fabric lacks, each named once: between two nodes it lacks
+ * (no live port to claim), and a switch's cable to itself on the reference's node 0 */
+static void test_reference_gone(void)
+{
+    static const struct nd nodes[] = { { 'S', 0x300, "spine", 8 },
+                                       { 'S', 0x100, "leaf", 16 },
+                                       { 'S', 0x200, "leaf2", 16 },
+                                       { 'H', 0x51, "n5 mlx5_0", 1 } };
+    static const struct cb was[] = { { 1, 9, 0, 1, "4xHDR" },
+                                     { 2, 9, 0, 6, "4xHDR" },
+                                     { 3, 1, 2, 1, "4xHDR" },
+                                     { 0, 4, 0, 5, "4xHDR" } };
+    struct ibf_expect e = { 0 };
+    struct ibf_fabric f, ref;
+    struct topo_findings fnd = { 0 };
+
+    build(&ref, nodes, 4, was, 4);
+    build(&f, nodes, 2, was, 1);
+    for (int p = 2; p <= 8; p++)
+        f.nodes[0].ports[p].state = 0;
+    e.ref = &ref;
+    analyze(&f, &e, &fnd, NULL);
+    ok(fnd.n == 3 && count(&fnd, "fabric.link.missing", "n5/mlx5_0:1<->leaf2:1") == 1 &&
+           count(&fnd, "fabric.link.missing", "leaf2:9<->spine:6") == 1 &&
+           count(&fnd, "fabric.link.missing", "spine:4<->spine:5") == 1,
+       "a leaf and its HCA gone, and the spine's cable to itself: three cables missing, each "
+       "once (%s)",
+       all(&fnd));
+    finish(&fnd, NULL, &f);
+    ibf_fabric_free(&ref);
+}
+
 int main(void)
 {
     test_speeds();
@@ -1261,5 +1293,6 @@ int main(void)
     test_links_node0();
     test_rails_no_switch();
     test_reference_expect();
+    test_reference_gone();
     return done_testing();
 }
