@@ -814,6 +814,7 @@ static void test_reference(void)
                                                { 'S', 0x100, "leaf", 16 } };
         static const struct cb was[] = { { 0, 1, 1, 1, "2xHDR" } };
         static const struct cb now[] = { { 0, 1, 1, 5, "1xHDR" } };
+        static const struct cb now2[] = { { 0, 1, 1, 5, "2xHDR" } };
         struct ibf_fabric r1;
         build(&r1, hca_first, 2, was, 1);
         build(&f, hca_first, 2, now, 1);
@@ -821,6 +822,11 @@ static void test_reference(void)
         analyze(&f, &e, &fnd, NULL);
         ok(fnd.n == 1 && count(&fnd, "link.width", "n1/mlx5_0:1<->leaf:5") == 1,
            "node 0's moved cable at 1x: one finding (%s)", all(&fnd));
+        ibf_fabric_free(&f);
+        build(&f, hca_first, 2, now2, 1);
+        analyze(&f, &e, &fnd, NULL);
+        ok(fnd.n == 1 && count(&fnd, "fabric.link.moved", "n1/mlx5_0:1") == 1,
+           "node 0's cable moved at its width: moved, named at node 0 (%s)", all(&fnd));
         e.ref = &ref;
         ibf_fabric_free(&f);
         ibf_fabric_free(&r1);
@@ -1220,14 +1226,16 @@ static void test_reference_expect(void)
     build(&ref, leaf_first, 2, ref4, 3);
     e.ref = &ref;
     analyze(&f, &e, &fnd, NULL);
-    ok(count(&fnd, "link.width", NULL) == 3 && count(&fnd, "link.width", "leaf:16<->spine:3") &&
-           first(&fnd, "link.width") && !strcmp(first(&fnd, "link.width")->expected, "4x"),
+    ok(fnd.n == 3 && count(&fnd, "link.width", NULL) == 3 &&
+           count(&fnd, "link.width", "leaf:16<->spine:3") && first(&fnd, "link.width") &&
+           !strcmp(first(&fnd, "link.width")->expected, "4x"),
        "the reference has them at 4x: each fails, leaf's last port too (%s)", all(&fnd));
     ibf_fabric_free(&ref);
     build(&ref, spine_first, 2, ref4_swapped, 3);
     analyze(&f, &e, &fnd, NULL);
-    ok(count(&fnd, "link.width", NULL) == 3,
-       "the same with the reference listing the spine first (%s)", all(&fnd));
+    ok(fnd.n == 3 && count(&fnd, "link.width", NULL) == 3,
+       "the same with the reference listing the spine first: the cables are in place (%s)",
+       all(&fnd));
     ibf_fabric_free(&f);
     build(&f, leaf_first, 2, crossed, 3);
     analyze(&f, &e, &fnd, NULL);
