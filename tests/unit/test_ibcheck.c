@@ -1281,6 +1281,38 @@ static void test_reference_gone(void)
     ibf_fabric_free(&ref);
 }
 
+/* an HCA whose NodeDescription changed since the reference: found by its GUID, it is not one
+ * of the map's HCAs gone missing */
+static void test_renamed(void)
+{
+    static const struct nd was[] = { { 'S', 0x100, "leaf", 8 },
+                                     { 'H', 0x11, "n1 mlx5_0", 1 },
+                                     { 'H', 0x21, "n2 mlx5_0", 1 } };
+    static const struct nd now[] = { { 'S', 0x100, "leaf", 8 },
+                                     { 'H', 0x11, "n1 mlx5_0", 1 },
+                                     { 'H', 0x21, "localhost mlx5_0", 1 } };
+    static const struct cb cables[] = { { 1, 1, 0, 1, "4xHDR" }, { 2, 1, 0, 2, "4xHDR" } };
+    struct map_nic nics[] = { ib_nic("mlx5_0", 0) };
+    struct ibf_expect e = { 0 };
+    struct ibf_fabric f, ref;
+    struct topo_findings fnd = { 0 };
+    struct hmap h;
+
+    build(&f, now, 3, cables, 2);
+    mkmap(&h, "n[1-2]", nics, 1, NULL);
+    e.map = &h.m;
+    analyze(&f, &e, &fnd, NULL);
+    ok(count(&fnd, "fabric.link.missing", "n2/mlx5_0:1") == 1,
+       "without a reference, n2's HCA under another name is missing (%s)", all(&fnd));
+    build(&ref, was, 3, cables, 2);
+    e.ref = &ref;
+    analyze(&f, &e, &fnd, NULL);
+    ok(count(&fnd, "fabric.link.missing", NULL) == 0,
+       "with the reference, its GUID says it is n2's: not missing (%s)", all(&fnd));
+    finish(&fnd, NULL, &f);
+    ibf_fabric_free(&ref);
+}
+
 int main(void)
 {
     test_speeds();
@@ -1302,5 +1334,6 @@ int main(void)
     test_rails_no_switch();
     test_reference_expect();
     test_reference_gone();
+    test_renamed();
     return done_testing();
 }
