@@ -1313,6 +1313,38 @@ static void test_renamed(void)
     ibf_fabric_free(&ref);
 }
 
+/* a cable moved to the same port number of another switch is moved; a cable gone from both
+ * switches' last ports leaves them Down */
+static void test_reference_edges(void)
+{
+    static const struct nd nodes[] = { { 'S', 0x100, "leaf", 16 },
+                                       { 'S', 0x200, "leaf2", 16 },
+                                       { 'S', 0x300, "spine", 8 },
+                                       { 'H', 0x11, "n1 mlx5_0", 1 } };
+    static const struct cb was[] = { { 3, 1, 0, 1, "4xHDR" },
+                                     { 0, 16, 2, 8, "4xHDR" },
+                                     { 1, 9, 2, 1, "4xHDR" } };
+    static const struct cb now[] = { { 3, 1, 1, 1, "4xHDR" }, { 1, 9, 2, 1, "4xHDR" } };
+    struct ibf_expect e = { 0 };
+    struct ibf_fabric f, ref;
+    struct topo_findings fnd = { 0 };
+    const struct topo_finding *x;
+
+    build(&ref, nodes, 4, was, 3);
+    build(&f, nodes, 4, now, 2);
+    e.ref = &ref;
+    analyze(&f, &e, &fnd, NULL);
+    x = first(&fnd, "fabric.link.moved");
+    ok(x && !strcmp(x->subject, "n1/mlx5_0:1") && !strcmp(x->observed, "cabled to leaf2:1"),
+       "n1 moved from leaf port 1 to leaf2 port 1: moved (%s)", all(&fnd));
+    x = first(&fnd, "link.state");
+    ok(fnd.n == 2 && x && !strcmp(x->subject, "leaf:16<->spine:8") &&
+           !strcmp(x->observed, "Down at leaf:16"),
+       "the cable of leaf's and spine's last ports gone: Down at leaf:16 (%s)", all(&fnd));
+    finish(&fnd, NULL, &f);
+    ibf_fabric_free(&ref);
+}
+
 int main(void)
 {
     test_speeds();
@@ -1335,5 +1367,6 @@ int main(void)
     test_reference_expect();
     test_reference_gone();
     test_renamed();
+    test_reference_edges();
     return done_testing();
 }
