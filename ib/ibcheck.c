@@ -583,8 +583,7 @@ static void check_reference(struct ctx *c)
                 }
             }
             add(c, TOPO_SEV_FAIL, "fabric.link.missing", subj, "cable present", "not found",
-                "the cable, or a whole node, is gone from the fabric", la, la >= 0 ? p : -1, lb,
-                lb >= 0 ? rbp : -1);
+                "the cable, or a whole node, is gone from the fabric", la, p, lb, rbp);
         next:
             for (int side = 0; side < 2; side++) {
                 int rr = side ? rb : (int)r;

@@ -163,6 +163,11 @@ static struct map_nic ib_nic(const char *name, int rail)
     return n;
 }
 
+/* findings whose severity is not their check's (counted over every analysis, said at the end):
+ * counters above their limit, an incomplete discovery and a host's own NodeDescription warn;
+ * everything else fails */
+static int wrong_severity;
+
 static void analyze(const struct ibf_fabric *f, const struct ibf_expect *e,
                     struct topo_findings *fnd, struct ibf_notes *notes)
 {
@@ -173,6 +178,16 @@ static void analyze(const struct ibf_fabric *f, const struct ibf_expect *e,
         memset(notes, 0, sizeof(*notes));
     }
     ibf_analyze(f, e, fnd, notes);
+    for (size_t i = 0; i < fnd->n; i++) {
+        const char *k = fnd->v[i].check;
+        enum topo_sev want = !strcmp(k, "port.errors") ||
+                                     !strcmp(k, "fabric.discovery.incomplete") ||
+                                     !strcmp(k, "fabric.desc.mismatch")
+                                 ? TOPO_SEV_WARN
+                                 : TOPO_SEV_FAIL;
+        if (fnd->v[i].sev != want && !wrong_severity++)
+            diag("%s %s: severity %d, not %d", k, fnd->v[i].subject, fnd->v[i].sev, want);
+    }
 }
 
 static void finish(struct topo_findings *fnd, struct ibf_notes *notes, struct ibf_fabric *f)
@@ -1345,6 +1360,47 @@ static void test_reference_edges(void)
     ibf_fabric_free(&ref);
 }
 
+/* the width norm: 1x links count (a fabric of 1x links is not short of 2x), a width not known
+ * does not; a cable to node 0 counts */
+static void test_width_norm_edges(void)
+{
+    static const struct nd nodes[] = { { 'S', 0x100, "leaf", 16 }, { 'S', 0x300, "spine", 8 } };
+    static const struct cb cables[] = { { 0, 9, 1, 1, "1xHDR" },
+                                        { 0, 10, 1, 2, "1xHDR" },
+                                        { 0, 11, 1, 3, "1xHDR" },
+                                        { 0, 12, 1, 4, "2xHDR" },
+                                        { 0, 13, 1, 5, "2xHDR" } };
+    struct ibf_expect e = { 0 };
+    struct ibf_fabric f;
+    struct topo_findings fnd = { 0 };
+
+    build(&f, nodes, 2, cables, 5);
+    analyze(&f, &e, &fnd, NULL);
+    ok(fnd.n == 0, "three ISLs at 1x, two at 2x: 1x is the norm, nothing is short (%s)", all(&fnd));
+    /* three widths not known (live discovery): the two 2x then outnumber the one 1x left */
+    for (int p = 9; p <= 10; p++)
+        f.nodes[0].ports[p].width = f.nodes[1].ports[p - 8].width = 0;
+    analyze(&f, &e, &fnd, NULL);
+    ok(fnd.n == 1 && count(&fnd, "link.width", "leaf:11<->spine:3") == 1,
+       "two 1x ISLs' widths not known: 2x is the norm, the 1x left is short (%s)", all(&fnd));
+    ibf_fabric_free(&f);
+    /* three 1x cables to node 0 and two 2x between two others: each cable counts at both ends */
+    {
+        static const struct nd three[] = { { 'S', 0x100, "leaf", 16 },
+                                           { 'S', 0x300, "spine", 8 },
+                                           { 'S', 0x400, "spine2", 8 } };
+        static const struct cb c3[] = { { 1, 1, 0, 1, "1xHDR" },
+                                        { 1, 2, 0, 2, "1xHDR" },
+                                        { 1, 3, 0, 3, "1xHDR" },
+                                        { 1, 4, 2, 1, "2xHDR" },
+                                        { 1, 5, 2, 2, "2xHDR" } };
+        build(&f, three, 3, c3, 5);
+        analyze(&f, &e, &fnd, NULL);
+        ok(fnd.n == 0, "three 1x ISLs to node 0, two 2x elsewhere: 1x is the norm (%s)", all(&fnd));
+    }
+    finish(&fnd, NULL, &f);
+}
+
 int main(void)
 {
     test_speeds();
@@ -1368,5 +1424,7 @@ int main(void)
     test_reference_gone();
     test_renamed();
     test_reference_edges();
+    test_width_norm_edges();
+    is_int(wrong_severity, 0, "every finding of every case has its check's severity");
     return done_testing();
 }
