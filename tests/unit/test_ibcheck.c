@@ -1401,6 +1401,47 @@ static void test_width_norm_edges(void)
     finish(&fnd, NULL, &f);
 }
 
+/* the ISLs' speed norm counts ISLs only, both ends of each, cables to node 0 too; 12x links
+ * count in the width norm */
+static void test_speed_norm(void)
+{
+    static const struct nd nodes[] = {
+        { 'S', 0x100, "leaf", 16 },    { 'S', 0x300, "spine", 8 },    { 'S', 0x400, "spine2", 8 },
+        { 'H', 0x11, "n1 mlx5_0", 1 }, { 'H', 0x21, "n2 mlx5_0", 1 }, { 'H', 0x31, "n3 mlx5_0", 1 },
+        { 'H', 0x41, "n4 mlx5_0", 1 }, { 'H', 0x51, "n5 mlx5_0", 1 },
+    };
+    static const struct cb cables[] = {
+        { 0, 9, 1, 1, "4xHDR" }, { 0, 10, 1, 2, "4xHDR" }, { 0, 11, 1, 3, "4xHDR" },
+        { 1, 4, 2, 1, "4xEDR" }, { 1, 5, 2, 2, "4xEDR" },  { 3, 1, 0, 1, "4xEDR" },
+        { 4, 1, 0, 2, "4xEDR" }, { 5, 1, 0, 3, "4xEDR" },  { 6, 1, 0, 4, "4xEDR" },
+        { 7, 1, 0, 5, "4xEDR" },
+    };
+    static const struct cb wide[] = { { 1, 1, 2, 1, "12xHDR" },
+                                      { 1, 2, 2, 2, "12xHDR" },
+                                      { 1, 3, 2, 3, "8xHDR" } };
+    struct ibf_expect e = { 0 };
+    struct ibf_fabric f;
+    struct topo_findings fnd = { 0 };
+    struct ibf_notes notes = { 0 };
+
+    build(&f, nodes, 8, cables, 10);
+    analyze(&f, &e, &fnd, &notes);
+    ok(fnd.n == 2 && count(&fnd, "link.speed", "spine:4<->spine2:1") == 1 &&
+           count(&fnd, "link.speed", "spine:5<->spine2:2") == 1,
+       "three HDR ISLs to node 0, two EDR ISLs elsewhere, five EDR HCA links: HDR is the ISLs' "
+       "norm, the EDR ISLs fail (%s)",
+       all(&fnd));
+    ok(has_note(&notes, "5 HCA links run below the fabric's HDR (5 at EDR)"),
+       "... the HCA links below it are noted (%s)", notes.n ? notes.v[0] : "no note");
+    ibf_fabric_free(&f);
+    build(&f, nodes, 3, wide, 3);
+    analyze(&f, &e, &fnd, &notes);
+    ok(fnd.n == 1 && count(&fnd, "link.width", "spine:3<->spine2:3") == 1 &&
+           !strcmp(fnd.v[0].expected, "12x"),
+       "two 12x ISLs and an 8x one: 12x is the norm, the 8x fails (%s)", all(&fnd));
+    finish(&fnd, &notes, &f);
+}
+
 int main(void)
 {
     test_speeds();
@@ -1425,6 +1466,7 @@ int main(void)
     test_renamed();
     test_reference_edges();
     test_width_norm_edges();
+    test_speed_norm();
     is_int(wrong_severity, 0, "every finding of every case has its check's severity");
     return done_testing();
 }
