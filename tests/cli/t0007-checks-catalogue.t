@@ -10,13 +10,16 @@ PAGE=$(dirname "$RAILYARD")/man/man7/railyard-checks.7
 ids=$("$RAILYARD" check --list-checks)
 [ "$(echo "$ids" | wc -l)" -ge 50 ]; ok $? "check --list-checks lists the check ids ($(echo "$ids" | wc -l))"
 
-# field ID LABEL: the text of an entry's field (the line after ".I LABEL" in the ".SS ID" section)
-field() {
-    awk -v id="$1" -v label="$2" '
-        /^\.S[SH] / { in_id = ($0 == ".SS " id); next }
-        in_id && want { print; want = 0; next }
-        in_id && ($0 == ".I " label || $0 == ".I \"" label "\"") { want = 1 }' "$PAGE" | sed 's/\\-/-/g'
-}
+# field ID LABEL: the text of an entry's field (the line after ".I LABEL" in the ".SS ID"
+# section), from one reading of the page
+declare -A FIELDS
+while IFS=$'\t' read -r id label text; do
+    FIELDS["$id|$label"]=$text
+done < <(awk '
+    /^\.S[SH] / { id = ($1 == ".SS" && NF == 2) ? $2 : ""; want = ""; next }
+    id != "" && want != "" { print id "\t" want "\t" $0; want = ""; next }
+    id != "" && /^\.I / { want = substr($0, 4); gsub(/"/, "", want) }' "$PAGE" | sed 's/\\-/-/g')
+field() { printf '%s' "${FIELDS["$1|$2"]-}"; }
 keys=""
 for id in $ids; do
     grep -qx "\.SS $id" "$PAGE"; ok $? "$id has an entry"
