@@ -48,6 +48,7 @@ const char *const topo_check_ids[] = {
     "fabric.link.extra",
     "fabric.link.moved",
     "fabric.desc.duplicate",
+    "fabric.desc.mismatch",
     "fabric.discovery.incomplete",
     "port.errors",
     "port.errors.rising",

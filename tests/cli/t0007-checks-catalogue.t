@@ -43,6 +43,13 @@ for id in $ids; do
     esac
     keys="$keys $(field "$id" "map key" | grep -o 'thresholds\.[a-z_0-9]*' | sed 's/thresholds\.//')"
 done
+# every check id the code writes as a literal beside its severity is one it lists
+emitted=$(cd "$RAILYARD_SRCDIR" && grep -rhoE 'TOPO_SEV_(FAIL|WARN|OK),[[:space:]]*"[a-z0-9_]+(\.[a-z0-9_]+)+"' \
+    --include='*.c' common topo ib fabric readers reports src top probes 2>/dev/null |
+    sed -E 's/.*"([^"]+)"/\1/' | sort -u)
+[ "$(echo "$emitted" | wc -l)" -ge 40 ]; ok $? "the code's literal check ids found ($(echo "$emitted" | wc -l))"
+unlisted=$(for e in $emitted; do echo "$ids" | grep -qx "$e" || echo "$e"; done)
+is "$unlisted" "" "every check id the code writes is listed by check --list-checks"
 # entries for checks the code does not know
 stale=$(grep '^\.SS ' "$PAGE" | cut -c5- | while read -r s; do echo "$ids" | grep -qx "$s" || echo "$s"; done)
 is "$stale" "" "every entry is a check the code knows"

@@ -46,6 +46,11 @@ printf 'cluster: x\nnode_types: {a: {}}\nfabric:\n  speed: ndr\n  width: 2x\n  e
 is $? 0 "a map with every fabric key validates"
 "$RAILYARD" map show "$TMP/fabric.map" | grep -qF "fabric: speed NDR width 2x expect $TMP/ref.topo interval 0.5 s 1 counter limits"
 ok $? "map show: the fabric section, the reference dump resolved against the map's directory"
+# every check id the tool lists can have its severity set in a map
+sev=$("$RAILYARD" check --list-checks | sed 's/$/: warn/' | paste -sd, - | sed 's/,/, /g')
+printf 'cluster: x\nnode_types: {a: {}}\nseverity: {%s}\n' "$sev" >"$TMP/sev.map"
+"$RAILYARD" map validate "$TMP/sev.map" >/dev/null 2>"$TMP/err"
+is "$?|$(cat "$TMP/err")" "0|" "a severity for every listed check id validates ($(echo "$sev" | tr ',' '\n' | wc -l) ids)"
 "$RAILYARD" map validate "$TMP/none.map" 2>"$TMP/err"; is $? 2 "missing map file: exit 2"
 grep -q "cannot open $TMP/none.map" "$TMP/err"; ok $? "...naming the file"
 
