@@ -580,7 +580,7 @@ static void test_leaf_to_leaf(void)
     static const struct cb cables[] = {
         { 0, 1, 1, 1, "4xHDR" }, { 4, 1, 2, 1, "4xHDR" }, { 5, 1, 2, 2, "4xHDR" },
         { 1, 8, 3, 1, "4xHDR" }, { 2, 8, 3, 2, "4xHDR" }, { 2, 5, 1, 5, "4xHDR" },
-        { 1, 6, 2, 6, "4xHDR" }, { 6, 1, 7, 1, "4xHDR" },
+        { 1, 6, 2, 6, "4xHDR" }, { 6, 1, 7, 1, "4xHDR" }, { 1, 3, 1, 4, "4xHDR" },
     };
     struct map_nic nics[] = { ib_nic("mlx5_0", 0) };
     struct ibf_expect e = { 0 };
@@ -589,14 +589,15 @@ static void test_leaf_to_leaf(void)
     struct ibf_notes notes = { 0 };
     struct hmap h;
 
-    build(&f, nodes, 8, cables, 8);
+    build(&f, nodes, 8, cables, 9);
     mkmap(&h, "n[1-4]", nics, 1, NULL);
     e.map = &h.m;
     analyze(&f, &e, &fnd, &notes);
     ok(count(&fnd, "fabric.link.extra", NULL) == 2 &&
            count(&fnd, "fabric.link.extra", "leaf-a:5<->leaf-b:5") == 1 &&
            count(&fnd, "fabric.link.extra", "leaf-a:6<->leaf-b:6") == 1 && fnd.n == 2,
-       "two leaf-to-leaf cables, each once, the lower name first; the spine's are fine (%s)",
+       "two leaf-to-leaf cables, each once, the lower name first; the spine's are fine, and so is "
+       "leaf-a's cable to itself (%s)",
        all(&fnd));
     ok(has_note(&notes, "1 HCAs have no \"<host> <hca>\" NodeDescription"),
        "an HCA without a host's name is counted in a note");
