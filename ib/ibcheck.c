@@ -665,8 +665,6 @@ static void check_links(struct ctx *c)
     size_t slow_ca[IBF_NSPEEDS] = { 0 }, nslow = 0;
 
     fabric_s = map && map->fabric.speed ? (enum ibf_speed)map->fabric.speed : isl_s;
-    if (!ca_w)
-        ca_w = isl_w;
     for (size_t i = 0; i < f->n; i++) {
         const struct ibf_node *n = &f->nodes[i];
         for (int p = 1; p <= n->nports; p++) {

@@ -866,6 +866,17 @@ static void test_reference(void)
         analyze(&f, &e, &fnd, NULL);
         ok(fnd.n == 1 && count(&fnd, "link.width", "leaf:4<->leaf:11") == 1,
            "a switch's port cabled to another of its ports at 1x: one finding (%s)", all(&fnd));
+        ibf_fabric_free(&f);
+        {
+            static const struct cb loop4x[] = { { 0, 9, 1, 1, "4xHDR" },
+                                                { 0, 10, 1, 2, "4xHDR" },
+                                                { 0, 11, 1, 3, "4xHDR" },
+                                                { 0, 4, 0, 5, "4xHDR" } };
+            build(&f, sw, 2, loop4x, 4);
+            analyze(&f, &e, &fnd, NULL);
+            ok(fnd.n == 1 && count(&fnd, "fabric.link.extra", "leaf:4<->leaf:5") == 1,
+               "... at 4x, a cable the reference does not have: extra, once (%s)", all(&fnd));
+        }
         e.ref = &ref;
         ibf_fabric_free(&f);
         ibf_fabric_free(&r1);
@@ -1253,6 +1264,11 @@ static void test_reference_expect(void)
        "the same with the reference listing the spine first: the cables are in place (%s)",
        all(&fnd));
     ibf_fabric_free(&f);
+    build(&f, leaf_first, 2, ref4, 3);
+    analyze(&f, &e, &fnd, NULL);
+    ok(fnd.n == 0, "the fabric as the reference that lists the spine first: nothing (%s)",
+       all(&fnd));
+    ibf_fabric_free(&f);
     build(&f, leaf_first, 2, crossed, 3);
     analyze(&f, &e, &fnd, NULL);
     ok(count(&fnd, "link.width", NULL) == 1 && count(&fnd, "link.width", "leaf:16<->spine:3") == 1,
@@ -1323,8 +1339,19 @@ static void test_renamed(void)
     build(&ref, was, 3, cables, 2);
     e.ref = &ref;
     analyze(&f, &e, &fnd, NULL);
-    ok(count(&fnd, "fabric.link.missing", NULL) == 0,
-       "with the reference, its GUID says it is n2's: not missing (%s)", all(&fnd));
+    ok(fnd.n == 0, "with the reference, its GUID says it is n2's: nothing missing or moved (%s)",
+       all(&fnd));
+    /* a reference node without a GUID is found by its name */
+    ref.nodes[0].guid = 0;
+    analyze(&f, &e, &fnd, NULL);
+    ok(fnd.n == 0, "a reference switch without a GUID: found by its name (%s)", all(&fnd));
+    free(ref.nodes[0].name);
+    ref.nodes[0].name = strdup("leaf-gone");
+    analyze(&f, &e, &fnd, NULL);
+    ok(fnd.n == 2 && count(&fnd, "fabric.link.moved", NULL) == 2,
+       "... by another name: not found, the HCAs' cables lead elsewhere than the reference's "
+       "(%s)",
+       all(&fnd));
     finish(&fnd, NULL, &f);
     ibf_fabric_free(&ref);
 }
@@ -1435,12 +1462,56 @@ static void test_speed_norm(void)
     ok(has_note(&notes, "5 HCA links run below the fabric's HDR (5 at EDR)"),
        "... the HCA links below it are noted (%s)", notes.n ? notes.v[0] : "no note");
     ibf_fabric_free(&f);
+    /* speeds not known (live discovery) do not count: two EDR ISLs outnumber an FDR one */
+    {
+        static const struct cb mixed[] = { { 1, 1, 2, 1, "4xHDR" },
+                                           { 1, 2, 2, 2, "4xHDR" },
+                                           { 1, 3, 2, 3, "4xEDR" },
+                                           { 1, 4, 2, 4, "4xEDR" },
+                                           { 1, 5, 2, 5, "4xFDR" } };
+        build(&f, nodes, 3, mixed, 5);
+        for (int p = 1; p <= 2; p++)
+            f.nodes[1].ports[p].speed = f.nodes[2].ports[p].speed = IBF_SPEED_UNKNOWN;
+        analyze(&f, &e, &fnd, &notes);
+        ok(fnd.n == 1 && count(&fnd, "link.speed", "spine:5<->spine2:5") == 1 &&
+               !strcmp(fnd.v[0].expected, "EDR"),
+           "two ISLs' speeds not known, two EDR, one FDR: the FDR one fails against EDR (%s)",
+           all(&fnd));
+        ibf_fabric_free(&f);
+    }
     build(&f, nodes, 3, wide, 3);
     analyze(&f, &e, &fnd, &notes);
     ok(fnd.n == 1 && count(&fnd, "link.width", "spine:3<->spine2:3") == 1 &&
            !strcmp(fnd.v[0].expected, "12x"),
        "two 12x ISLs and an 8x one: 12x is the norm, the 8x fails (%s)", all(&fnd));
     finish(&fnd, &notes, &f);
+}
+
+/* node 0's own NodeDescription; two HCAs answering with one */
+static void test_descs_node0(void)
+{
+    static const struct nd nodes[] = { { 'H', 0x11, "n1 mlx5_0", 1 },
+                                       { 'S', 0x100, "leaf", 8 },
+                                       { 'H', 0x21, "n1 mlx5_0", 1 } };
+    static const struct cb cables[] = { { 0, 1, 1, 1, "4xHDR" }, { 2, 1, 1, 2, "4xHDR" } };
+    const uint64_t guids[] = { 0x11 };
+    const char *const hcas[] = { "mlx5_4" };
+    struct ibf_expect e = { 0 };
+    struct ibf_fabric f;
+    struct topo_findings fnd = { 0 };
+
+    build(&f, nodes, 3, cables, 2);
+    analyze(&f, &e, &fnd, NULL);
+    ok(fnd.n == 1 && count(&fnd, "fabric.desc.duplicate", "n1 mlx5_0") == 1,
+       "two HCAs answering \"n1 mlx5_0\": one finding (%s)", all(&fnd));
+    e.only_host = "n1";
+    e.own_guid = guids;
+    e.own_hca = hcas;
+    e.nown = 1;
+    analyze(&f, &e, &fnd, NULL);
+    ok(count(&fnd, "fabric.desc.mismatch", "n1/mlx5_4") == 1,
+       "node 0, host n1's mlx5_4 by its GUID, says \"n1 mlx5_0\": a warning (%s)", all(&fnd));
+    finish(&fnd, NULL, &f);
 }
 
 int main(void)
@@ -1468,6 +1539,7 @@ int main(void)
     test_reference_edges();
     test_width_norm_edges();
     test_speed_norm();
+    test_descs_node0();
     is_int(wrong_severity, 0, "every finding of every case has its check's severity");
     return done_testing();
 }
