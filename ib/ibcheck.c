@@ -700,7 +700,7 @@ static void check_links(struct ctx *c)
                 ew = map && map->fabric.width ? map->fabric.width : isl ? isl_w : ca_w;
             if (ca >= 0)
                 nic = map_nic_of(map, f->nodes[ca].host, f->nodes[ca].hca);
-            if (!es && nic && nic->rate_gbps > 0) {
+            if (!es && nic) { /* an unset rate (-1) is within 5% of no speed */
                 /* the speed that gives the NIC's rate at the expected width */
                 for (int s = 1; s < IBF_NSPEEDS && !es; s++)
                     if (s != IBF_FDR10 && fabs(ibf_speed_nominal_gbps((enum ibf_speed)s) * ew -

@@ -115,7 +115,7 @@ static int has_note(const struct ibf_notes *notes, const char *text)
 struct hmap {
     struct topo_map m;
     struct map_node_type t;
-    struct map_nodes nodes;
+    struct map_nodes nodes[2];
     struct map_rail rails[4];
     char *sw[4][2];
 };
@@ -128,12 +128,12 @@ static void mkmap(struct hmap *h, const char *hosts, struct map_nic *nics, size_
     h->t.nics = nics;
     h->t.nnics = nnics;
     h->t.nvlink_links = -1;
-    h->nodes.hostlist = (char *)hosts;
-    h->nodes.type = (char *)"g";
+    h->nodes[0].hostlist = (char *)hosts;
+    h->nodes[0].type = (char *)"g";
     h->m.cluster = (char *)"t";
     h->m.types = &h->t;
     h->m.ntypes = 1;
-    h->m.nodes = &h->nodes;
+    h->m.nodes = h->nodes;
     h->m.nnodes = 1;
     h->m.rails = h->rails;
     h->m.fabric.interval = -1;
@@ -1341,6 +1341,19 @@ static void test_renamed(void)
     analyze(&f, &e, &fnd, NULL);
     ok(fnd.n == 0, "with the reference, its GUID says it is n2's: nothing missing or moved (%s)",
        all(&fnd));
+    /* a host of the map the reference does not have either: missing */
+    mkmap(&h, "n[1-3]", nics, 1, NULL);
+    analyze(&f, &e, &fnd, NULL);
+    ok(fnd.n == 1 && count(&fnd, "fabric.link.missing", "n3/mlx5_0:1") == 1,
+       "n3, in the map but in neither fabric: missing (%s)", all(&fnd));
+    /* the hosts of a second line of the map's nodes are looked for too */
+    h.nodes[1].hostlist = (char *)"n4";
+    h.nodes[1].type = (char *)"g";
+    h.m.nnodes = 2;
+    analyze(&f, &e, &fnd, NULL);
+    ok(fnd.n == 2 && count(&fnd, "fabric.link.missing", "n4/mlx5_0:1") == 1,
+       "n4, of the map's second line of nodes: missing too (%s)", all(&fnd));
+    mkmap(&h, "n[1-2]", nics, 1, NULL);
     /* a reference node without a GUID is found by its name */
     ref.nodes[0].guid = 0;
     analyze(&f, &e, &fnd, NULL);
@@ -1514,6 +1527,28 @@ static void test_descs_node0(void)
     finish(&fnd, NULL, &f);
 }
 
+/* the map's hosts are looked for up to 100,000 of them (a map's host list is not expanded
+ * without end) */
+static void test_missing_cap(void)
+{
+    static const struct cb cables[] = { { 2, 1, 0, 1, "4xHDR" } };
+    struct map_nic nics[] = { ib_nic("mlx5_0", 0) };
+    struct ibf_expect e = { 0 };
+    struct ibf_fabric f;
+    struct topo_findings fnd = { 0 };
+    struct hmap h;
+
+    build(&f, ref_nodes, 3, cables, 1);
+    mkmap(&h, "x[1-100001]", nics, 1, NULL);
+    e.map = &h.m;
+    analyze(&f, &e, &fnd, NULL);
+    ok(fnd.n == 100000 && !strcmp(fnd.v[fnd.n - 1].subject, "x100000/mlx5_0:1"),
+       "a map of 100,001 hosts none of which the fabric has: the first 100,000 are missing "
+       "(%zu)",
+       fnd.n);
+    finish(&fnd, NULL, &f);
+}
+
 int main(void)
 {
     test_speeds();
@@ -1540,6 +1575,7 @@ int main(void)
     test_width_norm_edges();
     test_speed_norm();
     test_descs_node0();
+    test_missing_cap();
     is_int(wrong_severity, 0, "every finding of every case has its check's severity");
     return done_testing();
 }
