@@ -1317,13 +1317,14 @@ static void test_reference_gone(void)
  * of the map's HCAs gone missing */
 static void test_renamed(void)
 {
-    static const struct nd was[] = { { 'S', 0x100, "leaf", 8 },
+    /* the renamed HCA is node 0 of both dumps */
+    static const struct nd was[] = { { 'H', 0x21, "n2 mlx5_0", 1 },
                                      { 'H', 0x11, "n1 mlx5_0", 1 },
-                                     { 'H', 0x21, "n2 mlx5_0", 1 } };
-    static const struct nd now[] = { { 'S', 0x100, "leaf", 8 },
+                                     { 'S', 0x100, "leaf", 8 } };
+    static const struct nd now[] = { { 'H', 0x21, "localhost mlx5_0", 1 },
                                      { 'H', 0x11, "n1 mlx5_0", 1 },
-                                     { 'H', 0x21, "localhost mlx5_0", 1 } };
-    static const struct cb cables[] = { { 1, 1, 0, 1, "4xHDR" }, { 2, 1, 0, 2, "4xHDR" } };
+                                     { 'S', 0x100, "leaf", 8 } };
+    static const struct cb cables[] = { { 1, 1, 2, 1, "4xHDR" }, { 0, 1, 2, 2, "4xHDR" } };
     struct map_nic nics[] = { ib_nic("mlx5_0", 0) };
     struct ibf_expect e = { 0 };
     struct ibf_fabric f, ref;
@@ -1355,11 +1356,11 @@ static void test_renamed(void)
        "n4, of the map's second line of nodes: missing too (%s)", all(&fnd));
     mkmap(&h, "n[1-2]", nics, 1, NULL);
     /* a reference node without a GUID is found by its name */
-    ref.nodes[0].guid = 0;
+    ref.nodes[2].guid = 0;
     analyze(&f, &e, &fnd, NULL);
     ok(fnd.n == 0, "a reference switch without a GUID: found by its name (%s)", all(&fnd));
-    free(ref.nodes[0].name);
-    ref.nodes[0].name = strdup("leaf-gone");
+    free(ref.nodes[2].name);
+    ref.nodes[2].name = strdup("leaf-gone");
     analyze(&f, &e, &fnd, NULL);
     ok(fnd.n == 2 && count(&fnd, "fabric.link.moved", NULL) == 2,
        "... by another name: not found, the HCAs' cables lead elsewhere than the reference's "
