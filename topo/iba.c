@@ -11,10 +11,6 @@
 static const char *const speed_names[IBF_NSPEEDS] = {
     "unknown", "SDR", "DDR", "QDR", "FDR10", "FDR", "EDR", "HDR", "NDR", "XDR",
 };
-/* Gb/s of one lane at each speed (signalling rate after encoding, as ibstat's Rate) */
-static const double speed_gbps[IBF_NSPEEDS] = {
-    0, 2.5, 5, 10, 10.3125, 14.0625, 25.78125, 53.125, 106.25, 212.5,
-};
 
 const char *ibf_speed_name(enum ibf_speed s)
 {
@@ -27,11 +23,6 @@ enum ibf_speed ibf_speed_parse(const char *s)
         if (!strcasecmp(s, speed_names[i]))
             return (enum ibf_speed)i;
     return IBF_SPEED_UNKNOWN;
-}
-
-double ibf_speed_lane_gbps(enum ibf_speed s)
-{
-    return s > 0 && s < IBF_NSPEEDS ? speed_gbps[s] : 0;
 }
 
 const char *ibf_state_name(int state)

@@ -50,7 +50,6 @@ enum ibf_ctr {
 
 const char *ibf_speed_name(enum ibf_speed s);
 enum ibf_speed ibf_speed_parse(const char *s); /* "HDR" (any case) or IBF_SPEED_UNKNOWN */
-double ibf_speed_lane_gbps(enum ibf_speed s);
 const char *ibf_state_name(int state);
 const char *ibf_phys_name(int phys);
 extern const char *const ibf_phys_names[8]; /* PortPhysicalState 0-7 as the IBA names them */
