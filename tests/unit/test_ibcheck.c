@@ -931,7 +931,7 @@ static void test_reference(void)
     ok(fnd.n == 1 && x && !strcmp(x->subject, "leaf:11<->spine:3") &&
            !strcmp(x->expected, "not in the reference fabric"),
        "an extra ISL (%s)", all(&fnd));
-    ibf_fabric_free(&f);
+    finish(&fnd, NULL, &f);
     ibf_fabric_free(&ref);
 }
 
