@@ -1268,7 +1268,22 @@ static void test_reference_expect(void)
     analyze(&f, &e, &fnd, NULL);
     ok(fnd.n == 0, "the fabric as the reference that lists the spine first: nothing (%s)",
        all(&fnd));
+    ibf_fabric_free(&ref);
     ibf_fabric_free(&f);
+    /* node 0's cable to itself, 4x in the reference, 2x now as every ISL: it fails */
+    {
+        static const struct cb ref_loop[] = { { 0, 9, 1, 1, "4xHDR" }, { 0, 4, 0, 5, "4xHDR" } };
+        static const struct cb live_loop[] = { { 0, 9, 1, 1, "2xHDR" }, { 0, 4, 0, 5, "2xHDR" } };
+        build(&ref, leaf_first, 2, ref_loop, 2);
+        build(&f, leaf_first, 2, live_loop, 2);
+        analyze(&f, &e, &fnd, NULL);
+        ok(fnd.n == 2 && count(&fnd, "link.width", "leaf:4<->leaf:5") == 1,
+           "node 0's cable to itself at 2x where the reference has 4x: it fails too (%s)",
+           all(&fnd));
+        ibf_fabric_free(&ref);
+    }
+    ibf_fabric_free(&f);
+    build(&ref, spine_first, 2, ref4_swapped, 3);
     build(&f, leaf_first, 2, crossed, 3);
     analyze(&f, &e, &fnd, NULL);
     ok(count(&fnd, "link.width", NULL) == 1 && count(&fnd, "link.width", "leaf:16<->spine:3") == 1,
