@@ -694,8 +694,7 @@ static void check_links(struct ctx *c)
                 continue;
             }
             ref_expect(c, (int)i, p, &ew, &es);
-            if (!ew && !es)
-                moved_expect(c, (int)i, p, &ew, &es);
+            moved_expect(c, (int)i, p, &ew, &es); /* where the reference has it elsewhere */
             if (!ew)
                 ew = map && map->fabric.width ? map->fabric.width : isl ? isl_w : ca_w;
             if (ca >= 0)

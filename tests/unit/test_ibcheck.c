@@ -1508,6 +1508,25 @@ static void test_speed_norm(void)
            all(&fnd));
         ibf_fabric_free(&f);
     }
+    /* an HDR ISL and an EDR one: a tie goes to the faster, the slower is the odd one */
+    {
+        static const struct cb tie[] = { { 1, 1, 2, 1, "4xHDR" }, { 1, 2, 2, 2, "4xEDR" } };
+        build(&f, nodes, 3, tie, 2);
+        analyze(&f, &e, &fnd, &notes);
+        ok(fnd.n == 1 && count(&fnd, "link.speed", "spine:2<->spine2:2") == 1,
+           "one HDR ISL and one EDR: the EDR one fails (%s)", all(&fnd));
+        ibf_fabric_free(&f);
+    }
+    /* a width no InfiniBand link has (13x, a garbled dump) is left out of the norm */
+    {
+        static const struct cb odd[] = { { 1, 1, 2, 1, "4xHDR" },
+                                         { 1, 2, 2, 2, "4xHDR" },
+                                         { 1, 3, 2, 3, "13xHDR" } };
+        build(&f, nodes, 3, odd, 3);
+        analyze(&f, &e, &fnd, &notes);
+        ok(fnd.n == 0, "two 4x ISLs and a 13x one: 4x is the norm, nothing fails (%s)", all(&fnd));
+        ibf_fabric_free(&f);
+    }
     build(&f, nodes, 3, wide, 3);
     analyze(&f, &e, &fnd, &notes);
     ok(fnd.n == 1 && count(&fnd, "link.width", "spine:3<->spine2:3") == 1 &&
@@ -1565,6 +1584,36 @@ static void test_missing_cap(void)
     finish(&fnd, NULL, &f);
 }
 
+/* two reference switches under one name and without GUIDs: the live switch of that name is the
+ * first's; the second is not found */
+static void test_reference_twins(void)
+{
+    static const struct nd ref_nodes2[] = { { 'S', 0x100, "sw", 8 },
+                                            { 'S', 0x200, "sw-b", 8 },
+                                            { 'S', 0x300, "spine", 8 } };
+    static const struct cb was[] = { { 0, 1, 2, 1, "4xHDR" }, { 1, 1, 2, 2, "4xHDR" } };
+    static const struct nd live_nodes[] = { { 'S', 0x100, "sw", 8 }, { 'S', 0x300, "spine", 8 } };
+    static const struct cb now[] = { { 0, 1, 1, 1, "4xHDR" } };
+    struct ibf_expect e = { 0 };
+    struct ibf_fabric f, ref;
+    struct topo_findings fnd = { 0 };
+    const struct topo_finding *x;
+
+    build(&ref, ref_nodes2, 3, was, 2);
+    ref.nodes[0].guid = ref.nodes[1].guid = 0;
+    free(ref.nodes[1].name);
+    ref.nodes[1].name = strdup("sw");
+    build(&f, live_nodes, 2, now, 1);
+    e.ref = &ref;
+    analyze(&f, &e, &fnd, NULL);
+    x = first(&fnd, "link.state");
+    ok(fnd.n == 1 && x && !strcmp(x->subject, "spine:2<->sw:1") &&
+           !strcmp(x->observed, "Down at spine:2"),
+       "the first \"sw\" is the live one, in place; the second's cable is gone (%s)", all(&fnd));
+    finish(&fnd, NULL, &f);
+    ibf_fabric_free(&ref);
+}
+
 int main(void)
 {
     test_speeds();
@@ -1592,6 +1641,7 @@ int main(void)
     test_speed_norm();
     test_descs_node0();
     test_missing_cap();
+    test_reference_twins();
     is_int(wrong_severity, 0, "every finding of every case has its check's severity");
     return done_testing();
 }
