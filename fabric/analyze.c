@@ -547,17 +547,13 @@ static const struct fabric_link *any_link(const struct fabric_input *in, size_t 
     return i < in->nlinks ? &in->links[i] : &in->lat_links[i - in->nlinks];
 }
 
-static void report_leaf_sets(struct ctx *c)
+/* per rail, the latency below which a peer is on the same leaf (-1: one group, unknown) */
+static double *leaf_boundaries(struct ctx *c)
 {
     const struct fabric_input *in = c->in;
-    int rails = in->rails, nodes = in->nodes;
-    double *leaf_lat;
-    unsigned char *near;
+    int rails = in->rails;
+    double *leaf_lat = xcalloc((size_t)rails, sizeof(*leaf_lat));
 
-    if (rails < 2)
-        return;
-    leaf_lat = xcalloc((size_t)rails, sizeof(*leaf_lat));
-    near = xcalloc((size_t)nodes * (size_t)nodes * (size_t)rails, 1);
     /* per rail, the latency below which a peer is on the same leaf: the middle of the widest gap
      * between the rail's latencies, when it is a gap (a factor of 1.8 or more, at least two
      * links below it, each side spread less than the gap); a rail whose latencies form one
@@ -590,6 +586,17 @@ static void report_leaf_sets(struct ctx *c)
         }
         free(v);
     }
+    return leaf_lat;
+}
+
+/* A port on another leaf of its rail: its peers are near where its other rails' are far and far
+ * where they are near (rail.cabling, a warning) */
+static void vote_leaves(struct ctx *c, const double *leaf_lat)
+{
+    const struct fabric_input *in = c->in;
+    int rails = in->rails, nodes = in->nodes;
+    unsigned char *near = xcalloc((size_t)nodes * (size_t)nodes * (size_t)rails, 1);
+
     /* 2 for "measured and near", 1 for "measured and far" */
     for (size_t i = 0; i < in->nlinks + in->nlat; i++) {
         const struct fabric_link *l = any_link(in, i);
@@ -651,9 +658,19 @@ static void report_leaf_sets(struct ctx *c)
                         "%s/rail%d", n, -1, r);
         }
     }
+    free(near);
+}
+
+/* the leaves of each rail, from the latencies: a port on another leaf (with two rails or more:
+ * one rail has no other to tell it), and a slow spine layer */
+static void report_leaf_sets(struct ctx *c)
+{
+    double *leaf_lat = leaf_boundaries(c);
+
+    if (c->in->rails >= 2)
+        vote_leaves(c, leaf_lat);
     spine_layer(c, leaf_lat);
     free(leaf_lat);
-    free(near);
 }
 
 /* What a starved host explains: a link low by no more than the share of the round its ranks
@@ -670,12 +687,10 @@ static int inconclusive(const struct ctx *c, const struct fabric_link *l)
     if (!l->ok)
         return fabric_host_share(l->cpu_a, l->wait_a, -1, l->cpu_b, l->wait_b, -1) < 1 &&
                (strstr(l->error, "deadline") != NULL || strstr(l->error, "timed out") != NULL);
+    /* (a share of 1, no host at fault, explains nothing: below the floor and not below it) */
     share =
         fabric_host_share(l->cpu_a, l->wait_a, l->pressure_a, l->cpu_b, l->wait_b, l->pressure_b);
-    if (share >= 1)
-        return 0;
-    return c->ref[l->rail] > 0 && l->bw_gbps < c->ref[l->rail] &&
-           l->bw_gbps >= share * c->ref[l->rail];
+    return l->bw_gbps < c->ref[l->rail] && l->bw_gbps >= share * c->ref[l->rail];
 }
 
 static void report_inconclusive(struct ctx *c)
@@ -723,7 +738,7 @@ static void report_inconclusive(struct ctx *c)
 }
 
 /* Each port's best goodput on rail r (-1: no link measured): of every link that carried data,
- * or (judged) only of those neither excluded nor inconclusive. */
+ * or (judged) only of those not excluded (an inconclusive link is) */
 static void port_best(const struct ctx *c, int r, double *best, int judged)
 {
     const struct fabric_input *in = c->in;
@@ -732,8 +747,7 @@ static void port_best(const struct ctx *c, int r, double *best, int judged)
         best[k] = -1;
     for (size_t i = 0; i < in->nlinks; i++) {
         const struct fabric_link *l = &in->links[i];
-        if (l->rail != r || !l->ok || l->rank_failed ||
-            (judged && (excluded(c, l) || c->incon[i] || l->bw_gbps <= 0)))
+        if (l->rail != r || !l->ok || l->rank_failed || (judged && excluded(c, l)))
             continue;
         if (l->bw_gbps > best[l->a])
             best[l->a] = l->bw_gbps;
@@ -782,16 +796,14 @@ static int unproven(const struct port_view *v)
     return v->edges > 0 && v->good == 0 && !v->culprit_bw && !v->culprit_unreach;
 }
 
-/* a suspect is not good; the count of suspects; c released */
-static size_t done_suspects(struct ctx *c, int *suspect, int *good)
+/* the count of suspects; c released. (A suspect is never good: each link that makes a node one
+ * cleared its good, and a port culprit or unproven has such a link.) */
+static size_t done_suspects(struct ctx *c, const int *suspect)
 {
     size_t n = 0;
 
-    for (int k = 0; k < c->in->nodes; k++) {
-        if (suspect[k])
-            good[k] = 0;
+    for (int k = 0; k < c->in->nodes; k++)
         n += suspect[k] != 0;
-    }
     free(c->ref);
     free(c->pv);
     free(c->incon);
@@ -812,8 +824,6 @@ size_t fabric_suspects(const struct fabric_input *in, int *suspect, int *good)
             struct port_view *v = pv(&c, k, r);
             if (v->culprit_bw || v->culprit_unreach || v->culprit_loss || unproven(v))
                 suspect[k] = 1;
-            if (v->good != v->edges)
-                good[k] = 0;
         }
     for (size_t i = 0; i < in->nlinks; i++) {
         const struct fabric_link *l = &in->links[i];
@@ -834,7 +844,7 @@ size_t fabric_suspects(const struct fabric_input *in, int *suspect, int *good)
             !pv(&c, l->b, l->rail)->culprit_bw && !pv(&c, l->b, l->rail)->culprit_unreach)
             suspect[l->a] = suspect[l->b] = 1;
     }
-    return done_suspects(&c, suspect, good);
+    return done_suspects(&c, suspect);
 }
 
 size_t fabric_retest_suspects(const struct fabric_input *in, int pass, int *suspect, int *good)
@@ -862,7 +872,7 @@ size_t fabric_retest_suspects(const struct fabric_input *in, int pass, int *susp
         for (int r = 0; r < in->rails; r++)
             if (unproven(pv(&c, k, r)))
                 suspect[k] = 1;
-    return done_suspects(&c, suspect, good);
+    return done_suspects(&c, suspect);
 }
 
 /* Outliers: per rail, each port's best goodput (a slow port is slow with every partner, a fine

@@ -150,6 +150,426 @@ static size_t two_leaves(struct fabric_link *v, int rails, double near, double f
     return k;
 }
 
+/* the names n1..n64, for the larger fabrics */
+static char **names64(void)
+{
+    static char buf[64][8];
+    static char *nm[64];
+
+    for (int i = 0; i < 64; i++) {
+        snprintf(buf[i], sizeof(buf[i]), "n%d", i + 1);
+        nm[i] = buf[i];
+    }
+    return nm;
+}
+
+/* 64 nodes on two leaves (n1-n32, n33-n64), every pair on 3 rails, 0.5 us within a leaf and 2.0
+ * between (a gap of 4: the boundary is 1.0 us exactly, and a rail of 1,960 latencies takes its
+ * gap across 8 of them, so 7 may stray into it). n1's rail-1 port reads near to 3 peers of the
+ * other leaf (n33-n35: they differ) and was measured on rail 1 with 4 more peers only, each at
+ * latency stray: n2-n5 (its own leaf) or n36-n39 (the other one). With tie, two of rail 1's
+ * latencies within the leaves read 0.55 and all but two of those between read 2.2: the gap of 4
+ * is then also 0.55 to 2.2 (a boundary of 1.1), and the first of the two widest gaps is the
+ * one. Returns the number of warnings, their subjects in what. */
+static size_t band_case(double stray, int other_leaf, int tie, const char **what)
+{
+    size_t nb = 64 * 63 / 2 * 3, k = 0, nw;
+    struct fabric_link *v = calloc(nb, sizeof(*v));
+    struct fabric_port ports[64 * 3];
+    int n055 = 0, n20 = 0;
+    struct topo_findings f = { 0 };
+
+    for (int i = 0; i < 64 * 3; i++)
+        ports[i].carrier = 1;
+    for (int a = 0; a < 64; a++)
+        for (int b = a + 1; b < 64; b++)
+            for (int r = 0; r < 3; r++) {
+                int across = a / 32 != b / 32;
+                double lat = across ? 2.0 : 0.5;
+                if (r == 1 && a == 0) {
+                    int lo = other_leaf ? 35 : 1;
+                    if (b >= 32 && b < 35)
+                        lat = 0.5;
+                    else if (b >= lo && b < lo + 4)
+                        lat = stray;
+                    else
+                        lat = -1;
+                } else if (r == 1 && tie && !across && n055 < 2)
+                    lat = 0.55, n055++;
+                else if (r == 1 && tie && across)
+                    lat = n20++ < 2 ? 2.0 : 2.2;
+                v[k] = L((int)k / 3, r, a, b, .95);
+                v[k].lat_p50_us = v[k].lat_p99_us = lat;
+                k++;
+            }
+    struct fabric_input in = { 64, 3, names64(), ports, NULL, v, k, NULL, 0, NULL, 0, 0, 0 };
+    fabric_analyze(&in, &f);
+    nw = warnings(&f, what);
+    topo_findings_free(&f);
+    free(v);
+    return nw;
+}
+
+/* 8 nodes on two leaves on 3 rails (3 and 60 us), rail 0's latencies only those of n1 to the
+ * peers lat gives (-1: none): the boundary from 3 or 4 latencies. Returns the warnings. */
+static size_t few_on_rail0(const double lat[8], const char **what)
+{
+    struct fabric_link v[28 * 3];
+    struct fabric_port ports[8 * 3];
+    struct topo_findings f = { 0 };
+    size_t k = two_leaves(v, 3, 3, 60, 0), nw;
+
+    for (int i = 0; i < 8 * 3; i++)
+        ports[i].carrier = 1;
+    for (size_t i = 0; i < k; i++)
+        if (v[i].rail == 0)
+            v[i].lat_p50_us = v[i].lat_p99_us = v[i].a == 0 ? lat[v[i].b] : -1;
+    struct fabric_input in = { 8, 3, names, ports, NULL, v, k, NULL, 0, NULL, 0, 0, 0 };
+    fabric_analyze(&in, &f);
+    nw = warnings(&f, what);
+    topo_findings_free(&f);
+    return nw;
+}
+
+/* The leaves from the fewest latencies, and each side of the gap spread less than it: n1's
+ * rail-0 latencies to n5 and n6 (the other leaf on rails 1 and 2) below a gap, to n2 (and n3)
+ * above it, is its rail-0 port on the other leaf; without a gap every peer is near */
+static void leaf_few_edges(void)
+{
+    const char *what = "";
+    const struct {
+        double lat[8];
+        size_t warned;
+        const char *why;
+    } c[] = {
+        { { -1, 60, -1, -1, 3, 3, -1, -1 }, 1, "3 latencies, 3 3 60: a gap, n1/rail0 warned" },
+        { { -1, 12, -1, -1, 3, 6, -1, -1 },
+          0,
+          "3 6 12: the lower side spread as wide as the gap (2): no gap, nothing warned" },
+        { { -1, 11.9, -1, -1, 3, 6, -1, -1 },
+          0,
+          "3 6 11.9: the lower side spread wider than the gap: nothing warned" },
+        { { -1, 2, 4, -1, 1, 1, -1, -1 },
+          0,
+          "1 1 2 4: the upper side spread as wide as the gap (2): no gap, nothing warned" },
+        { { -1, 2.1, 4, -1, 1, 1, -1, -1 },
+          1,
+          "1 1 2.1 4: the upper side tighter than the gap (1.9 < 2.1): n1/rail0 warned" },
+    };
+
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        size_t nw = few_on_rail0(c[i].lat, &what);
+        ok(nw == c[i].warned && (!nw || !strcmp(what, "n1/rail0")), "leaf gap: %s (%zu, %s)",
+           c[i].why, nw, nw ? what : "");
+    }
+}
+
+/* the one not-judged line of a fabric of 4 nodes on 2 rails whose n1->n2 rail-1 link is l */
+static const char *unjudged_of(const struct fabric_link *l, const double *expect)
+{
+    static char buf[256];
+    struct fabric_link x[8] = {
+        L(0, 0, 0, 1, .95), *l,
+        L(0, 0, 2, 3, .95), L(0, 1, 2, 3, .95),
+        L(1, 0, 1, 2, .95), L(1, 1, 1, 2, .95),
+        L(1, 0, 3, 0, .95), L(1, 1, 3, 0, .95),
+    };
+    struct fabric_port ports[8];
+    struct topo_findings f = { 0 };
+    struct fabric_input in = { 4, 2, names, ports, expect, x, 8, NULL, 0, NULL, 0, 0, 0 };
+
+    for (int i = 0; i < 8; i++)
+        ports[i].carrier = 1;
+    fabric_analyze(&in, &f);
+    snprintf(buf, sizeof(buf), "%s",
+             f.nunjudged == 1 ? f.unjudged[0]
+             : f.nunjudged    ? "several"
+                              : "none");
+    topo_findings_free(&f);
+    return buf;
+}
+
+/* A link low by what its starved host explains is not judged: the share of the floor the host
+ * left it, at its edge; and whom the line names where both ends are alike */
+static void host_edges(void)
+{
+    const double expect[2] = { 0.9, 0.9 };
+    struct fabric_link l = L(0, 1, 0, 1, 0.45);
+
+    l.wait_a = 0.5; /* half the round: the floor's half, 0.45, is what the host explains */
+    is_str(unjudged_of(&l, expect),
+           "n1->n2/rail1: 0.45 Gb/s while the rank of n1 waited for a CPU 50% of the round: "
+           "host-limited, not judged",
+           "host: a link at the share of the floor its host left it exactly: not judged");
+    l.bw_gbps = 0.449;
+    is_str(unjudged_of(&l, expect), "none", "host: ...just below that share: judged");
+    is_str(
+        fails((struct fabric_link[8]){ L(0, 0, 0, 1, .95), l, L(0, 0, 2, 3, .95),
+                                       L(0, 1, 2, 3, .95), L(1, 0, 1, 2, .95), L(1, 1, 1, 2, .95),
+                                       L(1, 0, 3, 0, .95), L(1, 1, 3, 0, .95) },
+              8, 4, 2, NULL, expect),
+        "link.path n1<->n2/rail1", "host: ...and named, as the pair");
+    l = L(0, 1, 0, 1, 0.5);
+    l.wait_a = l.wait_b = 0.45; /* both ranks waited as long: the sender is named */
+    is_str(unjudged_of(&l, expect),
+           "n1->n2/rail1: 0.5 Gb/s while the rank of n1 waited for a CPU 45% of the round: "
+           "host-limited, not judged",
+           "host: both ranks waited as long: the sender named");
+    l = L(0, 1, 0, 1, 0.5);
+    l.wait_a = l.wait_b = 0.02;
+    l.pressure_a = l.pressure_b = 0.45; /* both hosts as short of CPU: the sender's named */
+    is_str(unjudged_of(&l, expect),
+           "n1->n2/rail1: 0.5 Gb/s while the host of n1 was short of CPU (tasks waiting for one) "
+           "45% of the round: host-limited, not judged",
+           "host: both hosts as short of CPU: the sender's named");
+    l.pressure_a = l.pressure_b = 0.5; /* at the cap exactly */
+    is_str(unjudged_of(&l, expect),
+           "n1->n2/rail1: 0.5 Gb/s while the host of n1 was short of CPU (tasks waiting for one) "
+           "50% of the round: host-limited, not judged",
+           "host: ...50%%, the cap exactly");
+    l = L(0, 1, 0, 1, 0.5);
+    l.cpu_a = 0.9; /* a full CPU, exactly */
+    is_str(unjudged_of(&l, expect),
+           "n1->n2/rail1: 0.5 Gb/s while the rank of n1 used a full CPU: host-limited, not judged "
+           "(measure it on a quieter host)",
+           "host: the sender's rank at 90%% of a CPU exactly: CPU-bound");
+    l.cpu_a = 0;
+    l.cpu_b = 0.9;
+    is_str(unjudged_of(&l, expect),
+           "n1->n2/rail1: 0.5 Gb/s while the rank of n2 used a full CPU: host-limited, not judged "
+           "(measure it on a quieter host)",
+           "host: ...the receiver's: CPU-bound, the receiver named");
+    l.cpu_a = l.cpu_b = 0.95;
+    is_str(unjudged_of(&l, expect),
+           "n1->n2/rail1: 0.5 Gb/s while the rank of n1 used a full CPU: host-limited, not judged "
+           "(measure it on a quieter host)",
+           "host: both ranks as CPU-bound: the sender named");
+    l.cpu_a = l.cpu_b = 0.89;
+    is_str(unjudged_of(&l, expect), "none", "host: both at 89%% of a CPU: judged");
+    l = L(0, 1, 0, 1, 0.5);
+    l.wait_b = 0.45;
+    l.pressure_a = 0.45; /* the rank's wait and the host's pressure alike: the wait is said */
+    is_str(unjudged_of(&l, expect),
+           "n1->n2/rail1: 0.5 Gb/s while the rank of n2 waited for a CPU 45% of the round: "
+           "host-limited, not judged",
+           "host: a rank's wait as long as a host's pressure: the wait said");
+    l.pressure_a = 0.46;
+    is_str(unjudged_of(&l, expect),
+           "n1->n2/rail1: 0.5 Gb/s while the host of n1 was short of CPU (tasks waiting for one) "
+           "46% of the round: host-limited, not judged",
+           "host: ...the pressure a little longer: the pressure said");
+}
+
+/* Suspects for a retest: a port no link proved (its one link low, its partner the culprit) is
+ * one; a port that measured nothing is not */
+static void suspect_edges(void)
+{
+    const double expect[1] = { 0.9 };
+    /* n2 slow with n1 and n3 (a culprit); n1 measured once, with n2; n3 fine with n4; n5 none */
+    struct fabric_link x[4] = { L(0, 0, 0, 1, 0.29), L(1, 0, 1, 2, 0.29), L(2, 0, 2, 3, .95),
+                                L(3, 0, 3, 2, .95) };
+    struct fabric_port ports[5];
+    struct fabric_input in = { 5, 1, names, ports, expect, x, 4, NULL, 0, NULL, 0, 0, 0 };
+    int suspect[5], good[5];
+
+    for (int i = 0; i < 5; i++)
+        ports[i].carrier = 1;
+    fabric_suspects(&in, suspect, good);
+    ok(suspect[0] && suspect[1] && !suspect[2] && !suspect[3] && !suspect[4],
+       "suspects: the culprit n2 and n1, proven by no link; not n5, which measured nothing "
+       "(%d %d %d %d %d)",
+       suspect[0], suspect[1], suspect[2], suspect[3], suspect[4]);
+    fabric_retest_suspects(&in, 1, suspect, good);
+    ok(suspect[0] && !suspect[1] && !suspect[4],
+       "suspects, a later pass: n1, still unproven; not the culprit n2, explained; not n5 "
+       "(%d %d %d %d %d)",
+       suspect[0], suspect[1], suspect[2], suspect[3], suspect[4]);
+    /* the wire: 4 nodes on a ring, every sender counting its bytes on the wire */
+    {
+        struct fabric_link w[4] = {
+            W(0, 0, 0, 1, .95, 1000000, 1000000, 0),
+            W(0, 0, 2, 3, .95, 1000000, 1000000, 0),
+            W(1, 0, 1, 2, .95, 1000000, 1000000, 0),
+            W(1, 0, 3, 0, .95, 1000000, 1000000, 0),
+        };
+        struct fabric_input win = { 4, 1, names, ports, expect, w, 4, NULL, 0, NULL, 0, 0, 0 };
+        is_int((long long)fabric_suspects(&win, suspect, good), 0, "suspects: a clean wire: none");
+        ok(good[0] && good[1] && good[2] && good[3], "...every node good");
+        w[1].wire_bytes = 1010000; /* n3->n4 resent 1%: a pair neither end explains */
+        is_int((long long)fabric_suspects(&win, suspect, good), 2,
+               "suspects: one lossy link: two suspects");
+        ok(suspect[2] && suspect[3] && !good[2] && !good[3] && good[0] && good[1],
+           "...its two ends, neither good; n1 and n2 good (%d%d%d%d, %d%d%d%d)", suspect[0],
+           suspect[1], suspect[2], suspect[3], good[0], good[1], good[2], good[3]);
+        w[2].wire_bytes = 1010000; /* and n2->n3: n3 lossy with both partners, the culprit */
+        is_int((long long)fabric_suspects(&win, suspect, good), 1,
+               "suspects: a port lossy with every partner: one suspect");
+        ok(suspect[2] && !good[1] && !good[2] && !good[3] && good[0],
+           "...n3; its partners not good, not suspects (%d%d%d%d, %d%d%d%d)", suspect[0],
+           suspect[1], suspect[2], suspect[3], good[0], good[1], good[2], good[3]);
+        w[1].wire_bytes = w[2].wire_bytes = 1000000;
+        w[1].ce_frac = 0.05; /* n3->n4 marked, without loss */
+        is_int((long long)fabric_suspects(&win, suspect, good), 2,
+               "suspects: one link marked past the limit: two suspects");
+        ok(suspect[2] && suspect[3] && good[0] && good[1], "...its two ends");
+    }
+}
+
+/* 8 nodes on one rail, rounds (i, i+1) and (i, i+2), each link at its slower end's speed sp */
+static size_t ring8(struct fabric_link *o, const double *sp)
+{
+    size_t n = 0;
+
+    for (int i = 0; i < 8; i++) {
+        o[n] = L(0, 0, i, (i + 1) % 8, 0);
+        o[n + 1] = L(1, 0, i, (i + 2) % 8, 0);
+        for (int j = 0; j < 2; j++, n++)
+            o[n].bw_gbps = sp[o[n].a] < sp[o[n].b] ? sp[o[n].a] : sp[o[n].b];
+    }
+    return n;
+}
+
+/* Outliers at their edges: a warning, with the median and the MAD it went by; the cut at 80% of
+ * the median and at the median less four scaled MADs, each where it is the lower; four ports
+ * measured, the fewest judged; slow ports (failures) left out of the median */
+static void outlier_edges(void)
+{
+    const double lo[1] = { 0.5 };
+    struct fabric_link o[16];
+    size_t n;
+    /* a spread of 0.05 about 1.0: four scaled MADs make 0.7035, under 80% (the cut) */
+    double sp[8] = { 1.05, 1.05, 1.05, 0.7, 0.95, 1, 0.95, 1 };
+
+    n = ring8(o, sp);
+    is_str(said(o, n, 8, 1, lo, TOPO_SEV_WARN, "link.outlier", "n4/rail0"),
+           "0.7 Gb/s at best (30% below)",
+           "outlier: under the median less four scaled MADs (0.7035): a warning");
+    {
+        struct fabric_port ports[8];
+        struct topo_findings f = { 0 };
+        struct fabric_input in = { 8, 1, names, ports, lo, o, n, NULL, 0, NULL, 0, 0, 0 };
+        for (int i = 0; i < 8; i++)
+            ports[i].carrier = 1;
+        const char *e = "none";
+        fabric_analyze(&in, &f);
+        for (size_t i = 0; i < f.n; i++)
+            if (f.v[i].sev == TOPO_SEV_WARN)
+                e = f.v[i].expected ? f.v[i].expected : "(null)";
+        ok(f.nfail == 0 && f.nwarn == 1 && !strcmp(e, "near the rail's median 1 Gb/s (MAD 0.05)"),
+           "outlier: ...near the median 1 Gb/s, MAD 0.05 (%zu failures; %s)", f.nfail, e);
+        topo_findings_free(&f);
+    }
+    sp[3] = 0.71;
+    n = ring8(o, sp);
+    is_str(fails(o, n, 8, 1, NULL, lo), "", "outlier: ...0.71, over that cut: none");
+    /* no spread: the cut is 80% of the median, 0.8 exactly: at it, not an outlier */
+    for (int i = 0; i < 8; i++)
+        sp[i] = 1;
+    sp[3] = 0.8;
+    n = ring8(o, sp);
+    is_str(fails(o, n, 8, 1, NULL, lo), "", "outlier: at 80%% of the median exactly: none");
+    sp[3] = 0.79;
+    n = ring8(o, sp);
+    is_str(fails(o, n, 8, 1, NULL, lo), "link.outlier n4/rail0",
+           "outlier: ...just under it: named");
+    /* n1 and n5 slow with every partner (failures, 0.3): out of the median, which the others
+     * make 0.95 (MAD 0.05): n2 at 0.6 is under its cut (0.6535); counted in, they would make
+     * it 0.9 and the cut 0.307 */
+    {
+        const double s2[8] = { 0.3, 0.6, 0.9, 0.9, 0.3, 1, 1, 1 };
+        n = ring8(o, s2);
+        is_str(fails(o, n, 8, 1, NULL, lo),
+               "link.bandwidth n1/rail0;link.bandwidth n5/rail0;link.outlier n2/rail0",
+               "outlier: two slow ports named, left out of the median: n2 an outlier");
+    }
+    /* four ports measured, the fewest that are judged */
+    {
+        struct fabric_link f4[4] = { L(0, 0, 0, 1, 1), L(0, 0, 2, 3, 0.7), L(1, 0, 1, 2, 1),
+                                     L(1, 0, 3, 0, 0.7) };
+        is_str(fails(f4, 4, 4, 1, NULL, lo), "link.outlier n4/rail0",
+               "outlier: four ports measured: judged, n4 named");
+    }
+}
+
+/* Rails to compare: with two, a port on the other leaf is told from its one other rail (which
+ * of the two is moved, the latencies cannot say: both are warned about); with one there is no
+ * other, and a port that reaches nobody leaves nothing unjudged to say */
+static void leaf_rails_edges(void)
+{
+    struct fabric_link v[28 * 2];
+    struct fabric_port ports[8 * 2];
+    struct topo_findings f = { 0 };
+    const char *what = "";
+    size_t k = two_leaves(v, 2, 3, 60, 0), nw;
+
+    for (int i = 0; i < 8 * 2; i++)
+        ports[i].carrier = 1;
+    for (size_t i = 0; i < k; i++) /* n1's rail-1 port on the other leaf */
+        if (v[i].a == 0 && v[i].rail == 1)
+            v[i].lat_p50_us = v[i].lat_p99_us = v[i].b < 4 ? 60 : 3;
+    struct fabric_input in = { 8, 2, names, ports, NULL, v, k, NULL, 0, NULL, 0, 0, 0 };
+    fabric_analyze(&in, &f);
+    nw = warnings(&f, &what);
+    {
+        char got[128] = "";
+        for (size_t i = 0; i < f.n; i++)
+            if (f.v[i].sev == TOPO_SEV_WARN &&
+                strlen(got) + strlen(f.v[i].subject) + 2 < sizeof(got))
+                strcat(strcat(got, got[0] ? ";" : ""), f.v[i].subject);
+        ok(nw == 2 && f.nfail == 0 && !strcmp(got, "n1/rail0;n1/rail1"),
+           "leaf rails: two rails, n1's rail 1 on the other leaf: its two rails warned (%s)", got);
+    }
+    topo_findings_free(&f);
+    k = two_leaves(v, 1, 3, 60, 0);
+    for (size_t i = 0; i < k; i++) /* one rail, n3's port reaching nobody */
+        if (v[i].a == 2 || v[i].b == 2) {
+            v[i].ok = 0;
+            strcpy(v[i].error, "connect: No route to host");
+        }
+    in.rails = 1;
+    in.nlinks = k;
+    memset(&f, 0, sizeof(f));
+    fabric_analyze(&in, &f);
+    ok(f.nfail == 1 && !strcmp(first_fail(&f)->subject, "n3/rail0") && f.nunjudged == 0 &&
+           warnings(&f, &what) == 0,
+       "leaf rails: one rail, n3's port reaching nobody: rail.cabling on it, no leaf left "
+       "unjudged (%zu failures, %zu unjudged%s%s)",
+       f.nfail, f.nunjudged, f.nunjudged ? ": " : "", f.nunjudged ? f.unjudged[0] : "");
+    topo_findings_free(&f);
+}
+
+/* The boundary between the leaves' latencies and the band about it (a factor of 1.15 either
+ * way) where a latency votes for neither leaf, at their edges: n1's rail 1 is warned about where
+ * its 4 stray peers do not vote, not where they agree with its other rails. */
+static void leaf_band_edges(void)
+{
+    const char *what = "";
+    const struct {
+        double stray;
+        int other_leaf, tie;
+        size_t warned;
+        const char *why;
+    } c[] = {
+        { 1.0, 0, 0, 1, "at the boundary (1.0 us, within the band): no vote, n1/rail1 warned" },
+        { 1.0 / 1.15, 0, 0, 0,
+          "at the band's lower edge exactly: near, they agree, nothing warned" },
+        { 1.15, 1, 0, 0, "at its upper edge exactly (peers of the other leaf): far, they agree" },
+        { 1.1, 1, 0, 1, "inside its upper edge: no vote, n1/rail1 warned" },
+        { 0, 0, 0, 1, "reading 0 (not measured): no vote, n1/rail1 warned" },
+        { 0.9, 0, 1, 1,
+          "two gaps of 4 (0.5 to 2.0, 0.55 to 2.2): the first is the boundary, 0.9 within its "
+          "band: no vote, n1/rail1 warned" },
+        { 0.9, 0, 0, 1, "...0.9 with one gap: the same" },
+        { 0.85, 0, 1, 0, "...0.85, below the band: near, they agree, nothing warned" },
+    };
+
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        size_t nw = band_case(c[i].stray, c[i].other_leaf, c[i].tie, &what);
+        ok(nw == c[i].warned && (!nw || !strcmp(what, "n1/rail1")),
+           "leaf band: 4 peers at %.4g us %s (%zu, %s)", c[i].stray, c[i].why, nw, nw ? what : "");
+    }
+}
+
 /* Each rule at its edges, and the links each of its loops may look at: a pair whose second end
  * is the first node, figures at their limits exactly, links of other rails and of other nodes
  * that must not clear a port, a partner's link in either direction. */
@@ -304,6 +724,30 @@ static void rule_edges(void)
                 v[i].bw_gbps = .95;
         is_str(said(v, k, 8, 3, NULL, TOPO_SEV_FAIL, "fabric.spine", "spine layer"), "none",
                "spine: two: not named (each is its pair's)");
+        /* a slow path is far when its latency is past 1.15 times the boundary (here 4 us: 2 and
+         * 8 us): a fourth slow path at 4.6 us exactly is no spine's evidence, and stops the
+         * three; at 4.61 us it is the fourth (its host waited: its latency left the boundary
+         * alone, its bandwidth is still judged) */
+        for (int g = 0; g < 2; g++) {
+            k = two_leaves(v, 3, 2, 8, 0);
+            for (size_t i = 0; i < k; i++)
+                if (v[i].rail == 0 && v[i].b == v[i].a + 4 && v[i].a < 3)
+                    v[i].bw_gbps = .2;
+                else if (v[i].rail == 0 && v[i].a == 3 && v[i].b == 7) {
+                    v[i].bw_gbps = .2;
+                    v[i].wait_a = 0.1;
+                    v[i].lat_p50_us = v[i].lat_p99_us = g ? 4.61 : 4 * 1.15;
+                }
+            is_str(said(v, k, 8, 3, NULL, TOPO_SEV_FAIL, "fabric.spine", "spine layer"),
+                   g ? "4 slow paths, every one between two leaves (rails 0)" : "none",
+                   "spine: a fourth slow path at %s the boundary: %s",
+                   g ? "4.61 us, past 1.15 times" : "4.6 us, 1.15 times",
+                   g ? "one more" : "not between leaves, no spine");
+        }
+        /* one rail: its leaves part by latency as well, a slow spine layer is named */
+        k = two_leaves(v, 1, 3, 60, 1);
+        is_str(said(v, k, 8, 1, NULL, TOPO_SEV_FAIL, "fabric.spine", "spine layer"),
+               "16 slow paths, every one between two leaves (rails 0)", "spine: one rail: named");
         /* 33 rails, 1 to 32 slow between the leaves: the list of rails is cut, rail 0 is not
          * in it, and rail 32 (past the 32 the list tells) adds nothing */
         k = two_leaves(v, 33, 3, 60, ~1ull & ((1ull << 33) - 1));
@@ -628,6 +1072,26 @@ int main(void)
     is_str(fails(x, 8, 4, 2, NULL, expect), "link.bandwidth n2/rail1", "degraded port localized");
     is_str(fails(x, 8, 4, 2, NULL, NULL), "link.bandwidth n2/rail1",
            "degraded port localized without a map (fleet median)");
+    x[1].bw_gbps = x[5].bw_gbps = 0.75; /* without a map the floor is 80% of the median, 0.76 */
+    is_str(fails(x, 8, 4, 2, NULL, NULL), "link.bandwidth n2/rail1",
+           "without a map: 0.75 Gb/s, under 80%% of the rail's 0.95: named");
+    x[1].bw_gbps = x[5].bw_gbps = 0.77;
+    is_str(fails(x, 8, 4, 2, NULL, NULL), "", "without a map: ...0.77 Gb/s, over it: fine");
+    /* the rail's median is each port's best: n4's, which moved nothing (0 Gb/s with both
+     * partners), counts too: 0, 0.78, 1 and 1 make 0.89, so n2-n3's 0.78 clears 80% of it */
+    memcpy(x, h, sizeof(x));
+    x[0].bw_gbps = 1;                /* n1-n2 rail 0 */
+    x[4].bw_gbps = 0.78;             /* n2-n3 rail 0 */
+    x[2].bw_gbps = x[6].bw_gbps = 0; /* n3-n4 and n4-n1 rail 0 */
+    is_str(fails(x, 8, 4, 2, NULL, NULL), "link.bandwidth n4/rail0",
+           "without a map: a port at 0 Gb/s counts in the median: n4 alone named");
+    /* a link whose rank died is no yardstick, whatever figure it holds */
+    memcpy(x, h, sizeof(x));
+    x[0].bw_gbps = 5;
+    x[0].rank_failed = 1;
+    ok(strstr(fails(x, 8, 4, 2, NULL, NULL), "link.") == NULL,
+       "without a map: a dead rank's link at 5 Gb/s moves no floor (%s)",
+       fails(x, 8, 4, 2, NULL, NULL));
     memcpy(x, h, sizeof(x));
     x[2] = L(0, 0, 2, 3, -1);
     x[4] = L(1, 0, 1, 2, -1); /* n3 rail 0 reaches nobody */
@@ -1061,13 +1525,7 @@ int main(void)
             size_t nb = 64 * 63 / 2 * 3, kb = 0;
             struct fabric_link *big = calloc(nb, sizeof(*big));
             struct fabric_port bports[64 * 3];
-            char *names64[64];
-            char nbuf[64][8];
             int strays = 0;
-            for (int i = 0; i < 64; i++) {
-                snprintf(nbuf[i], sizeof(nbuf[i]), "n%d", i + 1);
-                names64[i] = nbuf[i];
-            }
             for (int i = 0; i < 64 * 3; i++)
                 bports[i].carrier = 1;
             for (int a = 0; a < 64; a++)
@@ -1084,9 +1542,8 @@ int main(void)
                         }
                         kb++;
                     }
-            struct fabric_input in = {
-                64, 3, names64, bports, NULL, big, kb, NULL, 0, NULL, 0, 0, 0
-            };
+            struct fabric_input in = { 64,   3, names64(), bports, NULL, big, kb,
+                                       NULL, 0, NULL,      0,      0,    0 };
             memset(&f, 0, sizeof(f));
             fabric_analyze(&in, &f);
             nw = warnings(&f, &what);
@@ -1267,6 +1724,14 @@ int main(void)
             x[4].wire_bytes = 1004000; /* 99.6% delivered: within the default, clean enough */
             is_str(fails_in(&in), "link.bandwidth n4/rail0",
                    "...and where it resent 0.4%%, within the default limit: n4 named");
+            x[4].wire_bytes = 1000000;
+            x[4].bytes = 995000; /* 99.5% delivered: the default limit itself, clean enough */
+            is_str(fails_in(&in), "link.bandwidth n4/rail0",
+                   "...and where it delivered 99.5%%, the default limit exactly: n4 named");
+            x[4].bytes = 994999;
+            is_str(fails_in(&in), "link.path n3<->n4/rail0",
+                   "...and where it delivered 99.4999%%, just under it: the pair");
+            x[4].bytes = 1000000;
             x[4].wire_bytes = 1006000; /* 99.4%: past the default, within the map's */
             is_str(fails_in(&in), "link.path n3<->n4/rail0",
                    "...and where it resent 0.6%%, past the default limit: the pair");
@@ -1406,6 +1871,18 @@ int main(void)
                 o[i].bw_gbps = 0.6; /* n5: above the floor, 37% below the others */
         is_str(fails(o, n, 8, 1, NULL, lo), "link.outlier n5/rail0",
                "a port that clears the floor but lags the rail: link.outlier (a warning)");
+        {
+            /* a link of n5's that failed after it moved data at full speed: a failure's
+             * figure is not the port's best */
+            struct fabric_link of[17];
+            memcpy(of, o, sizeof(o));
+            of[16] = L(2, 0, 4, 0, 0.95);
+            of[16].ok = 0;
+            strcpy(of[16].error, "connection reset by peer");
+            ok(strstr(fails(of, 17, 8, 1, NULL, lo), "link.outlier n5/rail0") != NULL,
+               "...with a failed link of 0.95 Gb/s beside: still an outlier (%s)",
+               fails(of, 17, 8, 1, NULL, lo));
+        }
         for (size_t i = 0; i < n; i++)
             if (o[i].a == 4 || o[i].b == 4)
                 o[i].bw_gbps = 0.8; /* 16% below: within 20% of the median */
@@ -1516,6 +1993,15 @@ int main(void)
         memcpy(x, h, sizeof(x));
         x[2].errors_a = x[2].errors_b = -1;
         is_str(fails(x, 8, 4, 2, NULL, expect), "", "link.errors: counters unknown: no finding");
+        x[2].errors_a = 1; /* one error on n3, n4's counters unknown: 1 and 0, each where it is */
+        is_str(said(x, 8, 4, 2, expect, TOPO_SEV_WARN, "link.errors", "n3<->n4/rail0"),
+               "1 errors/drops on n3, 0 on n4 during the test",
+               "link.errors: one error on the sending end, the other's unknown: 1 and 0");
+        x[2].errors_a = -1;
+        x[2].errors_b = 1;
+        is_str(said(x, 8, 4, 2, expect, TOPO_SEV_WARN, "link.errors", "n3<->n4/rail0"),
+               "0 errors/drops on n3, 1 on n4 during the test",
+               "link.errors: ...on the receiving end, the sender's unknown: 0 and 1");
     }
     { /* TCP's wire: what arrived and what was resent for loss; a resend the receiver already
        * had (D-SACK: the sender's timer fired early on a starved host) was not lost */
@@ -1543,5 +2029,11 @@ int main(void)
         is_int(fabric_tcp_wire_bytes(24000000, &c), -1, "wire: resent bytes unknown");
     }
     rule_edges();
+    leaf_band_edges();
+    leaf_few_edges();
+    leaf_rails_edges();
+    host_edges();
+    suspect_edges();
+    outlier_edges();
     return done_testing();
 }
