@@ -276,3 +276,10 @@ int fabric_schedule_validate(const struct fabric_schedule *s, int nodes, ry_erro
         errno = EINVAL;
     return rc;
 }
+
+int fabric_pair_measured(const unsigned char *unreached, const int *lost, int a, int b)
+{
+    if (unreached && (unreached[a] || unreached[b]))
+        return 0;
+    return !lost || (!lost[a] && !lost[b]);
+}

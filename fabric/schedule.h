@@ -51,4 +51,10 @@ void fabric_schedule_free(struct fabric_schedule *s);
 /* Check the invariants: nodes in range, no node twice in a round, no pair twice. 0 or -1. */
 int fabric_schedule_validate(const struct fabric_schedule *s, int nodes, ry_error_t *err);
 
+/* Whether a scheduled link between world ranks a and b is measured: not where either end's rank
+ * reaches no rank over MPI (unreached) or was lost in an earlier round (lost, its results not in
+ * by the round's deadline): the link fails unmeasured and its partner idles, rather than wait
+ * out the round for a peer that does not answer. Either array may be NULL (none). */
+int fabric_pair_measured(const unsigned char *unreached, const int *lost, int a, int b);
+
 #endif

@@ -1179,8 +1179,8 @@ static void task_of(const struct run *r, size_t round, int k, struct go_msg *g)
         if (rd->pairs[i].a == node || rd->pairs[i].b == node) {
             int peer = rd->pairs[i].a == node ? rd->pairs[i].b : rd->pairs[i].a;
             int pk = r->rank_of[peer * r->rails + rail];
-            /* a link with an end that reaches no rank over MPI is failed unmeasured */
-            if (r->unreached && (r->unreached[k] || r->unreached[pk]))
+            /* an end unreached over MPI or lost earlier: failed unmeasured, its partner idles */
+            if (!fabric_pair_measured(r->unreached, r->rank_lost, k, pk))
                 break;
             g->role = rd->pairs[i].a == node ? ROLE_SEND : ROLE_RECV;
             g->peer = peer;

@@ -25,8 +25,24 @@ static int pairs_each(const struct fabric_schedule *s, int nodes, int times)
     return ok;
 }
 
+/* a link's measurement with either end unreached over MPI or lost in an earlier round */
+static void pair_measured(void)
+{
+    const unsigned char none_u[4] = { 0 }, unr[4] = { 0, 0, 1, 0 };
+    const int none_l[4] = { 0 }, lost[4] = { 0, 1, 0, 0 };
+
+    ok(fabric_pair_measured(NULL, NULL, 0, 3), "pair: nothing unreached or lost: measured");
+    ok(fabric_pair_measured(none_u, none_l, 0, 3), "pair: ...arrays of none: measured");
+    ok(!fabric_pair_measured(unr, NULL, 2, 3) && !fabric_pair_measured(unr, NULL, 3, 2),
+       "pair: an end unreached, first or second: unmeasured");
+    ok(!fabric_pair_measured(NULL, lost, 1, 3) && !fabric_pair_measured(none_u, lost, 3, 1),
+       "pair: an end lost, first or second: unmeasured");
+    ok(fabric_pair_measured(unr, lost, 0, 3), "pair: two other ranks unreached and lost: measured");
+}
+
 int main(void)
 {
+    pair_measured();
     struct fabric_schedule s;
     ry_error_t err;
     int all_ok = 1, rounds_ok = 1, valid_ok = 1;
