@@ -562,7 +562,8 @@ static void judge_value(struct judge *j, const struct topo_bw_capture *c, const 
         size_t ol = strlen(obs);
         snprintf(obs + ol, sizeof(obs) - ol, " through %s", j->node->nics[v->nic1 - 1].name);
     }
-    /* (b) the map's floors and ceilings; a floor takes the place of the links' bound */
+    /* (b) the map's floors and ceilings; a floor takes the place of the links' bound (a
+     * ceiling judges a latency, which has none) */
     t = -1;
     if (j->th && (mk = map_key(c, v)) >= 0 &&
         (t = *mk_field((struct map_thresholds *)j->th, mk)) > 0) {
@@ -579,8 +580,6 @@ static void judge_value(struct judge *j, const struct topo_bw_capture *c, const 
                       "copy's bytes read and written: the map's figure is bytes copied, half)"
                     : "beyond what the map's golden node measured for this node type");
         }
-        if (mk_ceiling(mk))
-            t = -1; /* a ceiling does not replace the bound of the links */
     }
     /* (a) the bound of the links */
     if (t > 0) {
@@ -775,16 +774,18 @@ void topo_bw_judge(const struct topo_node *node, const char *host, const struct 
     for (size_t i = 0; i < j.n; i++)
         topo_findings_add(out, j.v[i].sev, j.v[i].check, j.v[i].subject, j.v[i].expected,
                           j.v[i].observed, j.v[i].hint[0] ? j.v[i].hint : NULL);
+    /* a check that judged figures and found none low passes */
     for (int k = 0; bw_checks[k]; k++) {
         size_t bad = 0;
         if (!j.judged[k])
             continue;
         for (size_t i = 0; i < j.n; i++)
             bad += !strcmp(j.v[i].check, bw_checks[k]);
-        snprintf(obs, sizeof(obs), "%d figure%s judged, %zu GPU%s or pair%s low", j.judged[k],
-                 j.judged[k] == 1 ? "" : "s", bad, bad == 1 ? "" : "s", bad == 1 ? "" : "s");
-        if (!bad)
-            topo_findings_add(out, TOPO_SEV_OK, bw_checks[k], host, NULL, obs, NULL);
+        if (bad)
+            continue;
+        snprintf(obs, sizeof(obs), "%d figure%s judged, 0 GPUs or pairs low", j.judged[k],
+                 j.judged[k] == 1 ? "" : "s");
+        topo_findings_add(out, TOPO_SEV_OK, bw_checks[k], host, NULL, obs, NULL);
     }
     free(j.v);
 }

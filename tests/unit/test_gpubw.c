@@ -55,6 +55,22 @@ static void judge(struct topo_node *node, const struct map_thresholds *th, struc
     topo_findings_free(&f);
 }
 
+/* the observed text of check's finding of severity sev, or "none" */
+static const char *text_of(struct topo_node *node, const struct map_thresholds *th,
+                           enum topo_sev sev, const char *check)
+{
+    static char buf[240];
+    struct topo_findings f = { 0 };
+
+    topo_bw_judge(node, "node", th, &f);
+    snprintf(buf, sizeof(buf), "none");
+    for (size_t i = 0; i < f.n; i++)
+        if (f.v[i].sev == sev && !strcmp(f.v[i].check, check))
+            snprintf(buf, sizeof(buf), "%s", f.v[i].observed ? f.v[i].observed : "");
+    topo_findings_free(&f);
+    return buf;
+}
+
 static const struct topo_bw *find(const struct topo_bw_capture *c, enum topo_bw_kind k, int a,
                                   int b)
 {
@@ -624,6 +640,19 @@ static struct topo_node *nvlinked(const char *model)
     return nvlinked_by(model, 12);
 }
 
+/* two GPUs of a model, listed, without NVLink, each on its own Gen1 x1 link (0.25 GB/s) */
+static struct topo_node *gen1_pair(const char *model)
+{
+    struct topo_node *n = nvlinked_by(model, 0);
+
+    for (int i = 0; i < 2; i++) {
+        n->gpus[i].loc.up = -1;
+        n->gpus[i].link.cur_gen = n->gpus[i].link.max_gen = 1;
+        n->gpus[i].link.cur_width = n->gpus[i].link.max_width = 1;
+    }
+    return n;
+}
+
 /* a peer figure of gpu0->gpu1 that has no bound to be judged by: neither failed nor passed,
  * and said so */
 static void unbounded_pair(struct topo_node *n, double v, const char *why)
@@ -691,6 +720,15 @@ static void rules(void)
     n->bw[0]->v[0].value = 50.5;
     judge(n, &th, &j);
     ok(!j.nfail && j.nok == 1, "the map's h2d_gbps 50: 50.5 passes");
+    /* a floor of 0 in the map sets none: the link's bound judges, once */
+    th.h2d_gbps = 0;
+    n->bw[0]->v[0].value = 22.0;
+    judge(n, &th, &j);
+    is_str(j.fails, "gpu.pcie.bw node/gpu0", "the map's h2d_gbps 0: the link's bound, 22.0 fails");
+    n->bw[0]->v[0].value = 22.1;
+    is_str(text_of(n, &th, TOPO_SEV_OK, "gpu.pcie.bw"), "1 figure judged, 0 GPUs or pairs low",
+           "the map's h2d_gbps 0: ...22.1 passes, one figure judged");
+    th.h2d_gbps = 50;
     topo_node_destroy(n);
 
     /* NVLink-C2C: 450 GB/s each way, also where the node's topology shows the GPU on a Gen5
@@ -712,22 +750,22 @@ static void rules(void)
     /* a GPU of compute capability 10.3 that the topology shows with NVLink-C2C links and a Gen5
      * x16 PCIe link (NCCL's GB300): its host path is C2C, of a rate the capability does not
      * give; the capture's model, where it names one, does */
-    for (int named = 0; named < 2; named++) {
+    for (int named = 0; named < 3; named++) {
         struct topo_gpu *g;
-        n = synthetic(named ? "NVIDIA GB300" : NULL, 1);
+        n = synthetic(named == 1 ? "NVIDIA GB300" : NULL, 1);
         g = listed_gpu(n, 5, 16);
         g->sm = 103;
-        g->c2c_links = 5;
+        g->c2c_links = named == 2 ? 1 : 5; /* (2: one C2C link is C2C as well) */
         put(n, TOPO_BW_H2D, 0, -1, 100, "h2d");
         judge(n, NULL, &j);
-        if (named)
+        if (named == 1)
             is_str(j.fails, "gpu.pcie.bw node/gpu0",
                    "sm 103 over C2C, the capture naming a GB300: H2D 100 GB/s below 0.70 x 450");
         else
             ok(!j.nfail && !j.nok && j.nunjudged == 1,
-               "sm 103 over C2C, no model named: H2D 100 GB/s not judged against the PCIe link "
-               "(%s)",
-               j.fails);
+               "sm 103 over %d C2C link%s, no model named: H2D 100 GB/s not judged against the "
+               "PCIe link (%s)",
+               g->c2c_links, g->c2c_links == 1 ? "" : "s", j.fails);
         topo_node_destroy(n);
     }
     /* a model the node names is not replaced by the capture's */
@@ -751,6 +789,9 @@ static void rules(void)
     n->bw[0]->v[5].value = 19.4;
     judge(n, NULL, &j);
     is_str(j.fails, "gpu.pcie.bw node/gpu5", "... one at 19.4: below 0.75 x the median, named");
+    n->bw[0]->v[5].value = 19.5;
+    judge(n, NULL, &j);
+    ok(!j.nfail, "... one at 19.5, 0.75 x the median exactly: passes (%s)", j.fails);
     topo_node_destroy(n);
 
     /* two GPUs are too few to have a median that judges */
@@ -769,6 +810,16 @@ static void rules(void)
     n->bw[0]->v[0].value = 209;
     judge(n, NULL, &j);
     is_str(j.fails, "gpu.p2p.bw node/gpu0-gpu1", "A100 NV12 pair at 209 GB/s: below 0.70 x 300");
+    /* both ways at once: twice the bound, 420 */
+    put(n, TOPO_BW_P2P_BIDIR, 0, 1, 421, "bidir");
+    n->bw[0]->v[0].value = 211;
+    judge(n, NULL, &j);
+    ok(!j.nfail, "A100 NV12 pair both ways at 421 GB/s: above 0.70 x 2 x 300 (%s)", j.fails);
+    n->bw[0]->v[1].value = 419;
+    judge(n, NULL, &j);
+    is_str(j.fails, "gpu.p2p.bw node/gpu0-gpu1",
+           "A100 NV12 pair both ways at 419 GB/s: below 0.70 x 2 x 300");
+    n->bw[0]->v[1].value = 421;
     /* no peer access on a pair that shares NVLinks fails */
     n->bw[0]->peer[0 * 2 + 1] = 0;
     n->bw[0]->peer[1 * 2 + 0] = 1;
@@ -795,6 +846,18 @@ static void rules(void)
     judge(n, NULL, &j);
     ok(j.nunjudged == 1, "a pair's bidirectional copy and a local one: the pair's note only (%zu)",
        j.nunjudged);
+    topo_node_destroy(n);
+
+    /* two GPUs on Gen1 x1 links and no NVLink: a peer copy both ways is bound by twice the
+     * slower link, 0.5 GB/s, floor 0.50: 0.25 (a bound under 1 GB/s is doubled too) */
+    n = gen1_pair("NVIDIA A100-SXM4-80GB");
+    put(n, TOPO_BW_P2P_BIDIR, 0, 1, 0.26, "bidir");
+    judge(n, NULL, &j);
+    ok(!j.nfail && j.nok == 1, "a pair both ways at 0.26 GB/s over Gen1 x1 links: passes (%s)",
+       j.fails);
+    n->bw[0]->v[0].value = 0.2;
+    judge(n, NULL, &j);
+    is_str(j.fails, "gpu.p2p.bw node/gpu0-gpu1", "...at 0.2 GB/s: below 0.50 x 2 x 0.25, fails");
     topo_node_destroy(n);
 
     /* a host link below 1 GB/s is still a bound: Gen1 x1 (0.25 GB/s), floor 0.70: 0.175 */
@@ -877,12 +940,7 @@ static void rules(void)
     topo_node_destroy(n);
 
     /* a PCIe pair on Gen1 x1 links (0.25 GB/s): still bounded, 0.50 x 0.25 */
-    n = nvlinked_by("NVIDIA GeForce RTX 4090", 0);
-    for (int i = 0; i < 2; i++) {
-        n->gpus[i].loc.up = -1;
-        n->gpus[i].link.cur_gen = n->gpus[i].link.max_gen = 1;
-        n->gpus[i].link.cur_width = n->gpus[i].link.max_width = 1;
-    }
+    n = gen1_pair("NVIDIA GeForce RTX 4090");
     put(n, TOPO_BW_P2P, 0, 1, 0.1, "p2p");
     judge(n, NULL, &j);
     is_str(j.fails, "gpu.p2p.bw node/gpu0-gpu1",
@@ -972,6 +1030,28 @@ static void rules(void)
     n->bw[0]->v[1].value = 15.9;
     judge(n, NULL, &j);
     is_str(j.fails, "gpu.p2p.bw node/gpu0-gpu1", "peer copies at 15.9 against 20: fails");
+    /* peer access known one way only: the way that has none is said */
+    n->bw[0]->peer[0 * 2 + 1] = 0;
+    n->bw[0]->peer[1 * 2 + 0] = -1;
+    judge(n, NULL, &j);
+    is_str(j.warns, "gpu.p2p.access node/gpu0-gpu1",
+           "peer access refused from gpu0, not known from gpu1: a warning");
+    ok(strstr(text_of(n, NULL, TOPO_SEV_WARN, "gpu.p2p.access"), "from the lower GPU") != NULL,
+       "...from the lower GPU: %s", text_of(n, NULL, TOPO_SEV_WARN, "gpu.p2p.access"));
+    n->bw[0]->peer[0 * 2 + 1] = 1;
+    n->bw[0]->peer[1 * 2 + 0] = 0;
+    ok(strstr(text_of(n, NULL, TOPO_SEV_WARN, "gpu.p2p.access"), "from the higher GPU") != NULL,
+       "...refused from gpu1, granted from gpu0: from the higher GPU: %s",
+       text_of(n, NULL, TOPO_SEV_WARN, "gpu.p2p.access"));
+    n->bw[0]->peer[1 * 2 + 0] = -1;
+    n->bw[0]->peer[0 * 2 + 1] = 1;
+    is_str(text_of(n, NULL, TOPO_SEV_OK, "gpu.p2p.access"), "1 figure judged, 0 GPUs or pairs low",
+           "...granted from gpu0, not known from gpu1: judged, fine");
+    n->bw[0]->peer[0 * 2 + 1] = n->bw[0]->peer[1 * 2 + 0] = -1;
+    n->bw[0]->v[1].value = 15.9;
+    n->bw[0]->v[1].value = 16;
+    judge(n, NULL, &j);
+    ok(!j.nfail, "peer copies at 16, 0.80 x 20 exactly: passes (%s)", j.fails);
     topo_node_destroy(n);
 
     /* latency: the ceiling, and the siblings (3 x median, at least median + 5 us) */
@@ -982,6 +1062,9 @@ static void rules(void)
     n->bw[0]->v[0].value = 1001;
     judge(n, NULL, &j);
     is_str(j.fails, "gpu.p2p.latency node/gpu0-gpu1", "one pair at 1001 us: over the ceiling");
+    n->bw[0]->v[0].value = 1000;
+    judge(n, NULL, &j);
+    ok(!j.nfail && j.nok == 1, "one pair at 1000 us, the ceiling exactly: passes (%s)", j.fails);
     topo_node_destroy(n);
     n = synthetic(NULL, 4);
     for (int a = 0; a < 4; a++)
@@ -995,6 +1078,11 @@ static void rules(void)
             n->bw[0]->v[i].value = 9.1;
     judge(n, NULL, &j);
     is_str(j.fails, "gpu.p2p.latency node/gpu2-gpu3", "... and one at 9.1: over 3 x the median");
+    /* latencies below the tool's resolution (0.00): a median of 0 judges nothing */
+    for (size_t i = 0; i < n->bw[0]->n; i++)
+        n->bw[0]->v[i].value = n->bw[0]->v[i].a == 2 && n->bw[0]->v[i].b == 3 ? 6 : 0;
+    judge(n, NULL, &j);
+    ok(!j.nfail, "11 pairs at 0.00 us and one at 6: no median to judge by, passes (%s)", j.fails);
     topo_node_destroy(n);
 }
 
@@ -1040,6 +1128,11 @@ static void map_rules(void)
     is_str(j.fails,
            "gpu.l2.latency node/gpu0;gpu.launch.latency node/gpu1;gpu.p2p.latency node/gpu0-gpu1",
            "each latency over its ceiling fails its own check");
+    n->bw[0]->v[0].value = 0.2;
+    n->bw[0]->v[1].value = 8;
+    n->bw[0]->v[2].value = 4;
+    judge(n, &th, &j);
+    ok(!j.nfail, "each latency at its ceiling exactly passes (%s)", j.fails);
     /* a pair without peer access goes through the host: not the peer ceiling's */
     topo_bw_capture_gpu(n->bw[0], 1);
     n->bw[0]->peer[0 * 2 + 1] = n->bw[0]->peer[1 * 2 + 0] = 0;
@@ -1145,6 +1238,10 @@ static void gdr_rules(void)
         j.fails, "gpu.gdr.bw node/gpu0",
         "GPU memory 37.5 against host memory's 47 through the same NIC: fails (GPUDirect slower)");
     ok(strstr(j.fails, "nic.loopback.bw") == NULL, "... and the host loop itself passes");
+    n->bw[0]->v[0].value = 37.6;
+    judge(n, NULL, &j);
+    ok(!j.nfail, "GPU memory at 37.6, 0.80 x 47 exactly: passes (%s)", j.fails);
+    n->bw[0]->v[0].value = 37.5;
     n->bw[0]->v[1].value = 30;
     judge(n, NULL, &j);
     is_str(j.fails, "nic.loopback.bw node/gpu0",
