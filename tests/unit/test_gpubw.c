@@ -720,6 +720,12 @@ static void rules(void)
     n->bw[0]->v[0].value = 50.5;
     judge(n, &th, &j);
     ok(!j.nfail && j.nok == 1, "the map's h2d_gbps 50: 50.5 passes");
+    /* a floor under 1 GB/s is a floor too: it, not the link's bound, judges */
+    th.h2d_gbps = 0.5;
+    n->bw[0]->v[0].value = 1;
+    judge(n, &th, &j);
+    ok(!j.nfail && j.nok == 1, "the map's h2d_gbps 0.5: 1 GB/s passes, the link's bound aside (%s)",
+       j.fails);
     /* a floor of 0 in the map sets none: the link's bound judges, once */
     th.h2d_gbps = 0;
     n->bw[0]->v[0].value = 22.0;
@@ -794,6 +800,15 @@ static void rules(void)
     ok(!j.nfail, "... one at 19.5, 0.75 x the median exactly: passes (%s)", j.fails);
     topo_node_destroy(n);
 
+    /* three GPUs are the fewest whose median judges */
+    n = synthetic(NULL, 3);
+    put(n, TOPO_BW_H2D, 0, -1, 26, "h2d");
+    put(n, TOPO_BW_H2D, 1, -1, 26, "h2d");
+    put(n, TOPO_BW_H2D, 2, -1, 19.4, "h2d");
+    judge(n, NULL, &j);
+    is_str(j.fails, "gpu.pcie.bw node/gpu2", "three GPUs at 26, 26 and 19.4: the third named");
+    topo_node_destroy(n);
+
     /* two GPUs are too few to have a median that judges */
     n = synthetic(NULL, 2);
     put(n, TOPO_BW_H2D, 0, -1, 26, "h2d");
@@ -820,7 +835,14 @@ static void rules(void)
     is_str(j.fails, "gpu.p2p.bw node/gpu0-gpu1",
            "A100 NV12 pair both ways at 419 GB/s: below 0.70 x 2 x 300");
     n->bw[0]->v[1].value = 421;
-    /* no peer access on a pair that shares NVLinks fails */
+    /* no peer access on a pair that shares NVLinks fails; where the node's topology does not
+     * list the capture's gpu1, the NVLinks are not known to be the pair's: a warning */
+    n->bw[0]->node_gpu[1] = -1;
+    n->bw[0]->peer[0 * 2 + 1] = 0;
+    judge(n, NULL, &j);
+    ok(!strstr(j.fails, "gpu.p2p.access") && strstr(j.warns, "gpu.p2p.access node/gpu0-gpu1"),
+       "no peer access, gpu1 not the node's: a warning, not a failure (%s; %s)", j.fails, j.warns);
+    n->bw[0]->node_gpu[1] = 1;
     n->bw[0]->peer[0 * 2 + 1] = 0;
     n->bw[0]->peer[1 * 2 + 0] = 1;
     judge(n, NULL, &j);
@@ -1047,7 +1069,12 @@ static void rules(void)
     n->bw[0]->peer[0 * 2 + 1] = 1;
     is_str(text_of(n, NULL, TOPO_SEV_OK, "gpu.p2p.access"), "1 figure judged, 0 GPUs or pairs low",
            "...granted from gpu0, not known from gpu1: judged, fine");
-    n->bw[0]->peer[0 * 2 + 1] = n->bw[0]->peer[1 * 2 + 0] = -1;
+    n->bw[0]->peer[0 * 2 + 1] = -1;
+    n->bw[0]->peer[1 * 2 + 0] = 0;
+    ok(strstr(text_of(n, NULL, TOPO_SEV_WARN, "gpu.p2p.access"), "from the higher GPU") != NULL,
+       "...refused from gpu1, not known from gpu0: from the higher GPU: %s",
+       text_of(n, NULL, TOPO_SEV_WARN, "gpu.p2p.access"));
+    n->bw[0]->peer[1 * 2 + 0] = -1;
     n->bw[0]->v[1].value = 15.9;
     n->bw[0]->v[1].value = 16;
     judge(n, NULL, &j);
@@ -1078,6 +1105,12 @@ static void rules(void)
             n->bw[0]->v[i].value = 9.1;
     judge(n, NULL, &j);
     is_str(j.fails, "gpu.p2p.latency node/gpu2-gpu3", "... and one at 9.1: over 3 x the median");
+    /* a median under 1 us judges too: 11 pairs at 0.5 us, one at 5.6 (over the median + 5) */
+    for (size_t i = 0; i < n->bw[0]->n; i++)
+        n->bw[0]->v[i].value = n->bw[0]->v[i].a == 2 && n->bw[0]->v[i].b == 3 ? 5.6 : 0.5;
+    judge(n, NULL, &j);
+    is_str(j.fails, "gpu.p2p.latency node/gpu2-gpu3",
+           "11 pairs at 0.5 us and one at 5.6: over the median + 5, fails");
     /* latencies below the tool's resolution (0.00): a median of 0 judges nothing */
     for (size_t i = 0; i < n->bw[0]->n; i++)
         n->bw[0]->v[i].value = n->bw[0]->v[i].a == 2 && n->bw[0]->v[i].b == 3 ? 6 : 0;
