@@ -179,9 +179,11 @@ size_t topo_findings_reason(const struct topo_findings *f, const char *node, int
         subject += hl + 1; /* Slurm shows the node already */
     if (count > 1)
         snprintf(more, sizeof(more), " +%zu", count - 1);
-    if (snprintf(line, sizeof(line) - strlen(more), "%s%s %s %s%s%s", prefix, x->check,
-                 strcmp(subject, node) ? subject : "", x->observed ? x->observed : "",
-                 x->expected ? " exp " : "",
+    /* (the subject left out where it is the node itself, with its space) */
+    if (!strcmp(subject, node))
+        subject = "";
+    if (snprintf(line, sizeof(line) - strlen(more), "%s%s %s%s%s%s%s", prefix, x->check, subject,
+                 *subject ? " " : "", x->observed ? x->observed : "", x->expected ? " exp " : "",
                  x->expected ? x->expected : "") >= (int)(sizeof(line) - strlen(more))) {
         /* too long: the expected value goes first (a cut one says nothing), then the cut word */
         char *exp = strstr(line, " exp "), *gap = strrchr(line, ' ');

@@ -1979,6 +1979,19 @@ int main(void)
         is_str(buf, "railyard: fabric rail.cabling rail0 link up, reaches none of its rail's peers",
                "reason: cut at 80 characters at a word gap, not inside a word");
         topo_findings_free(&f);
+        /* a subject that is the node, or one that only begins with its name, keeps its text */
+        memset(&f, 0, sizeof(f));
+        topo_findings_add(&f, TOPO_SEV_FAIL, "rank.failed", "n1", "finished", "died or hung", NULL);
+        topo_findings_reason(&f, "n1", 1, "railyard: fabric ", buf, sizeof(buf));
+        is_str(buf, "railyard: fabric rank.failed died or hung exp finished",
+               "reason: a subject that is the node itself: no subject said");
+        topo_findings_free(&f);
+        memset(&f, 0, sizeof(f));
+        topo_findings_add(&f, TOPO_SEV_FAIL, "link.path", "n10<->n3/rail0", NULL, "0.1 Gb/s", NULL);
+        topo_findings_reason(&f, "n1", 0, "railyard: fabric ", buf, sizeof(buf));
+        is_str(buf, "railyard: fabric link.path n10<->n3/rail0 0.1 Gb/s",
+               "reason: n1's, of n10's pair: the subject whole");
+        topo_findings_free(&f);
     }
     { /* link.errors: an end's interface counted errors or drops while the link ran (either end,
        * a link that carried traffic; unknown counters are no errors) */
