@@ -1979,6 +1979,17 @@ int main(void)
         is_str(buf, "railyard: fabric rail.cabling rail0 link up, reaches none of its rail's peers",
                "reason: cut at 80 characters at a word gap, not inside a word");
         topo_findings_free(&f);
+        /* too long without an expected value: cut at the last word gap */
+        memset(&f, 0, sizeof(f));
+        topo_findings_add(&f, TOPO_SEV_FAIL, "link.bandwidth", "n2/rail1", NULL,
+                          "0.05 Gb/s with every partner while the other ports of its rail were "
+                          "fine throughout",
+                          NULL);
+        topo_findings_reason(&f, "n2", 1, "railyard: fabric ", buf, sizeof(buf));
+        is_str(buf, "railyard: fabric link.bandwidth rail1 0.05 Gb/s with every partner while the",
+               "reason: no expected value, too long: cut at a word gap (%zu characters)",
+               strlen(buf));
+        topo_findings_free(&f);
         /* a subject that is the node, or one that only begins with its name, keeps its text */
         memset(&f, 0, sizeof(f));
         topo_findings_add(&f, TOPO_SEV_FAIL, "rank.failed", "n1", "finished", "died or hung", NULL);
