@@ -227,7 +227,7 @@ struct matrix {
 /* Read one matrix row into the capture. Returns 1 a row, 0 not a row, -1 an error. */
 static int matrix_row(struct reader *r, struct topo_bw_capture *c, struct matrix *m, char *line)
 {
-    char tmp[8192], *tok[MAX_COLS + 2];
+    char tmp[8192], *tok[MAX_COLS + 2] = { NULL };
     int n, row;
     char *end;
 

@@ -426,6 +426,82 @@ static void bad_input(void)
     snprintf(text, sizeof(text), "%s", h2d_head);
     bad(topo_nvbandwidth_read, text, ":5:", "before the matrix's first row",
         "nvbandwidth: the file ends after the column header");
+    /* a column header is the GPU numbers in order, whole, at most 256 of them */
+    bad(topo_nvbandwidth_read,
+        "nvbandwidth Version: v0.8\nRunning host_to_device_memcpy_ce.\n"
+        "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n  0   1x   2\n 0  55.1  55.2  55.3\n",
+        ":4:", "column header", "nvbandwidth: a column header whose number has a tail");
+    bad(topo_nvbandwidth_read,
+        "nvbandwidth Version: v0.8\nRunning host_to_device_memcpy_ce.\n"
+        "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n  GPU\n 0  55.1\n",
+        ":4:", "column header", "nvbandwidth: a column header of a label alone");
+    {
+        size_t len = (size_t)snprintf(text, sizeof(text), "%s",
+                                      "nvbandwidth Version: v0.8\nRunning host_to_device_memcpy_ce."
+                                      "\nmemcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n");
+        for (int i = 0; i < 258 && len < sizeof(text) - 8; i++)
+            len += (size_t)snprintf(text + len, sizeof(text) - len, " %d", i);
+        snprintf(text + len, sizeof(text) - len, "\n 0  55.1\n");
+        bad(topo_nvbandwidth_read, text, ":5:", "more or fewer columns",
+            "nvbandwidth: a column header of 258 GPUs (256 the most) is none");
+    }
+    /* the lines nvbandwidth prints about itself are passed over */
+    {
+        char fn[64];
+        ry_error_t e = { "" };
+        struct topo_node *nb = topo_node_create();
+        snprintf(text, sizeof(text),
+                 "nvbandwidth Version: v0.8\nBuilt from Git version: 1a2b3c\n"
+                 "CUDA Runtime Version: 13000\n%s 0     55.1     55.2     55.3\n",
+                 h2d_head + strlen("nvbandwidth Version: v0.8\n"));
+        int rc = write_file(fn, text) == 0 ? topo_nvbandwidth_read(nb, fn, &e) : -1;
+        ok(rc == 0 && nb->nbw == 1 && nb->bw[0]->n == 3,
+           "nvbandwidth: its Git version and CUDA runtime lines passed over (%s)", e.text);
+        unlink(fn);
+        topo_node_destroy(nb);
+    }
+    /* one GPU: matrices of one column, a latency matrix's CPU block too */
+    {
+        char fn[64];
+        ry_error_t e = { "" };
+        struct topo_node *nb = topo_node_create();
+        int rc;
+        snprintf(text, sizeof(text), "%s",
+                 "[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]\n"
+                 "Device: 0, NVIDIA H100 80GB HBM3, pciBusID: 18, pciDeviceID: 0, pciDomainID:0\n"
+                 "\nUnidirectional P2P=Disabled Bandwidth Matrix (GB/s)\n   D\\D     0\n"
+                 "     0 1581.48\n\nP2P=Disabled Latency Matrix (us)\n   GPU     0\n"
+                 "     0   2.50\n\n   CPU     0\n     0   3.10\n");
+        rc = write_file(fn, text) == 0 ? topo_p2p_bandwidth_read(nb, fn, &e) : -1;
+        ok(rc == 0 && nb->nbw == 1 && nb->bw[0]->n == 1,
+           "p2p: one GPU, matrices of one column and a CPU block: read (%zu figures; %s)",
+           rc == 0 && nb->nbw ? nb->bw[0]->n : 0, e.text);
+        unlink(fn);
+        topo_node_destroy(nb);
+    }
+    /* a run that broke off: each way a process says so is kept with its line */
+    {
+        static const char *const how[] = { "Aborted", "Segmentation fault (core dumped)",
+                                           "terminate called after throwing an instance",
+                                           "ASSERT in expression cuMemAlloc failed" };
+        for (size_t i = 0; i < sizeof(how) / sizeof(how[0]); i++) {
+            char fn[64];
+            ry_error_t e = { "" };
+            struct topo_node *nb = topo_node_create();
+            snprintf(text, sizeof(text), "%s 0     55.1     55.2     55.3\n\n%s\n", h2d_head,
+                     how[i]);
+            int rc = write_file(fn, text) == 0 ? topo_nvbandwidth_read(nb, fn, &e) : -1;
+            const char *broke = rc == 0 && nb->nbw == 1 ? nb->bw[0]->broke : NULL;
+            ok(broke && strstr(broke, "line 8"),
+               "nvbandwidth: '%s' after the figures: the run broke off at line 8 (%s)", how[i],
+               broke ? broke : e.text);
+            unlink(fn);
+            topo_node_destroy(nb);
+        }
+    }
+    bad(topo_nvbandwidth_read,
+        "nvbandwidth Version: v0.8\nDevice 256: NVIDIA H100 80GB HBM3 (00000000:34:00)\n",
+        ":2:", "GPU number 256 out of range", "nvbandwidth: Device 256 (one past the last)");
     bad(topo_nvbandwidth_read,
         "nvbandwidth Version: v0.8\nRunning host_to_device_memcpy_ce.\n"
         "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n 0     55.1\n",
