@@ -543,6 +543,10 @@ static void bad_input(void)
         "p2p: a bandwidth matrix that says neither P2P=Enabled nor P2P=Disabled");
     bad(topo_p2p_bandwidth_read,
         "[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]\n"
+        "Device: 256, NVIDIA H100 80GB HBM3, pciBusID: 18, pciDeviceID: 0, pciDomainID:0\n",
+        ":2:", "GPU number 256 out of range", "p2p: a Device line of GPU 256 (one past the last)");
+    bad(topo_p2p_bandwidth_read,
+        "[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]\n"
         "Device=256 CAN Access Peer Device=0\n",
         ":2:", "GPU number out of range", "p2p: a peer access line of GPU 256 (one past the last)");
     bad(topo_p2p_bandwidth_read,
