@@ -11,9 +11,10 @@
 #include "fabric/verbs.h"
 
 /* The verbs transport between the two ends of one rail, without MPI: verbs_pair NETDEV_A
- * NETDEV_B [GID_INDEX [SECONDS [PINGS]]]. A forked child sets up B; the endpoints cross over pipes;
- * A writes to B for SECONDS (B verifies the data), then ping-pongs. Prints "bw_gbps X p50_us Y
- * p99_us Z" or the error, exit 0 or 1. Run by tests/rxe/guest-tests.sh on Soft-RoCE rails. */
+ * NETDEV_B [GID_INDEX [SECONDS [PINGS [QP_TIMEOUT]]]]. A forked child sets up B; the endpoints
+ * cross over pipes; A writes to B for SECONDS (B verifies the data), then ping-pongs (ACK timeout
+ * 4.096 us x 2^QP_TIMEOUT). Prints "bw_gbps X p50_us Y p99_us Z" or the error, exit 0 or 1. Run
+ * by tests/rxe/guest-tests.sh on Soft-RoCE rails. */
 
 static int xfer(int fd, void *buf, size_t len, int writing)
 {
@@ -42,12 +43,15 @@ int main(int argc, char **argv)
     pid_t child;
 
     if (argc < 3) {
-        fprintf(stderr, "usage: verbs_pair NETDEV_A NETDEV_B [GID_INDEX [SECONDS [PINGS]]]\n");
+        fprintf(stderr,
+                "usage: verbs_pair NETDEV_A NETDEV_B [GID_INDEX [SECONDS [PINGS [QP_TIMEOUT]]]]\n");
         return 2;
     }
     fabric_verbs_opts_init(&o);
     if (argc > 3)
         o.gid_index = atoi(argv[3]);
+    if (argc > 6)
+        o.qp_timeout = atoi(argv[6]);
     if (pipe(a2b) < 0 || pipe(b2a) < 0)
         return 2;
     if ((child = fork()) == 0) { /* B: receive, then pong */
