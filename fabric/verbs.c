@@ -751,7 +751,8 @@ static int pingpong(struct verbs_state *st, struct link *l, int iters, int pinge
         if (!pinger)
             while (*slot != (uint64_t)i)
                 if (fabric_now() > deadline)
-                    return ry_errorf(err, "%s: ping %d never arrived", st->where, i);
+                    return ry_errorf(err, "%s: ping %d never arrived before the deadline",
+                                     st->where, i);
         *send = (uint64_t)i;
         /* one write in 8 is signaled and reaped (the send queue must not fill); the others
          * are not waited for, so the round trip is the peer's answer, not an acknowledgement */
@@ -771,7 +772,8 @@ static int pingpong(struct verbs_state *st, struct link *l, int iters, int pinge
         if (pinger) {
             while (*slot != (uint64_t)i)
                 if (fabric_now() > deadline)
-                    return ry_errorf(err, "%s: pong %d never arrived", st->where, i);
+                    return ry_errorf(err, "%s: pong %d never arrived before the deadline",
+                                     st->where, i);
             lat[i - 1] = (fabric_now() - t) / 2 * 1e6;
         }
     }
