@@ -50,7 +50,10 @@ mpi_fabric() { # RUN-DIR [railyard-fabric options]
     # 67 ms ACK timeout: rxe then retransmits and that is what gets measured (seen in CI:
     # duplicate_request +376, 0.03 Gb/s). 268 ms: past the guest's stalls, short enough that a
     # real retransmission (a receiver not ready on send) does not stall the run (1 s did: 0.024)
-    set -- --connect-timeout 30 --qp-timeout 16 "$@"
+    # The round's deadline (duration + 10 s by default) bounds the connection's too, and a guest
+    # starved by its host ran past it in the ping-pong after a read (200 pings at 8 ms each, and
+    # each stall of the guest on top): 45 s, as long as the run under emulation needs
+    set -- --connect-timeout 30 --round-timeout 45 --qp-timeout 16 "$@"
     # a sanitizer build: LeakSanitizer scans Open MPI's mappings for minutes at exit
     export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
     # shellcheck disable=SC2086
