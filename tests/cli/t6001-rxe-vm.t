@@ -45,4 +45,26 @@ is "$rc" 0 "rxe-vm check exits 0"
 # every check ran: passed, or skipped with its reason (a reference tool that gave no figure)
 awk '/^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$/ {s = $1 + $5; f = $3} END {exit !(s == 28 && f == 0)}' "$TMP/out"
 ok $? "the guest ran all 28 checks ($(grep -E '^[0-9]+ passed' "$TMP/out"))"
+# a stopped rxe-vm (TERM: a test run ended by make or by the soak) stops its guest: qemu runs
+# under timeout, which leads a process group of its own that a stop of the test's group misses
+"$VM" run --timeout 300 -- sleep 250 >"$TMP/stop.out" 2>&1 &
+vm=$!
+q=""
+for _ in $(seq 1 300); do
+    q=$(pgrep -P "$vm" -x timeout)
+    [ -n "$q" ] && break
+    sleep 0.1
+done
+qemu=$(pgrep -P "${q:-0}" -f qemu-system)
+kill -TERM "$vm"
+for _ in $(seq 1 200); do
+    kill -0 "${q:-0}" 2>/dev/null || kill -0 "${qemu:-0}" 2>/dev/null || break
+    sleep 0.1
+done
+[ -n "$q" ] && [ -n "$qemu" ] && ! kill -0 "$q" 2>/dev/null && ! kill -0 "$qemu" 2>/dev/null
+ok $? "rxe-vm stopped by TERM stops its guest: timeout (PID ${q:-none}) and qemu (PID ${qemu:-none}) gone within 20 s"
+# (a guest left behind is this test's own: stopped by its PIDs)
+[ -n "$q" ] && kill "$q" 2>/dev/null
+[ -n "$qemu" ] && kill "$qemu" 2>/dev/null
+wait "$vm" 2>/dev/null
 done_testing
