@@ -19,7 +19,8 @@
  * report (host names, NodeDescriptions, error texts) goes out escaped by the library, control
  * characters (ANSI escapes) dropped first since XML cannot carry them. */
 
-/* s without control characters (XML 1.0 cannot carry most of them) */
+/* s without control characters (XML 1.0 cannot carry most of them): the XML writer's own guard,
+ * as a report's strings were made inert when it was read (reports/render.c) */
 static const xmlChar *clean(const char *s, char *buf, size_t len)
 {
     size_t n = 0;

@@ -170,9 +170,13 @@ up --nodes 4 --rails 2 --down 3:0; fabric
 is "$rc $(fails)" "1 nic.port.state node3/rail0" "rail down alone: nic.port.state node3/rail0"
 up --nodes 4 --rails 2 --miscable 4:1:0; fabric
 is "$rc $(fails)" "1 rail.cabling node4/rail1" "miscabled rail alone: rail.cabling node4/rail1"
-up --nodes 4 --rails 2 --degrade 2:1:50mbit --down 3:0 --miscable 4:1:0; fabric
+up --nodes 4 --rails 2 --degrade 2:1:50mbit --down 3:0 --miscable 4:1:0; fabric --culprits "$TMP/culprits3"
 is "$rc $(fails)" "1 link.bandwidth node2/rail1;nic.port.state node3/rail0;rail.cabling node4/rail1" \
    "all three faults together: exactly the three culprits"
+# each node drained for its own failure, the Slurm reason naming that one (not the run's first)
+is "$(awk '$1 == "drain" {print $2, $3, $4, $5, $6, $7}' "$TMP/culprits3" 2>&1 | tr '\n' ';')" \
+   "node2 link.bandwidth railyard: fabric link.bandwidth rail1;node3 nic.port.state railyard: fabric nic.port.state rail0;node4 rail.cabling railyard: fabric rail.cabling rail1;" \
+   "... the culprits file: each of the three drained with its own finding as the reason"
 # --transport mpi with each rank's MPI on its rail: the ranks on the dead and the miscabled port
 # reach no rank over MPI; their facts come through the launcher's PMIx server and their links
 # fail unmeasured, so the same ports are named
