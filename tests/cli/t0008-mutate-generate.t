@@ -73,4 +73,21 @@ while read -r f rest; do
         ok $? "tests/mutate-tests.txt: $t (for $f) exists"
     done
 done <"$RAILYARD_SRCDIR/tests/mutate-tests.txt"
+# the list of hand-written mutations (tests/mutations.txt): each still applies to the code, once;
+# one whose text the code no longer has is named with its line, and the run fails
+"$M" --dry-run >"$TMP/out" 2>&1
+is "$?:$(tail -n 1 "$TMP/out")" "0:mutate: $(grep -c '^@ ' "$RAILYARD_SRCDIR/tests/mutations.txt") mutations, 0 stale" \
+    "tests/mutations.txt: every mutation's text is in its file once ($(grep '^STALE' "$TMP/out" | cut -c1-200 | tr '\n' ' '))"
+# CI's sample (--quick): drawn among the mutations whose tests start no rig, every one of them
+rigs=" $(make -s -C "$(dirname "$RAILYARD")" print-tests 2>/dev/null | sed -n 's/^\(HOST_RIG\|GUEST\|SIM\|BUSY\)_TESTS = //p' | tr '\n' ' ') "
+want=$(awk -v rigs="$rigs" '/^@ / {id = $2} /^tests / {r = 0; for (i = 2; i <= NF; i++) if (index(rigs, " " $i " ")) r = 1; if (!r) n++} END {print n}' "$RAILYARD_SRCDIR/tests/mutations.txt")
+"$M" --sample 1000 --quick --dry-run >"$TMP/out" 2>&1
+got=$(grep -c '^APPLIES' "$TMP/out")
+bad=$(grep '^APPLIES' "$TMP/out" | cut -d: -f2- | tr ' ' '\n' | while read -r t; do [ -n "$t" ] && case $rigs in *" $t "*) echo "$t" ;; esac; done | sort -u | tr '\n' ' ')
+is "$got:$bad" "$want:" "--sample --quick: the $want mutations whose tests start no rig, no other (rig tests among them: ${bad:-none}; $(wc -w <<<"$rigs") rig tests read from make print-tests)"
+printf '@ gone\nfile common/error.c\ntests tests/unit/test_error.t\n- this text is nowhere\n+ x\n\n@ there\nfile common/error.c\ntests tests/unit/test_error.t\n- %s\n+ x\n' \
+    "$(grep -m1 -v '^ *$' "$RAILYARD_SRCDIR/common/error.c")" >"$TMP/list.txt"
+"$M" --list "$TMP/list.txt" --dry-run >"$TMP/out" 2>&1
+is "$?:$(grep -c "^STALE    gone: its text is in common/error.c 0 times, not once ($TMP/list.txt:1)" "$TMP/out"):$(grep -c '^STALE' "$TMP/out"):$(tail -n 1 "$TMP/out")" \
+    "1:1:1:mutate: 2 mutations, 1 stale" "a mutation whose text has gone: STALE with its line, exit 1; the other one applies"
 done_testing
