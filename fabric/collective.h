@@ -9,7 +9,7 @@
 /* The collective phase of railyard-fabric: what a collective is worth against the links the same
  * run measured. Pure: the names, nccl-tests' bus bandwidth, the bound a rail's links predict,
  * the verdict on a result and the split of a slow node set in halves. railyard-fabric runs the
- * collectives (fabric/coll_mpi.c, fabric/nccl.c). */
+ * collectives (fabric/coll_step.c over fabric/mpi.c and fabric/nccl.c). */
 
 enum fabric_coll {
     FABRIC_COLL_ALLREDUCE,

@@ -1,8 +1,8 @@
 #ifndef RAILYARD_FABRIC_TRANSPORT_H
 #define RAILYARD_FABRIC_TRANSPORT_H
 
-/* fabric/: the link tests of railyard-fabric: transports, schedules, the hosts' load,
- * fault localization over the pair graph. */
+/* fabric/: the link tests of railyard-fabric: the run and its phases (fabric/run.h), transports,
+ * schedules, the hosts' load, fault localization over the pair graph. */
 
 #include <stddef.h>
 #include <stdint.h>

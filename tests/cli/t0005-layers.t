@@ -70,7 +70,7 @@ cp "$RAILYARD_SRCDIR/top/top.h" "$T/top/top.h"
 # an entry point past 500 lines, one past the limit tests/layers keeps for it, a limit exactly
 # met, and a product script that writes JSON by hand
 yes '/* more */' | head -n $((501 - $(wc -l <"$T/src/cmd/cmd_map.c"))) >>"$T/src/cmd/cmd_map.c"
-echo '/* one more */' >>"$T/src/cmd/railyard_fabric.c"
+echo '/* one more */' >>"$T/src/cmd/cmd_top.c"
 mkdir -p "$T/scripts"
 printf '#!/bin/sh\necho ok\nprintf '"'"'{"node": "%%s"}\\n'"'"' "$h"\n' >"$T/scripts/railyard-x"
 printf '#!/bin/sh\necho "  \\"schema_version\\": 1,"\n' >"$T/scripts/railyard-y"
@@ -79,12 +79,12 @@ printf '#!/bin/sh\nprintf "%%s\\n" "$x" # {"not": "json"} in a comment\n' >"$T/s
 is "$?" 1 "an entry point grown past its limit and scripts writing JSON fail the check"
 sed 's/^/# /' "$TMP/c6" | head -8
 grep -q '^src/cmd/cmd_map.c: 501 lines, past its limit of 500' "$TMP/c6"; ok $? "... 501 lines of 500 named"
-grep -q "^src/cmd/railyard_fabric.c: [0-9]* lines, past its limit of $(awk '$2 == "src/cmd/railyard_fabric.c" {print $3}' "$T/tests/layers")" "$TMP/c6"
+grep -q "^src/cmd/cmd_top.c: [0-9]* lines, past its limit of $(awk '$2 == "src/cmd/cmd_top.c" {print $3}' "$T/tests/layers")" "$TMP/c6"
 ok $? "... one line past a ratchet named"
 grep -q '^scripts/railyard-x:3: writes JSON by hand' "$TMP/c6"; ok $? "... a JSON object printed by a script named"
 grep -q '^scripts/railyard-y:2: writes JSON by hand' "$TMP/c6"; ok $? "... a schema_version field named"
 grep -q 'railyard-z' "$TMP/c6"; is $? 1 "... a brace in a comment is not JSON"
-sed -i '$d' "$T/src/cmd/cmd_map.c"; sed -i '$d' "$T/src/cmd/railyard_fabric.c"; rm -r "$T/scripts"
+sed -i '$d' "$T/src/cmd/cmd_map.c"; sed -i '$d' "$T/src/cmd/cmd_top.c"; rm -r "$T/scripts"
 "$CHECK" "$T" >"$TMP/c7" 2>&1
 ok $? "500 lines, and a ratchet met exactly, pass"
 
