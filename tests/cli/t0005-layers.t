@@ -88,6 +88,23 @@ sed -i '$d' "$T/src/cmd/cmd_map.c"; sed -i '$d' "$T/src/cmd/cmd_top.c"; rm -r "$
 "$CHECK" "$T" >"$TMP/c7" 2>&1
 ok $? "500 lines, and a ratchet met exactly, pass"
 
+# MPI is fabric/'s alone: an entry point that includes <mpi.h>, a report that calls MPI, each
+# named; a call in fabric/, a comment line and identifiers that hold MPI_ pass
+printf '#include <stdio.h>\n#  include <mpi.h>\n' >"$T/src/cmd/x_mpi.c"
+printf 'void f(void)\n{\n    MPI_Isend (0, 0, 0, 0, 0, 0, 0);\n}\n' >"$T/reports/x_mpi.c"
+printf '/* MPI_Init( waits */\nint fabric_mpi_min(void);\nint RY_MPI_Barrier(void);\n' >"$T/top/x_mpi.c"
+printf 'void g(void)\n{\n    MPI_Barrier(0);\n}\n' >"$T/fabric/x_mpi.c"
+"$CHECK" "$T" >"$TMP/c8" 2>&1
+is "$?" 1 "MPI outside fabric/ fails the check"
+sed 's/^/# /' "$TMP/c8" | head -8
+grep -q '^src/cmd/x_mpi.c:2: MPI outside fabric/' "$TMP/c8"; ok $? "... an entry point that includes <mpi.h> named"
+grep -q '^reports/x_mpi.c:3: MPI outside fabric/' "$TMP/c8"; ok $? "... a call in reports/ named"
+grep -q 'top/x_mpi.c\|fabric/x_mpi.c' "$TMP/c8"; is $? 1 "... a comment, other identifiers and fabric/'s own call are not"
+[ "$(wc -l <"$TMP/c8")" -eq 2 ]; ok $? "... two lines, nothing else"
+rm "$T/src/cmd/x_mpi.c" "$T/reports/x_mpi.c" "$T/top/x_mpi.c" "$T/fabric/x_mpi.c"
+"$CHECK" "$T" >"$TMP/c9" 2>&1
+ok $? "... and without them the tree passes again"
+
 # no layer order: the tool cannot judge (2), never a pass
 rm "$T/tests/layers"
 "$CHECK" "$T" >"$TMP/c5" 2>&1
