@@ -106,26 +106,28 @@ void topo_findings_add(struct topo_findings *f, enum topo_sev sev, const char *c
         f->nok++;
 }
 
+/* a finding and its place before the sort: failures first, then warnings, then passes; by check
+ * within each; in the order they were found within a check (qsort alone is not stable) */
+struct sorted_finding {
+    struct topo_finding f;
+    size_t i;
+};
+
 static int finding_cmp(const void *a, const void *b)
 {
-    const struct topo_finding *x = a, *y = b;
+    const struct sorted_finding *x = a, *y = b;
     int c;
 
-    if (x->sev != y->sev)
-        return x->sev > y->sev ? -1 : 1;
-    if ((c = strcmp(x->check, y->check)) != 0)
+    if (x->f.sev != y->f.sev)
+        return x->f.sev > y->f.sev ? -1 : 1;
+    if ((c = strcmp(x->f.check, y->f.check)) != 0)
         return c;
-    return x < y ? -1 : x > y;
+    return x->i < y->i ? -1 : x->i > y->i;
 }
 
 void topo_findings_sort(struct topo_findings *f)
 {
-    /* qsort is not stable: the address tie-break above keeps insertion order only when the
-     * array is sorted once, so copy indexes in */
-    struct {
-        struct topo_finding f;
-        size_t i;
-    } * tmp;
+    struct sorted_finding *tmp;
 
     if (f->n < 2)
         return;

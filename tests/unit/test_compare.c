@@ -5,6 +5,7 @@
 
 #include "common/xmalloc.h"
 #include "topo/compare.h"
+#include "topo/map.h"
 #include "topo/model.h"
 #include "tests/tap/tap.h"
 
@@ -137,8 +138,210 @@ static const char *nic_verdict(const struct nic_spec *s, size_t n, int nic, char
 
 #define NLIKE " (like the other NICs of this kind)"
 
+struct port_spec {
+    const char *hca_type;
+    int state, phys_state; /* -1 unknown */
+    double rate;           /* Gb/s, -1 unknown */
+    int width;             /* lanes, 0 unknown */
+    const char *speed;
+    enum topo_link_layer ll;
+};
+
+/* NICs mlx5_0.. with one port each (port 1) */
+static struct topo_node *mk_ports(const struct port_spec *s, size_t n)
+{
+    struct topo_node *node = topo_node_create();
+
+    node->nics_listed = 1;
+    for (size_t i = 0; i < n; i++) {
+        struct topo_nic *x = topo_node_add_nic(node);
+        struct topo_port *p = topo_nic_add_port(x);
+        char name[16];
+        snprintf(name, sizeof(name), "mlx5_%u", (unsigned)i & 0xff);
+        x->name = xstrdup(name);
+        x->hca_type = xstrdup(s[i].hca_type);
+        p->num = 1;
+        p->state = s[i].state;
+        p->phys_state = s[i].phys_state;
+        p->rate_gbps = s[i].rate;
+        p->width = s[i].width;
+        p->speed = xstrdup(s[i].speed);
+        p->link_layer = s[i].ll;
+    }
+    return node;
+}
+
+/* the finding of check on port 1 of mlx5_<nic>: "SEV expected / observed [hint]", or "none" */
+static const char *port_verdict(const struct port_spec *s, size_t n, int nic, const char *check,
+                                char *buf, size_t len)
+{
+    struct topo_node *node = mk_ports(s, n);
+    struct topo_findings f = { 0 };
+    char subject[32];
+
+    snprintf(subject, sizeof(subject), "n1/mlx5_%d:1", nic);
+    topo_compare(node, "n1", NULL, NULL, &f);
+    snprintf(buf, len, "none");
+    for (size_t i = 0; i < f.n; i++)
+        if (!strcmp(f.v[i].check, check) && !strcmp(f.v[i].subject, subject))
+            snprintf(buf, len, "%s %s / %s [%s]",
+                     f.v[i].sev == TOPO_SEV_FAIL   ? "FAIL"
+                     : f.v[i].sev == TOPO_SEV_WARN ? "WARN"
+                                                   : "OK",
+                     f.v[i].expected ? f.v[i].expected : "-", f.v[i].observed,
+                     f.v[i].hint ? f.v[i].hint : "");
+    topo_findings_free(&f);
+    topo_node_destroy(node);
+    return buf;
+}
+
+#define IB  TOPO_LL_INFINIBAND
+#define ETH TOPO_LL_ETHERNET
+
+/* the findings as "SEV check subject" lines */
+static const char *lines(const struct topo_findings *f, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < f->n; i++) {
+        size_t at = strlen(buf);
+        snprintf(buf + at, len - at, "%s%s %s %s", i ? ", " : "",
+                 f->v[i].sev == TOPO_SEV_FAIL   ? "FAIL"
+                 : f->v[i].sev == TOPO_SEV_WARN ? "WARN"
+                                                : "OK",
+                 f->v[i].check, f->v[i].subject);
+    }
+    return buf;
+}
+
+static void test_findings(void)
+{
+    struct topo_findings f = { 0 };
+    char buf[1200], want[1200] = "";
+    size_t count = 99;
+
+    /* the order: failures, warnings, passes; by check within each; as found within a check */
+    topo_findings_add(&f, TOPO_SEV_OK, "nic.port.state", "n1/a", NULL, "ok", NULL);
+    topo_findings_add(&f, TOPO_SEV_WARN, "nvlink.state", "n2/gpu0", NULL, "w", NULL);
+    topo_findings_add(&f, TOPO_SEV_FAIL, "nic.port.rate", "n3/b", NULL, "f", NULL);
+    topo_findings_add(&f, TOPO_SEV_FAIL, "gpu.driver", "n1/gpu0", NULL, "f", NULL);
+    topo_findings_add(&f, TOPO_SEV_WARN, "gpu.model", "n2/gpu1", NULL, "w", NULL);
+    topo_findings_add(&f, TOPO_SEV_FAIL, "nic.port.rate", "n1/a", NULL, "f", NULL);
+    topo_findings_sort(&f);
+    is_str(lines(&f, buf, sizeof(buf)),
+           "FAIL gpu.driver n1/gpu0, FAIL nic.port.rate n3/b, FAIL nic.port.rate n1/a, "
+           "WARN gpu.model n2/gpu1, WARN nvlink.state n2/gpu0, OK nic.port.state n1/a",
+           "sort: failures, warnings, passes; checks in order; n3 before n1 as found");
+    ok(f.nfail == 3 && f.nwarn == 2 && f.nok == 1, "sort: the counts stand");
+    topo_findings_free(&f);
+    /* many of one check: the order they were found in, whatever qsort does with ties */
+    for (int i = 0; i < 40; i++) {
+        char s[16];
+        size_t at = strlen(want);
+        snprintf(s, sizeof(s), "n%d/x", (i * 17) % 40);
+        topo_findings_add(&f, TOPO_SEV_FAIL, "link.bandwidth", s, NULL, "o", NULL);
+        snprintf(want + at, sizeof(want) - at, "%sFAIL link.bandwidth %s", i ? ", " : "", s);
+        if (i % 3 == 0)
+            topo_findings_add(&f, TOPO_SEV_OK, "link.bandwidth", s, NULL, "o", NULL);
+    }
+    topo_findings_sort(&f);
+    f.n = 40; /* the failures only */
+    is_str(lines(&f, buf, sizeof(buf)), want, "sort: 40 failures of one check keep their order");
+    f.n = 54;
+    topo_findings_free(&f);
+
+    /* a node's first failure: its own subjects ("n1", "n1/..."), not n10's nor a pair's */
+    topo_findings_add(&f, TOPO_SEV_FAIL, "link.path", "n1<->n2/rail0", NULL, "o", NULL);
+    topo_findings_add(&f, TOPO_SEV_FAIL, "nic.port.rate", "n10/mlx5_0:1", NULL, "o", NULL);
+    topo_findings_add(&f, TOPO_SEV_WARN, "link.outlier", "n1/rail0", NULL, "o", NULL);
+    topo_findings_add(&f, TOPO_SEV_FAIL, "rank.failed", "n1", NULL, "o", NULL);
+    topo_findings_add(&f, TOPO_SEV_FAIL, "link.bandwidth", "n1/rail1", NULL, "o", NULL);
+    {
+        const struct topo_finding *x = topo_findings_first_fail(&f, "n1", 1, &count);
+        ok(x && !strcmp(x->check, "rank.failed") && count == 2,
+           "first failure of n1: its own, two of them (%zu)", count);
+        x = topo_findings_first_fail(&f, "n1", 0, &count);
+        ok(x && !strcmp(x->check, "link.path") && count == 4,
+           "first failure of the run: the pair's, four in all");
+        x = topo_findings_first_fail(&f, "n2", 1, &count);
+        ok(!x && count == 0, "first failure of n2: none of its own");
+        ok(topo_findings_first_fail(&f, "n10", 1, NULL) == &f.v[1],
+           "first failure of n10: its port, no count asked");
+    }
+    /* the map's overrides: the node type's first, then the cluster's; a prefix ending in '.';
+     * a pass is never raised; ignore drops the finding */
+    {
+        struct map_severity ts[] = { { "link.", TOPO_SEV_WARN },
+                                     { "rank.failed", TOPO_SEV_IGNORE } };
+        struct map_severity ms[] = { { "link.path", TOPO_SEV_FAIL },
+                                     { "nic.port", TOPO_SEV_WARN } };
+        struct map_node_type type;
+        struct topo_map map;
+        memset(&type, 0, sizeof(type));
+        memset(&map, 0, sizeof(map));
+        type.severity = ts;
+        type.nseverity = 2;
+        map.severity = ms;
+        map.nseverity = 2;
+        topo_findings_add(&f, TOPO_SEV_OK, "link.bandwidth", "n1/rail0", NULL, "o", NULL);
+        topo_findings_override(&f, &map, &type);
+        is_str(lines(&f, buf, sizeof(buf)),
+               "FAIL link.path n1<->n2/rail0, FAIL nic.port.rate n10/mlx5_0:1, WARN link.outlier "
+               "n1/rail0, WARN link.bandwidth n1/rail1, OK link.bandwidth n1/rail0",
+               "overrides: link. warns, the cluster's link.path fails again, rank.failed "
+               "dropped, 'nic.port' (no dot) matches nothing, a pass stays");
+        ok(f.nfail == 2 && f.nwarn == 2 && f.nok == 1 && f.n == 5, "overrides: counted again");
+        topo_findings_override(&f, NULL, NULL);
+        ok(f.nfail == 2 && f.nwarn == 2 && f.nok == 1 && f.n == 5, "overrides: none: no change");
+    }
+    topo_findings_free(&f);
+
+    /* check ids: whole, or a prefix ending in '.' */
+    ok(topo_check_id_known("nic.port.rate"), "check ids: nic.port.rate");
+    ok(topo_check_id_known("nic.port."), "check ids: the prefix nic.port.");
+    ok(!topo_check_id_known("nic.port"), "check ids: nic.port (no dot) is not one");
+    ok(!topo_check_id_known("nic.port.rat"), "check ids: nor a part of one");
+    ok(!topo_check_id_known(""), "check ids: nor nothing");
+    ok(!topo_check_id_known("zz."), "check ids: nor a prefix of none");
+}
+
+/* nothing to judge: both lists given, no GPU, no bandwidth, no NIC a driver could be hiding */
+static void test_nothing_to_judge(void)
+{
+    struct topo_node *node = topo_node_create();
+    struct topo_nic *x;
+
+    ok(!topo_node_nothing_to_judge(node), "nothing to judge: not when the lists were not read");
+    node->gpus_listed = 1;
+    ok(!topo_node_nothing_to_judge(node), "nothing to judge: ...nor the NICs'");
+    node->nics_listed = 1;
+    ok(topo_node_nothing_to_judge(node), "nothing to judge: both read, both empty");
+    x = topo_node_add_nic(node);
+    x->pci_vendor = 0x8086;
+    x->pci_class = 0x0200;
+    ok(topo_node_nothing_to_judge(node), "nothing to judge: a plain Ethernet NIC");
+    x->pci_class = 0x0207;
+    ok(!topo_node_nothing_to_judge(node), "nothing to judge: not an InfiniBand controller");
+    x->pci_class = 0x0c06;
+    ok(!topo_node_nothing_to_judge(node), "nothing to judge: ...nor class 0c06");
+    x->pci_class = 0x0200;
+    x->pci_vendor = 0x15b3;
+    ok(!topo_node_nothing_to_judge(node), "nothing to judge: ...nor a Mellanox part");
+    x->pci_vendor = 0x8086;
+    x->rdma = 1;
+    ok(!topo_node_nothing_to_judge(node), "nothing to judge: ...nor an RDMA device");
+    x->rdma = 0;
+    node->nbw = 1;
+    ok(!topo_node_nothing_to_judge(node), "nothing to judge: ...nor a bandwidth figure");
+    node->nbw = 0;
+    topo_node_add_gpu(node);
+    ok(!topo_node_nothing_to_judge(node), "nothing to judge: ...nor a GPU");
+    topo_node_destroy(node);
+}
+
 int main(void)
 {
+    test_findings();
+    test_nothing_to_judge();
     char buf[256];
 
     {
@@ -281,6 +484,108 @@ int main(void)
                    "FAIL x8" NLIKE " / x4",
                    "NICs: one of the x16 of another vendor: x8, the most common of its kind");
         }
+    }
+    {
+        /* a port's state and rate without a map: its peers (active, the same link layer and
+         * HCA type) set the rate, the most common first, the fastest among as common */
+        struct port_spec s[] = { { "MT4129", 4, 5, 400, 4, "NDR", IB },
+                                 { "MT4129", 4, 5, 400, 4, "NDR", IB },
+                                 { "MT4129", 4, 5, 400, 4, "NDR", IB },
+                                 { "MT4129", 4, 5, 200, 4, "HDR", IB } };
+        is_str(port_verdict(s, 4, 3, "nic.port.rate", buf, sizeof(buf)),
+               "FAIL 400 Gb/s (like 3 ports of this kind) / 200 Gb/s [slower than its peers: the "
+               "link trained at a lower speed or width]",
+               "ports: 200 where three peers run 400: slower than its peers");
+        is_str(port_verdict(s, 4, 0, "nic.port.rate", buf, sizeof(buf)),
+               "OK 400 Gb/s (like 3 ports of this kind) / 400 Gb/s []",
+               "ports: a peer at 400 passes");
+        is_str(port_verdict(s, 4, 0, "nic.port.state", buf, sizeof(buf)),
+               "OK ACTIVE / not active []",
+               "ports: ACTIVE (the state's text as the input gives it, here none)");
+        s[2].rate = 200;
+        s[2].speed = "HDR";
+        is_str(port_verdict(s, 4, 2, "nic.port.rate", buf, sizeof(buf)),
+               "FAIL 400 Gb/s (like 2 ports of this kind) / 200 Gb/s [slower than its peers: the "
+               "link trained at a lower speed or width]",
+               "ports: two at 400, two at 200: the faster is the peers' rate");
+        s[1].rate = 200;
+        is_str(port_verdict(s, 4, 0, "nic.port.rate", buf, sizeof(buf)),
+               "OK 200 Gb/s (like 3 ports of this kind) / 400 Gb/s []",
+               "ports: three at 200: their rate; the one faster passes");
+        s[1].rate = 300;
+        s[2].rate = 100;
+        is_str(port_verdict(s, 4, 1, "nic.port.rate", buf, sizeof(buf)),
+               "FAIL 400 Gb/s (like 1 port of this kind) / 300 Gb/s [slower than its peers: the "
+               "link trained at a lower speed or width]",
+               "ports: one of each rate: the fastest, 'like 1 port'");
+        s[1].rate = 200;
+        s[0].hca_type = "MT4123";
+        is_str(port_verdict(s, 4, 1, "nic.port.rate", buf, sizeof(buf)),
+               "OK 200 Gb/s (like 2 ports of this kind) / 200 Gb/s []",
+               "ports: a port of another HCA type is no peer");
+        s[0].hca_type = "MT4129";
+        s[0].ll = ETH;
+        is_str(port_verdict(s, 4, 1, "nic.port.rate", buf, sizeof(buf)),
+               "OK 200 Gb/s (like 2 ports of this kind) / 200 Gb/s []",
+               "ports: nor one of another link layer");
+        s[0].ll = IB;
+        s[0].state = 1;
+        is_str(port_verdict(s, 4, 1, "nic.port.rate", buf, sizeof(buf)),
+               "OK 200 Gb/s (like 2 ports of this kind) / 200 Gb/s []",
+               "ports: nor one that is down");
+        is_str(port_verdict(s, 4, 0, "nic.port.rate", buf, sizeof(buf)), "none",
+               "ports: a port that is down: its rate not judged");
+        is_str(port_verdict(s, 4, 0, "nic.port.state", buf, sizeof(buf)),
+               "FAIL ACTIVE / not active [link down: check the cable, transceiver and switch "
+               "port]",
+               "ports: DOWN: a failure, check the cable");
+        s[0].state = 2;
+        is_str(port_verdict(s, 4, 0, "nic.port.state", buf, sizeof(buf)),
+               "FAIL ACTIVE / not active [the port is up but the subnet manager has not "
+               "configured it]",
+               "ports: INIT: the subnet manager");
+        s[0].state = -1;
+        is_str(port_verdict(s, 4, 0, "nic.port.state", buf, sizeof(buf)), "none",
+               "ports: a state the input does not give: no state finding");
+        is_str(port_verdict(s, 4, 0, "nic.port.rate", buf, sizeof(buf)),
+               "OK 200 Gb/s (like 2 ports of this kind) / 400 Gb/s []",
+               "ports: ...judged by its rate");
+    }
+    {
+        /* the physical state, and an InfiniBand link trained with fewer lanes */
+        struct port_spec s[] = { { "MT4129", 4, 2, 400, 4, "NDR", IB },
+                                 { "MT4129", 4, 3, 400, 4, "NDR", IB },
+                                 { "MT4129", 4, 7, 400, 4, "NDR", IB },
+                                 { "MT4129", 4, 5, 200, 2, "NDR", IB },
+                                 { "MT4129", 4, 5, 100, 1, "NDR", ETH } };
+        is_str(port_verdict(s, 5, 0, "nic.port.phys_state", buf, sizeof(buf)),
+               "FAIL LinkUp / not LinkUp [Polling: no peer answers; check the cable and the switch "
+               "port]",
+               "ports: Polling");
+        is_str(port_verdict(s, 5, 1, "nic.port.phys_state", buf, sizeof(buf)),
+               "FAIL LinkUp / not LinkUp [Disabled: the port is administratively down]",
+               "ports: Disabled");
+        is_str(port_verdict(s, 5, 2, "nic.port.phys_state", buf, sizeof(buf)),
+               "FAIL LinkUp / not LinkUp [the physical link is not up]", "ports: another state");
+        is_str(port_verdict(s, 5, 3, "nic.port.phys_state", buf, sizeof(buf)),
+               "OK LinkUp / not LinkUp []", "ports: LinkUp");
+        is_str(port_verdict(s, 5, 3, "nic.port.rate", buf, sizeof(buf)),
+               "FAIL 400 Gb/s (4X NDR) / 200 Gb/s (2X NDR) [the link trained with fewer lanes: "
+               "check the cable and transceiver]",
+               "ports: InfiniBand at 2X: fewer lanes, whatever its peers");
+        is_str(port_verdict(s, 5, 4, "nic.port.rate", buf, sizeof(buf)),
+               "OK 100 Gb/s (like 1 port of this kind) / 100 Gb/s []",
+               "ports: Ethernet is not held to 4X");
+        s[3].width = 4;
+        s[3].rate = 400;
+        is_str(port_verdict(s, 5, 3, "nic.port.rate", buf, sizeof(buf)),
+               "OK 400 Gb/s (like 4 ports of this kind) / 400 Gb/s []", "ports: 4X: its peers'");
+        s[3].width = 3;
+        s[3].speed = "XDR-ish";
+        is_str(port_verdict(s, 5, 3, "nic.port.rate", buf, sizeof(buf)),
+               "FAIL 4X XDR-ish / 400 Gb/s (3X XDR-ish) [the link trained with fewer lanes: check "
+               "the cable and transceiver]",
+               "ports: a speed no reference knows: 4X said without a rate");
     }
     return done_testing();
 }
