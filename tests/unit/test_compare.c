@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/xmalloc.h"
@@ -338,9 +339,183 @@ static void test_nothing_to_judge(void)
     topo_node_destroy(node);
 }
 
+/* a node type of the map that says only what a test sets */
+static void mk_type(struct map_node_type *t)
+{
+    memset(t, 0, sizeof(*t));
+    t->name = "gpu";
+    t->gpu_count = -1;
+    t->gpu_sm = -1;
+    t->nvlink_links = -1;
+    topo_map_thresholds_unset(&t->thresholds);
+}
+
+/* check's finding on subject (under n1/) against type: "SEV expected / observed", or "none";
+ * the unjudged lines joined in why */
+static const char *typed(const struct topo_node *node, const struct map_node_type *type,
+                         const char *check, const char *subject, char *buf, size_t len, char *why,
+                         size_t wlen)
+{
+    struct topo_findings f = { 0 };
+    char s[64];
+
+    snprintf(s, sizeof(s), "n1%s%s", *subject ? "/" : "", subject);
+    topo_compare(node, "n1", NULL, type, &f);
+    snprintf(buf, len, "none");
+    for (size_t i = 0; i < f.n; i++)
+        if (!strcmp(f.v[i].check, check) && !strcmp(f.v[i].subject, s))
+            snprintf(buf, len, "%s %s / %s",
+                     f.v[i].sev == TOPO_SEV_FAIL   ? "FAIL"
+                     : f.v[i].sev == TOPO_SEV_WARN ? "WARN"
+                                                   : "OK",
+                     f.v[i].expected ? f.v[i].expected : "-",
+                     f.v[i].observed ? f.v[i].observed : "-");
+    if (why) {
+        why[0] = '\0';
+        for (size_t i = 0; i < f.nunjudged; i++)
+            snprintf(why + strlen(why), wlen - strlen(why), "%s%s", i ? " | " : "", f.unjudged[i]);
+    }
+    topo_findings_free(&f);
+    return buf;
+}
+
+static void test_gpu_kind(void)
+{
+    struct gpu_spec s[] = { { "NVIDIA H100 80GB HBM3", 0x10de, 0x2330, 90, 18, 18 },
+                            { "NVIDIA H100 80GB HBM3", 0x10de, 0x2330, 90, 18, 18 } };
+    struct topo_node *node = mk_node(s, 2, 1);
+    struct map_node_type t;
+    char buf[400], why[2000];
+
+    mk_type(&t);
+    is_str(typed(node, &t, "gpu.model", "gpu0", buf, sizeof(buf), NULL, 0), "none",
+           "gpu.model: a node type that names no kind: not judged");
+    t.gpu_pci_vendor = 0x10de;
+    t.gpu_pci_device = 0x2330;
+    t.gpu_model = "NVIDIA B200";
+    is_str(typed(node, &t, "gpu.model", "gpu1", buf, sizeof(buf), NULL, 0),
+           "OK NVIDIA B200 (10de:2330) / NVIDIA H100 80GB HBM3 (10de:2330, 9.0)",
+           "gpu.model: the PCI id first: the same id passes, whatever the names");
+    t.gpu_pci_device = 0x2901;
+    is_str(typed(node, &t, "gpu.model", "gpu1", buf, sizeof(buf), NULL, 0),
+           "FAIL NVIDIA B200 (10de:2901) / NVIDIA H100 80GB HBM3 (10de:2330, 9.0)",
+           "gpu.model: another device id: another kind");
+    t.gpu_pci_device = 0x2330;
+    t.gpu_pci_vendor = 0x1002;
+    is_str(typed(node, &t, "gpu.model", "gpu1", buf, sizeof(buf), NULL, 0),
+           "FAIL NVIDIA B200 (1002:2330) / NVIDIA H100 80GB HBM3 (10de:2330, 9.0)",
+           "gpu.model: another vendor: another kind");
+    t.gpu_pci_vendor = 0;
+    t.gpu_pci_device = 0;
+    is_str(typed(node, &t, "gpu.model", "gpu0", buf, sizeof(buf), NULL, 0),
+           "FAIL NVIDIA B200 / NVIDIA H100 80GB HBM3 (10de:2330, 9.0)",
+           "gpu.model: no id in the map: by name, another");
+    t.gpu_model = "NVIDIA H100 80GB HBM3";
+    is_str(typed(node, &t, "gpu.model", "gpu0", buf, sizeof(buf), NULL, 0),
+           "OK NVIDIA H100 80GB HBM3 / NVIDIA H100 80GB HBM3 (10de:2330, 9.0)",
+           "gpu.model: by name, the same");
+    t.gpu_model = NULL;
+    t.gpu_sm = 100;
+    is_str(typed(node, &t, "gpu.model", "gpu0", buf, sizeof(buf), NULL, 0),
+           "FAIL compute capability 10.0 / NVIDIA H100 80GB HBM3 (10de:2330, 9.0)",
+           "gpu.model: only a compute capability: 10.0 is not 9.0");
+    t.gpu_sm = 90;
+    is_str(typed(node, &t, "gpu.model", "gpu0", buf, sizeof(buf), NULL, 0),
+           "OK compute capability 9.0 / NVIDIA H100 80GB HBM3 (10de:2330, 9.0)",
+           "gpu.model: 9.0 is");
+    t.gpu_sm = -1;
+    t.gpu_pci_vendor = 0x10de;
+    t.gpu_pci_device = 0x2330;
+    free(node->gpus[0].model);
+    node->gpus[0].model = NULL;
+    node->gpus[0].pci_vendor = node->gpus[0].pci_device = 0;
+    node->gpus[0].sm = -1;
+    is_str(typed(node, &t, "gpu.model", "gpu0", buf, sizeof(buf), NULL, 0), "WARN 10de:2330 / -",
+           "gpu.model: the input names the GPU by nothing: a warning");
+    node->gpus[0].sm = 90;
+    t.gpu_sm = 90;
+    is_str(typed(node, &t, "gpu.model", "gpu0", buf, sizeof(buf), NULL, 0),
+           "OK 10de:2330, compute capability 9.0 / compute capability 9.0",
+           "gpu.model: an id in the map, only a capability in the input: by the capability");
+
+    /* the count */
+    t.gpu_count = 2;
+    is_str(typed(node, &t, "gpu.count", "", buf, sizeof(buf), NULL, 0), "OK 2 / 2",
+           "gpu.count: 2 of 2");
+    t.gpu_count = 3;
+    is_str(typed(node, &t, "gpu.count", "", buf, sizeof(buf), NULL, 0), "FAIL 3 / 2",
+           "gpu.count: 2 of 3");
+    t.gpu_count = 1;
+    is_str(typed(node, &t, "gpu.count", "", buf, sizeof(buf), NULL, 0), "FAIL 1 / 2",
+           "gpu.count: 2 where the map has 1");
+
+    /* the PCIe link: the map's generation and width; the rate alone where that is all */
+    t.gpu_count = -1;
+    t.pcie_gen = 5;
+    t.pcie_width = 16;
+    node->gpus[1].link.max_gen = 5;
+    node->gpus[1].link.cur_width = 8;
+    is_str(typed(node, &t, "gpu.pcie.width", "gpu1", buf, sizeof(buf), NULL, 0), "FAIL x16 / x8",
+           "gpu.pcie.width: x8 of x16");
+    is_str(typed(node, &t, "gpu.pcie.gen", "gpu1", buf, sizeof(buf), NULL, 0), "OK Gen5 / Gen5",
+           "gpu.pcie.gen: Gen5 (the link's maximum)");
+    node->gpus[1].link.max_gen = 0;
+    node->gpus[1].link.cur_gen = 4;
+    is_str(typed(node, &t, "gpu.pcie.gen", "gpu1", buf, sizeof(buf), NULL, 0), "FAIL Gen5 / Gen4",
+           "gpu.pcie.gen: no maximum given: the current one, Gen4 of Gen5");
+    node->gpus[0].link.cur_gbytes = 63.015385;
+    is_str(typed(node, &t, "gpu.pcie.gen", "gpu0", buf, sizeof(buf), why, sizeof(why)),
+           "OK Gen5 / 63.0 GB/s (the rate only)",
+           "gpu.pcie: only the rate, Gen5 x16's: passes both");
+    node->gpus[0].link.cur_gbytes = 31.5;
+    is_str(typed(node, &t, "gpu.pcie.gen", "gpu0", buf, sizeof(buf), why, sizeof(why)), "none",
+           "gpu.pcie: only a lower rate: not judged");
+    ok(strstr(why, "n1/gpu0: gpu.pcie.gen and .width: the input gives only the link's rate (31.5 "
+                   "GB/s, below the 63.0 GB/s of Gen5 x16), not its generation and width; a "
+                   "GPU slows its link when idle") != NULL,
+       "gpu.pcie: ...said with both figures: %s", why);
+    node->gpus[0].link.cur_gbytes = 0;
+    typed(node, &t, "gpu.pcie.gen", "gpu0", buf, sizeof(buf), why, sizeof(why));
+    ok(strstr(why, "n1/gpu0: gpu.pcie.gen and .width: the input says nothing of its PCIe link "
+                   "(Gen5 x16 expected)") != NULL,
+       "gpu.pcie: nothing of the link: not judged, what was expected said");
+    node->gpus[0].link.cur_width = 16;
+    typed(node, &t, "gpu.pcie.width", "gpu0", buf, sizeof(buf), why, sizeof(why));
+    ok(!strcmp(buf, "OK x16 / x16") &&
+           strstr(why, "n1/gpu0: gpu.pcie.gen: the input does not give the link's generation"),
+       "gpu.pcie: the width alone: judged, the generation not (%s)", buf);
+
+    /* the driver: asked and answering, asked and silent, not asked */
+    node->gpu_driver = 1;
+    is_str(typed(node, &t, "gpu.driver", "gpu0", buf, sizeof(buf), NULL, 0),
+           "OK answering / answering", "gpu.driver: answering");
+    node->gpu_driver = 0;
+    is_str(typed(node, &t, "gpu.driver", "gpu1", buf, sizeof(buf), NULL, 0),
+           "FAIL answering / no NVIDIA driver", "gpu.driver: silent: a failure");
+    node->gpu_driver_note = xstrdup("NVML: driver/library version mismatch");
+    is_str(typed(node, &t, "gpu.driver", "gpu1", buf, sizeof(buf), NULL, 0),
+           "FAIL answering / NVML: driver/library version mismatch",
+           "gpu.driver: ...with what NVML said");
+    free(node->gpus[1].vendor);
+    node->gpus[1].vendor = xstrdup("AMD");
+    node->gpus[1].pci_vendor = 0x1002;
+    is_str(typed(node, &t, "gpu.driver", "gpu1", buf, sizeof(buf), NULL, 0), "none",
+           "gpu.driver: not asked of another vendor's GPU");
+    node->gpus[1].vendor[0] = 'x';
+    node->gpus[1].pci_vendor = 0x10de;
+    is_str(typed(node, &t, "gpu.driver", "gpu1", buf, sizeof(buf), NULL, 0),
+           "FAIL answering / NVML: driver/library version mismatch",
+           "gpu.driver: an NVIDIA PCI id whatever the vendor's name");
+    node->gpu_driver = -1;
+    is_str(typed(node, &t, "gpu.driver", "gpu1", buf, sizeof(buf), NULL, 0), "none",
+           "gpu.driver: a captured input (the driver not asked): no finding");
+    topo_node_destroy(node);
+}
+
 int main(void)
 {
     test_findings();
+    test_gpu_kind();
     test_nothing_to_judge();
     char buf[256];
 
