@@ -161,6 +161,7 @@ static struct topo_node *mk_ports(const struct port_spec *s, size_t n)
         snprintf(name, sizeof(name), "mlx5_%u", (unsigned)i & 0xff);
         x->name = xstrdup(name);
         x->hca_type = xstrdup(s[i].hca_type);
+        x->rdma = 1;
         p->num = 1;
         p->state = s[i].state;
         p->phys_state = s[i].phys_state;
@@ -512,9 +513,113 @@ static void test_gpu_kind(void)
     topo_node_destroy(node);
 }
 
+static struct map_nic map_nic(const char *name)
+{
+    struct map_nic m;
+
+    memset(&m, 0, sizeof(m));
+    m.name = (char *)name;
+    m.rail = -1;
+    m.port = 1;
+    m.rate_gbps = -1;
+    m.near_gpu = -1;
+    m.numa = -1;
+    return m;
+}
+
+/* NICs against the map's node type: counted, each port against its entry */
+static void test_map_nics(void)
+{
+    struct port_spec s[] = { { "MT4129", 4, 5, 400, 4, "NDR", IB },
+                             { "MT4129", 4, 5, 200, 4, "HDR", IB },
+                             { "MT4129", 4, 5, 400, 4, "NDR", ETH } };
+    struct topo_node *node = mk_ports(s, 3);
+    struct map_nic m[4];
+    struct map_node_type t;
+    char buf[400], *ign[1] = { "mlx5_2" };
+
+    mk_type(&t);
+    m[0] = map_nic("mlx5_0");
+    m[1] = map_nic("mlx5_1");
+    m[2] = map_nic("mlx5_2");
+    t.nics = m;
+    t.nnics = 3;
+    is_str(typed(node, &t, "nic.count", "", buf, sizeof(buf), NULL, 0), "OK 3 / 3",
+           "nic.count: the three the map lists");
+    m[1].rate_gbps = 400;
+    m[0].rate_gbps = 400;
+    is_str(typed(node, &t, "nic.port.rate", "mlx5_1:1", buf, sizeof(buf), NULL, 0),
+           "FAIL 400 Gb/s / 200 Gb/s", "nic.port.rate: 200 of the map's 400");
+    is_str(typed(node, &t, "nic.port.rate", "mlx5_0:1", buf, sizeof(buf), NULL, 0),
+           "OK 400 Gb/s / 400 Gb/s", "nic.port.rate: 400 of 400");
+    m[1].rate_gbps = 200;
+    is_str(typed(node, &t, "nic.port.rate", "mlx5_1:1", buf, sizeof(buf), NULL, 0),
+           "OK 200 Gb/s / 200 Gb/s", "nic.port.rate: 200 of 200 (the map's, not its peers')");
+    m[2].link_layer = IB;
+    is_str(typed(node, &t, "nic.port.link_layer", "mlx5_2:1", buf, sizeof(buf), NULL, 0),
+           "FAIL InfiniBand / Ethernet", "nic.port.link_layer: Ethernet where the map has IB");
+    m[2].link_layer = ETH;
+    is_str(typed(node, &t, "nic.port.link_layer", "mlx5_2:1", buf, sizeof(buf), NULL, 0),
+           "OK Ethernet / Ethernet", "nic.port.link_layer: the same");
+    m[2].port = 2;
+    is_str(typed(node, &t, "nic.port.state", "mlx5_2:1", buf, sizeof(buf), NULL, 0), "none",
+           "nic.port: a port the map does not carry a rail on is not judged");
+    m[2].port = 1;
+
+    /* one listed twice (two rails on one device) counts once; one missing; one not listed */
+    m[3] = map_nic("mlx5_0");
+    t.nnics = 4;
+    is_str(typed(node, &t, "nic.count", "", buf, sizeof(buf), NULL, 0), "OK 3 / 3",
+           "nic.count: a NIC the map lists twice counts once");
+    m[3] = map_nic("mlx5_9");
+    is_str(typed(node, &t, "nic.count", "", buf, sizeof(buf), NULL, 0), "FAIL 4 / 3",
+           "nic.count: one missing of four");
+    is_str(typed(node, &t, "nic.count", "mlx5_9", buf, sizeof(buf), NULL, 0),
+           "FAIL present / missing", "nic.count: ...named");
+    node->missing_nics = xcalloc(1, sizeof(char *));
+    node->missing_nics[0] = xstrdup("mlx5_9");
+    node->nmissing_nics = 1;
+    is_str(typed(node, &t, "nic.count", "mlx5_9", buf, sizeof(buf), NULL, 0),
+           "FAIL present / missing", "nic.count: one the input says is gone: named once");
+    {
+        struct topo_findings f = { 0 };
+        int named = 0;
+        topo_compare(node, "n1", NULL, &t, &f);
+        for (size_t i = 0; i < f.n; i++)
+            named += !strcmp(f.v[i].subject, "n1/mlx5_9");
+        is_int(named, 1, "nic.count: ...once, not twice");
+        topo_findings_free(&f);
+    }
+    t.nnics = 2;
+    is_str(typed(node, &t, "nic.count", "mlx5_2", buf, sizeof(buf), NULL, 0),
+           "WARN not in the map / present", "nic.count: an RDMA device the map does not list");
+    t.ignore = ign;
+    t.nignore = 1;
+    is_str(typed(node, &t, "nic.count", "mlx5_2", buf, sizeof(buf), NULL, 0), "none",
+           "nic.count: ...none when the map ignores it");
+    t.nnics = 3;
+    is_str(typed(node, &t, "nic.count", "", buf, sizeof(buf), NULL, 0), "OK 2 / 2",
+           "nic.count: an ignored NIC is neither expected nor counted");
+
+    /* the NUMA node the map puts a NIC on */
+    t.nignore = 0;
+    m[0].numa = 1;
+    node->nics[0].loc.numa = 0;
+    is_str(typed(node, &t, "affinity.numa", "mlx5_0", buf, sizeof(buf), NULL, 0),
+           "FAIL NUMA 1 / NUMA 0", "affinity.numa: the NIC on the other socket");
+    node->nics[0].loc.numa = 1;
+    is_str(typed(node, &t, "affinity.numa", "mlx5_0", buf, sizeof(buf), NULL, 0),
+           "OK NUMA 1 / NUMA 1", "affinity.numa: on its own");
+    node->nics[0].loc.numa = -1;
+    is_str(typed(node, &t, "affinity.numa", "mlx5_0", buf, sizeof(buf), NULL, 0), "none",
+           "affinity.numa: the input does not say: no finding");
+    topo_node_destroy(node);
+}
+
 int main(void)
 {
     test_findings();
+    test_map_nics();
     test_gpu_kind();
     test_nothing_to_judge();
     char buf[256];
