@@ -616,9 +616,84 @@ static void test_map_nics(void)
     topo_node_destroy(node);
 }
 
+/* nvlink.state against the map, the built-in reference, or the links the GPU has */
+static void test_nvlink_refs(void)
+{
+    struct gpu_spec s[] = { { "Acme X1", 0x10de, 0x1234, 90, 18, 18 },
+                            { "Acme X1", 0x10de, 0x1234, 90, 18, 12 },
+                            { "Acme X1", 0x10de, 0x1234, 90, 18, 0 } };
+    struct topo_node *node = mk_node(s, 3, 0);
+    struct map_node_type t;
+    char buf[400], why[2000];
+
+    mk_type(&t);
+    t.nvlink_links = 18;
+    is_str(typed(node, &t, "nvlink.state", "gpu0", buf, sizeof(buf), NULL, 0),
+           "OK 18 active / 18 active", "nvlink: 18 of the map's 18");
+    is_str(typed(node, &t, "nvlink.state", "gpu1", buf, sizeof(buf), NULL, 0),
+           "FAIL 18 active / 12 active", "nvlink: 12 of 18: a failure");
+    {
+        struct topo_findings f = { 0 };
+        topo_compare(node, "n1", NULL, &t, &f);
+        for (size_t i = 0; i < f.n; i++)
+            if (!strcmp(f.v[i].check, "nvlink.state") && f.v[i].sev == TOPO_SEV_FAIL) {
+                const char *h = f.v[i].hint ? f.v[i].hint : "";
+                if (!strcmp(f.v[i].subject, "n1/gpu1"))
+                    ok(!strncmp(h, "NVLinks are down", 16), "nvlink: some down: %s", h);
+                else
+                    ok(!strncmp(h, "the GPU has lost every NVLink while its siblings have", 52),
+                       "nvlink: all down, siblings fine: %s", h);
+            }
+        topo_findings_free(&f);
+    }
+    node->gpus[0].nvlink_active = node->gpus[1].nvlink_active = 0;
+    {
+        struct topo_findings f = { 0 };
+        int n = 0;
+        topo_compare(node, "n1", NULL, &t, &f);
+        for (size_t i = 0; i < f.n; i++)
+            n += !strcmp(f.v[i].check, "nvlink.state") && f.v[i].hint &&
+                 !strncmp(f.v[i].hint, "all NVLinks are inactive", 24);
+        is_int(n, 3, "nvlink: every GPU down: the fabric manager's hint on each");
+        topo_findings_free(&f);
+    }
+    /* the input says nothing of NVLink: not judged, never a pass */
+    node->gpus[2].nvlink_active = node->gpus[2].nvlink_links = -1;
+    is_str(typed(node, &t, "nvlink.state", "gpu2", buf, sizeof(buf), why, sizeof(why)), "none",
+           "nvlink: unknown: no finding");
+    ok(strstr(why, "n1/gpu2: nvlink.state: the input says nothing of NVLink (18 active "
+                   "expected by the map)") != NULL,
+       "nvlink: ...said as not judged, the map's 18");
+    /* without a map or a reference: the links the GPU has, each should be up */
+    t.nvlink_links = -1;
+    node->gpus[0].nvlink_active = 0;
+    node->gpus[1].nvlink_active = 10;
+    node->gpus[1].nvlink_links = 12;
+    is_str(typed(node, &t, "nvlink.state", "gpu1", buf, sizeof(buf), NULL, 0),
+           "FAIL 12 active / 10 active", "nvlink: no reference: 10 of its 12 present");
+    topo_node_destroy(node);
+
+    /* one GPU of a board, shown alone (a VM): the reference alone does not fail it */
+    {
+        struct gpu_spec one[] = { { "NVIDIA H100 80GB HBM3", 0x10de, 0x2330, 90, 0, 0 } };
+        node = mk_node(one, 1, 0);
+        is_str(typed(node, NULL, "nvlink.state", "gpu0", buf, sizeof(buf), NULL, 0),
+               "WARN 18 active / no NVLink exposed", "nvlink: an H100 alone with none: a warning");
+        mk_type(&t);
+        t.nvlink_links = 18;
+        is_str(typed(node, &t, "nvlink.state", "gpu0", buf, sizeof(buf), NULL, 0),
+               "FAIL 18 active / 0 active", "nvlink: ...a map that wants 18 fails it");
+        node->gpus[0].nvlink_links = 18;
+        is_str(typed(node, NULL, "nvlink.state", "gpu0", buf, sizeof(buf), NULL, 0),
+               "FAIL 18 active / 0 active", "nvlink: ...and so do links present but down");
+        topo_node_destroy(node);
+    }
+}
+
 int main(void)
 {
     test_findings();
+    test_nvlink_refs();
     test_map_nics();
     test_gpu_kind();
     test_nothing_to_judge();
