@@ -690,9 +690,144 @@ static void test_nvlink_refs(void)
     }
 }
 
+/* the edges at 0 and 1: a node type of no GPU, a map that sets no PCIe link, one sibling link */
+static void test_edges(void)
+{
+    struct gpu_spec s[] = { { "Acme X1", 0x10de, 0x1234, 90, 1, 1 },
+                            { "Acme X1", 0x10de, 0x1234, 90, 1, 0 } };
+    struct topo_node *node = mk_node(s, 2, 0);
+    struct map_node_type t;
+    char buf[400], why[2000];
+
+    mk_type(&t);
+    t.gpu_count = 0;
+    is_str(typed(node, &t, "gpu.count", "", buf, sizeof(buf), why, sizeof(why)), "FAIL 0 / 2",
+           "gpu.count: a node type of no GPU, two found");
+    ok(strstr(why, "n1/gpu0: no built-in reference for 'Acme X1': its PCIe link is not judged "
+                   "(give gpus.pcie in the map)") != NULL,
+       "a GPU no reference knows, a map without its PCIe link: said as not judged");
+    {
+        struct topo_findings f = { 0 };
+        topo_compare(node, "n1", NULL, &t, &f);
+        for (size_t i = 0; i < f.n; i++)
+            if (!strcmp(f.v[i].subject, "n1/gpu1") && !strcmp(f.v[i].check, "nvlink.state"))
+                ok(f.v[i].hint && !strncmp(f.v[i].hint,
+                                           "the GPU has lost every NVLink while its "
+                                           "siblings have theirs",
+                                           60),
+                   "nvlink: none up beside a sibling with its one: the siblings' hint");
+        topo_findings_free(&f);
+    }
+    t.pcie_width = 16;
+    typed(node, &t, "gpu.count", "", buf, sizeof(buf), why, sizeof(why));
+    ok(!strstr(why, "no built-in reference"), "...not when the map gives the width");
+    topo_node_destroy(node);
+    {
+        /* the cluster's ignore list, without a node type: the NIC and its ports left alone */
+        struct port_spec p[] = { { "MT4129", 1, 3, 400, 4, "NDR", IB },
+                                 { "MT4129", 4, 5, 400, 4, "NDR", IB } };
+        struct topo_map map;
+        struct topo_findings f = { 0 };
+        char *ign[1] = { "mlx5_0" };
+        int of0 = 0, of1 = 0;
+        memset(&map, 0, sizeof(map));
+        map.ignore = ign;
+        map.nignore = 1;
+        node = mk_ports(p, 2);
+        topo_compare(node, "n1", &map, NULL, &f);
+        for (size_t i = 0; i < f.n; i++) {
+            of0 += !strncmp(f.v[i].subject, "n1/mlx5_0", 9);
+            of1 += !strncmp(f.v[i].subject, "n1/mlx5_1", 9);
+        }
+        ok(of0 == 0 && of1 > 0 && f.nfail == 0,
+           "the cluster's ignore list: mlx5_0 (down) said nothing of, mlx5_1 judged");
+        topo_findings_free(&f);
+        topo_node_destroy(node);
+    }
+    node = mk_node(s, 0, 0);
+    is_str(typed(node, &t, "gpu.count", "", buf, sizeof(buf), NULL, 0), "OK 0 / 0",
+           "gpu.count: none of none");
+    topo_node_destroy(node);
+}
+
+/* pcie.path: a GPU (Gen5 x16, 63 GB/s) below a switch: root port 0000:00:01.0 -> the switch's
+ * upstream port 0000:01:00.0 (its link: gen x width as trained, else only its rate) -> a
+ * downstream port above the GPU */
+static const char *path_verdict(int gen, int width, double rate, int map_gen, char *buf, size_t len)
+{
+    struct gpu_spec s[] = { { "Acme X1", 0x10de, 0x1234, 90, 0, 0 } };
+    struct topo_node *node = mk_node(s, 1, 0);
+    struct map_node_type t;
+    struct topo_findings f = { 0 };
+    int root = topo_node_add_bridge(node, "0000:00:01.0", -1);
+    int up = topo_node_add_bridge(node, "0000:01:00.0", root);
+    int down = topo_node_add_bridge(node, "0000:02:00.0", up);
+
+    node->bridges[root].faces_down = node->bridges[down].faces_down = 1;
+    node->bridges[root].link.cur_gen = node->bridges[root].link.max_gen = 5;
+    node->bridges[root].link.cur_width = node->bridges[root].link.max_width = 16;
+    node->bridges[up].link.max_gen = 5;
+    node->bridges[up].link.max_width = 16;
+    node->bridges[up].link.cur_gen = gen;
+    node->bridges[up].link.cur_width = width;
+    node->bridges[up].link.cur_gbytes = rate;
+    node->bridges[down].link.max_gen = 5;
+    node->bridges[down].link.max_width = 16;
+    node->gpus[0].loc.up = down;
+    node->gpus[0].link.max_gen = 5;
+    node->gpus[0].link.max_width = 16;
+    node->gpus[0].link.cur_gen = 1; /* idle */
+    node->gpus[0].link.cur_width = 16;
+    mk_type(&t);
+    t.pcie_gen = map_gen;
+    topo_compare(node, "n1", NULL, &t, &f);
+    snprintf(buf, len, "none");
+    for (size_t i = 0; i < f.n; i++)
+        if (!strcmp(f.v[i].check, "pcie.path"))
+            snprintf(buf, len, "%s %s %s / %s", f.v[i].subject,
+                     f.v[i].sev == TOPO_SEV_FAIL   ? "FAIL"
+                     : f.v[i].sev == TOPO_SEV_WARN ? "WARN"
+                                                   : "OK",
+                     f.v[i].expected, f.v[i].observed);
+    topo_findings_free(&f);
+    topo_node_destroy(node);
+    return buf;
+}
+
+static void test_pcie_path(void)
+{
+    char buf[400];
+
+    is_str(path_verdict(5, 16, -1, 0, buf, sizeof(buf)), "none",
+           "pcie.path: the switch's link at Gen5 x16: nothing said");
+    is_str(path_verdict(4, 16, -1, 0, buf, sizeof(buf)),
+           "n1/0000:01:00.0 WARN >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
+           "pcie.path: the switch at Gen4: a warning (it may be idle), the bridge named");
+    is_str(path_verdict(4, 16, -1, 5, buf, sizeof(buf)),
+           "n1/0000:01:00.0 FAIL >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
+           "pcie.path: ...a failure where the map sets the GPU's link");
+    is_str(path_verdict(5, 8, -1, 0, buf, sizeof(buf)),
+           "n1/0000:01:00.0 WARN >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen5 x8)",
+           "pcie.path: the switch at x8");
+    is_str(path_verdict(1, 16, -1, 0, buf, sizeof(buf)),
+           "n1/0000:01:00.0 WARN >= 63.0 GB/s (what gpu0 can use) / 4.0 GB/s (Gen1 x16)",
+           "pcie.path: the switch at Gen1 (as trained)");
+    /* the edge: 95% of what the GPU can use passes, less does not (Gen5 x15 is 93.75%) */
+    is_str(path_verdict(5, 15, -1, 0, buf, sizeof(buf)),
+           "n1/0000:01:00.0 WARN >= 63.0 GB/s (what gpu0 can use) / 59.1 GB/s (Gen5 x15)",
+           "pcie.path: 94%% of it: said");
+    is_str(path_verdict(0, 0, 59.9, 0, buf, sizeof(buf)), "none",
+           "pcie.path: 59.9 GB/s (the rate only), 95%% of 63.0: nothing said");
+    is_str(path_verdict(0, 0, 59.8, 0, buf, sizeof(buf)),
+           "n1/0000:01:00.0 WARN >= 63.0 GB/s (what gpu0 can use) / 59.8 GB/s",
+           "pcie.path: 59.8 GB/s: said, the rate alone");
+}
+
 int main(void)
 {
     test_findings();
+    test_pcie_path();
+    test_edges();
     test_nvlink_refs();
     test_map_nics();
     test_gpu_kind();
