@@ -41,6 +41,15 @@ static struct topo_node *mk_node(const struct gpu_spec *s, size_t n, int switche
     return node;
 }
 
+/* a finding as these tests compare it: "sev expected / observed", the hint after it in [] */
+static const char *finding_text(const struct topo_finding *x, int hint, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s %s / %s%s%s%s", topo_sev_name(x->sev), x->expected ? x->expected : "-",
+             x->observed ? x->observed : "-", hint ? " [" : "", hint && x->hint ? x->hint : "",
+             hint ? "]" : "");
+    return buf;
+}
+
 /* gpuN's nvlink.state finding, or NULL */
 static const struct topo_finding *nvlink_of(const struct topo_findings *f, int gpu)
 {
@@ -53,7 +62,7 @@ static const struct topo_finding *nvlink_of(const struct topo_findings *f, int g
     return NULL;
 }
 
-/* gpu's verdict, "SEV expected / observed", or "none" */
+/* gpu's verdict, "sev expected / observed", or "none" */
 static const char *verdict(const struct gpu_spec *s, size_t n, int switched, int gpu, char *buf,
                            size_t len)
 {
@@ -64,11 +73,7 @@ static const char *verdict(const struct gpu_spec *s, size_t n, int switched, int
     topo_compare(node, "n1", NULL, NULL, &f);
     x = nvlink_of(&f, gpu);
     if (x)
-        snprintf(buf, len, "%s %s / %s",
-                 x->sev == TOPO_SEV_FAIL   ? "FAIL"
-                 : x->sev == TOPO_SEV_WARN ? "WARN"
-                                           : "OK",
-                 x->expected ? x->expected : "-", x->observed);
+        finding_text(x, 0, buf, len);
     else
         snprintf(buf, len, "none");
     topo_findings_free(&f);
@@ -106,7 +111,7 @@ static struct topo_node *mk_nics(const struct nic_spec *s, size_t n)
     return node;
 }
 
-/* NIC nic's nic.pcie.width verdict ("SEV expected / observed", or "none"), and in why the first
+/* NIC nic's nic.pcie.width verdict ("sev expected / observed", or "none"), and in why the first
  * line not judged about it */
 static const char *nic_verdict(const struct nic_spec *s, size_t n, int nic, char *buf, size_t len,
                                char *why, size_t wlen)
@@ -121,11 +126,7 @@ static const char *nic_verdict(const struct nic_spec *s, size_t n, int nic, char
     snprintf(buf, len, "none");
     for (size_t i = 0; i < f.n; i++)
         if (!strcmp(f.v[i].check, "nic.pcie.width") && !strcmp(f.v[i].subject, subject))
-            snprintf(buf, len, "%s %s / %s",
-                     f.v[i].sev == TOPO_SEV_FAIL   ? "FAIL"
-                     : f.v[i].sev == TOPO_SEV_WARN ? "WARN"
-                                                   : "OK",
-                     f.v[i].expected ? f.v[i].expected : "-", f.v[i].observed);
+            finding_text(&f.v[i], 0, buf, len);
     snprintf(why, wlen, "none");
     for (size_t i = 0; i < f.nunjudged; i++)
         if (!strncmp(f.unjudged[i], pre, strlen(pre))) {
@@ -173,7 +174,7 @@ static struct topo_node *mk_ports(const struct port_spec *s, size_t n)
     return node;
 }
 
-/* the finding of check on port 1 of mlx5_<nic>: "SEV expected / observed [hint]", or "none" */
+/* the finding of check on port 1 of mlx5_<nic>: "sev expected / observed [hint]", or "none" */
 static const char *port_verdict(const struct port_spec *s, size_t n, int nic, const char *check,
                                 char *buf, size_t len)
 {
@@ -186,12 +187,7 @@ static const char *port_verdict(const struct port_spec *s, size_t n, int nic, co
     snprintf(buf, len, "none");
     for (size_t i = 0; i < f.n; i++)
         if (!strcmp(f.v[i].check, check) && !strcmp(f.v[i].subject, subject))
-            snprintf(buf, len, "%s %s / %s [%s]",
-                     f.v[i].sev == TOPO_SEV_FAIL   ? "FAIL"
-                     : f.v[i].sev == TOPO_SEV_WARN ? "WARN"
-                                                   : "OK",
-                     f.v[i].expected ? f.v[i].expected : "-", f.v[i].observed,
-                     f.v[i].hint ? f.v[i].hint : "");
+            finding_text(&f.v[i], 1, buf, len);
     topo_findings_free(&f);
     topo_node_destroy(node);
     return buf;
@@ -200,16 +196,13 @@ static const char *port_verdict(const struct port_spec *s, size_t n, int nic, co
 #define IB  TOPO_LL_INFINIBAND
 #define ETH TOPO_LL_ETHERNET
 
-/* the findings as "SEV check subject" lines */
+/* the findings as "sev check subject" lines */
 static const char *lines(const struct topo_findings *f, char *buf, size_t len)
 {
     buf[0] = '\0';
     for (size_t i = 0; i < f->n; i++) {
         size_t at = strlen(buf);
-        snprintf(buf + at, len - at, "%s%s %s %s", i ? ", " : "",
-                 f->v[i].sev == TOPO_SEV_FAIL   ? "FAIL"
-                 : f->v[i].sev == TOPO_SEV_WARN ? "WARN"
-                                                : "OK",
+        snprintf(buf + at, len - at, "%s%s %s %s", i ? ", " : "", topo_sev_name(f->v[i].sev),
                  f->v[i].check, f->v[i].subject);
     }
     return buf;
@@ -230,8 +223,8 @@ static void test_findings(void)
     topo_findings_add(&f, TOPO_SEV_FAIL, "nic.port.rate", "n1/a", NULL, "f", NULL);
     topo_findings_sort(&f);
     is_str(lines(&f, buf, sizeof(buf)),
-           "FAIL gpu.driver n1/gpu0, FAIL nic.port.rate n3/b, FAIL nic.port.rate n1/a, "
-           "WARN gpu.model n2/gpu1, WARN nvlink.state n2/gpu0, OK nic.port.state n1/a",
+           "fail gpu.driver n1/gpu0, fail nic.port.rate n3/b, fail nic.port.rate n1/a, "
+           "warn gpu.model n2/gpu1, warn nvlink.state n2/gpu0, ok nic.port.state n1/a",
            "sort: failures, warnings, passes; checks in order; n3 before n1 as found");
     ok(f.nfail == 3 && f.nwarn == 2 && f.nok == 1, "sort: the counts stand");
     topo_findings_free(&f);
@@ -241,7 +234,7 @@ static void test_findings(void)
         size_t at = strlen(want);
         snprintf(s, sizeof(s), "n%d/x", (i * 17) % 40);
         topo_findings_add(&f, TOPO_SEV_FAIL, "link.bandwidth", s, NULL, "o", NULL);
-        snprintf(want + at, sizeof(want) - at, "%sFAIL link.bandwidth %s", i ? ", " : "", s);
+        snprintf(want + at, sizeof(want) - at, "%sfail link.bandwidth %s", i ? ", " : "", s);
         if (i % 3 == 0)
             topo_findings_add(&f, TOPO_SEV_OK, "link.bandwidth", s, NULL, "o", NULL);
     }
@@ -287,8 +280,8 @@ static void test_findings(void)
         topo_findings_add(&f, TOPO_SEV_OK, "link.bandwidth", "n1/rail0", NULL, "o", NULL);
         topo_findings_override(&f, &map, &type);
         is_str(lines(&f, buf, sizeof(buf)),
-               "FAIL link.path n1<->n2/rail0, FAIL nic.port.rate n10/mlx5_0:1, WARN link.outlier "
-               "n1/rail0, WARN link.bandwidth n1/rail1, OK link.bandwidth n1/rail0",
+               "fail link.path n1<->n2/rail0, fail nic.port.rate n10/mlx5_0:1, warn link.outlier "
+               "n1/rail0, warn link.bandwidth n1/rail1, ok link.bandwidth n1/rail0",
                "overrides: link. warns, the cluster's link.path fails again, rank.failed "
                "dropped, 'nic.port' (no dot) matches nothing, a pass stays");
         ok(f.nfail == 2 && f.nwarn == 2 && f.nok == 1 && f.n == 5, "overrides: counted again");
@@ -351,7 +344,7 @@ static void mk_type(struct map_node_type *t)
     topo_map_thresholds_unset(&t->thresholds);
 }
 
-/* check's finding on subject (under n1/) against type: "SEV expected / observed", or "none";
+/* check's finding on subject (under n1/) against type: "sev expected / observed", or "none";
  * the unjudged lines joined in why */
 static const char *typed(const struct topo_node *node, const struct map_node_type *type,
                          const char *check, const char *subject, char *buf, size_t len, char *why,
@@ -365,12 +358,7 @@ static const char *typed(const struct topo_node *node, const struct map_node_typ
     snprintf(buf, len, "none");
     for (size_t i = 0; i < f.n; i++)
         if (!strcmp(f.v[i].check, check) && !strcmp(f.v[i].subject, s))
-            snprintf(buf, len, "%s %s / %s",
-                     f.v[i].sev == TOPO_SEV_FAIL   ? "FAIL"
-                     : f.v[i].sev == TOPO_SEV_WARN ? "WARN"
-                                                   : "OK",
-                     f.v[i].expected ? f.v[i].expected : "-",
-                     f.v[i].observed ? f.v[i].observed : "-");
+            finding_text(&f.v[i], 0, buf, len);
     if (why) {
         why[0] = '\0';
         for (size_t i = 0; i < f.nunjudged; i++)
@@ -395,34 +383,34 @@ static void test_gpu_kind(void)
     t.gpu_pci_device = 0x2330;
     t.gpu_model = "NVIDIA B200";
     is_str(typed(node, &t, "gpu.model", "gpu1", buf, sizeof(buf), NULL, 0),
-           "OK NVIDIA B200 (10de:2330) / NVIDIA H100 80GB HBM3 (10de:2330, 9.0)",
+           "ok NVIDIA B200 (10de:2330) / NVIDIA H100 80GB HBM3 (10de:2330, 9.0)",
            "gpu.model: the PCI id first: the same id passes, whatever the names");
     t.gpu_pci_device = 0x2901;
     is_str(typed(node, &t, "gpu.model", "gpu1", buf, sizeof(buf), NULL, 0),
-           "FAIL NVIDIA B200 (10de:2901) / NVIDIA H100 80GB HBM3 (10de:2330, 9.0)",
+           "fail NVIDIA B200 (10de:2901) / NVIDIA H100 80GB HBM3 (10de:2330, 9.0)",
            "gpu.model: another device id: another kind");
     t.gpu_pci_device = 0x2330;
     t.gpu_pci_vendor = 0x1002;
     is_str(typed(node, &t, "gpu.model", "gpu1", buf, sizeof(buf), NULL, 0),
-           "FAIL NVIDIA B200 (1002:2330) / NVIDIA H100 80GB HBM3 (10de:2330, 9.0)",
+           "fail NVIDIA B200 (1002:2330) / NVIDIA H100 80GB HBM3 (10de:2330, 9.0)",
            "gpu.model: another vendor: another kind");
     t.gpu_pci_vendor = 0;
     t.gpu_pci_device = 0;
     is_str(typed(node, &t, "gpu.model", "gpu0", buf, sizeof(buf), NULL, 0),
-           "FAIL NVIDIA B200 / NVIDIA H100 80GB HBM3 (10de:2330, 9.0)",
+           "fail NVIDIA B200 / NVIDIA H100 80GB HBM3 (10de:2330, 9.0)",
            "gpu.model: no id in the map: by name, another");
     t.gpu_model = "NVIDIA H100 80GB HBM3";
     is_str(typed(node, &t, "gpu.model", "gpu0", buf, sizeof(buf), NULL, 0),
-           "OK NVIDIA H100 80GB HBM3 / NVIDIA H100 80GB HBM3 (10de:2330, 9.0)",
+           "ok NVIDIA H100 80GB HBM3 / NVIDIA H100 80GB HBM3 (10de:2330, 9.0)",
            "gpu.model: by name, the same");
     t.gpu_model = NULL;
     t.gpu_sm = 100;
     is_str(typed(node, &t, "gpu.model", "gpu0", buf, sizeof(buf), NULL, 0),
-           "FAIL compute capability 10.0 / NVIDIA H100 80GB HBM3 (10de:2330, 9.0)",
+           "fail compute capability 10.0 / NVIDIA H100 80GB HBM3 (10de:2330, 9.0)",
            "gpu.model: only a compute capability: 10.0 is not 9.0");
     t.gpu_sm = 90;
     is_str(typed(node, &t, "gpu.model", "gpu0", buf, sizeof(buf), NULL, 0),
-           "OK compute capability 9.0 / NVIDIA H100 80GB HBM3 (10de:2330, 9.0)",
+           "ok compute capability 9.0 / NVIDIA H100 80GB HBM3 (10de:2330, 9.0)",
            "gpu.model: 9.0 is");
     t.gpu_sm = -1;
     t.gpu_pci_vendor = 0x10de;
@@ -431,23 +419,23 @@ static void test_gpu_kind(void)
     node->gpus[0].model = NULL;
     node->gpus[0].pci_vendor = node->gpus[0].pci_device = 0;
     node->gpus[0].sm = -1;
-    is_str(typed(node, &t, "gpu.model", "gpu0", buf, sizeof(buf), NULL, 0), "WARN 10de:2330 / -",
+    is_str(typed(node, &t, "gpu.model", "gpu0", buf, sizeof(buf), NULL, 0), "warn 10de:2330 / -",
            "gpu.model: the input names the GPU by nothing: a warning");
     node->gpus[0].sm = 90;
     t.gpu_sm = 90;
     is_str(typed(node, &t, "gpu.model", "gpu0", buf, sizeof(buf), NULL, 0),
-           "OK 10de:2330, compute capability 9.0 / compute capability 9.0",
+           "ok 10de:2330, compute capability 9.0 / compute capability 9.0",
            "gpu.model: an id in the map, only a capability in the input: by the capability");
 
     /* the count */
     t.gpu_count = 2;
-    is_str(typed(node, &t, "gpu.count", "", buf, sizeof(buf), NULL, 0), "OK 2 / 2",
+    is_str(typed(node, &t, "gpu.count", "", buf, sizeof(buf), NULL, 0), "ok 2 / 2",
            "gpu.count: 2 of 2");
     t.gpu_count = 3;
-    is_str(typed(node, &t, "gpu.count", "", buf, sizeof(buf), NULL, 0), "FAIL 3 / 2",
+    is_str(typed(node, &t, "gpu.count", "", buf, sizeof(buf), NULL, 0), "fail 3 / 2",
            "gpu.count: 2 of 3");
     t.gpu_count = 1;
-    is_str(typed(node, &t, "gpu.count", "", buf, sizeof(buf), NULL, 0), "FAIL 1 / 2",
+    is_str(typed(node, &t, "gpu.count", "", buf, sizeof(buf), NULL, 0), "fail 1 / 2",
            "gpu.count: 2 where the map has 1");
 
     /* the PCIe link: the map's generation and width; the rate alone where that is all */
@@ -456,17 +444,17 @@ static void test_gpu_kind(void)
     t.pcie_width = 16;
     node->gpus[1].link.max_gen = 5;
     node->gpus[1].link.cur_width = 8;
-    is_str(typed(node, &t, "gpu.pcie.width", "gpu1", buf, sizeof(buf), NULL, 0), "FAIL x16 / x8",
+    is_str(typed(node, &t, "gpu.pcie.width", "gpu1", buf, sizeof(buf), NULL, 0), "fail x16 / x8",
            "gpu.pcie.width: x8 of x16");
-    is_str(typed(node, &t, "gpu.pcie.gen", "gpu1", buf, sizeof(buf), NULL, 0), "OK Gen5 / Gen5",
+    is_str(typed(node, &t, "gpu.pcie.gen", "gpu1", buf, sizeof(buf), NULL, 0), "ok Gen5 / Gen5",
            "gpu.pcie.gen: Gen5 (the link's maximum)");
     node->gpus[1].link.max_gen = 0;
     node->gpus[1].link.cur_gen = 4;
-    is_str(typed(node, &t, "gpu.pcie.gen", "gpu1", buf, sizeof(buf), NULL, 0), "FAIL Gen5 / Gen4",
+    is_str(typed(node, &t, "gpu.pcie.gen", "gpu1", buf, sizeof(buf), NULL, 0), "fail Gen5 / Gen4",
            "gpu.pcie.gen: no maximum given: the current one, Gen4 of Gen5");
     node->gpus[0].link.cur_gbytes = 63.015385;
     is_str(typed(node, &t, "gpu.pcie.gen", "gpu0", buf, sizeof(buf), why, sizeof(why)),
-           "OK Gen5 / 63.0 GB/s (the rate only)",
+           "ok Gen5 / 63.0 GB/s (the rate only)",
            "gpu.pcie: only the rate, Gen5 x16's: passes both");
     node->gpus[0].link.cur_gbytes = 31.5;
     is_str(typed(node, &t, "gpu.pcie.gen", "gpu0", buf, sizeof(buf), why, sizeof(why)), "none",
@@ -482,20 +470,20 @@ static void test_gpu_kind(void)
        "gpu.pcie: nothing of the link: not judged, what was expected said");
     node->gpus[0].link.cur_width = 16;
     typed(node, &t, "gpu.pcie.width", "gpu0", buf, sizeof(buf), why, sizeof(why));
-    ok(!strcmp(buf, "OK x16 / x16") &&
+    ok(!strcmp(buf, "ok x16 / x16") &&
            strstr(why, "n1/gpu0: gpu.pcie.gen: the input does not give the link's generation"),
        "gpu.pcie: the width alone: judged, the generation not (%s)", buf);
 
     /* the driver: asked and answering, asked and silent, not asked */
     node->gpu_driver = 1;
     is_str(typed(node, &t, "gpu.driver", "gpu0", buf, sizeof(buf), NULL, 0),
-           "OK answering / answering", "gpu.driver: answering");
+           "ok answering / answering", "gpu.driver: answering");
     node->gpu_driver = 0;
     is_str(typed(node, &t, "gpu.driver", "gpu1", buf, sizeof(buf), NULL, 0),
-           "FAIL answering / no NVIDIA driver", "gpu.driver: silent: a failure");
+           "fail answering / no NVIDIA driver", "gpu.driver: silent: a failure");
     node->gpu_driver_note = xstrdup("NVML: driver/library version mismatch");
     is_str(typed(node, &t, "gpu.driver", "gpu1", buf, sizeof(buf), NULL, 0),
-           "FAIL answering / NVML: driver/library version mismatch",
+           "fail answering / NVML: driver/library version mismatch",
            "gpu.driver: ...with what NVML said");
     free(node->gpus[1].vendor);
     node->gpus[1].vendor = xstrdup("AMD");
@@ -505,7 +493,7 @@ static void test_gpu_kind(void)
     node->gpus[1].vendor[0] = 'x';
     node->gpus[1].pci_vendor = 0x10de;
     is_str(typed(node, &t, "gpu.driver", "gpu1", buf, sizeof(buf), NULL, 0),
-           "FAIL answering / NVML: driver/library version mismatch",
+           "fail answering / NVML: driver/library version mismatch",
            "gpu.driver: an NVIDIA PCI id whatever the vendor's name");
     node->gpu_driver = -1;
     is_str(typed(node, &t, "gpu.driver", "gpu1", buf, sizeof(buf), NULL, 0), "none",
@@ -544,23 +532,23 @@ static void test_map_nics(void)
     m[2] = map_nic("mlx5_2");
     t.nics = m;
     t.nnics = 3;
-    is_str(typed(node, &t, "nic.count", "", buf, sizeof(buf), NULL, 0), "OK 3 / 3",
+    is_str(typed(node, &t, "nic.count", "", buf, sizeof(buf), NULL, 0), "ok 3 / 3",
            "nic.count: the three the map lists");
     m[1].rate_gbps = 400;
     m[0].rate_gbps = 400;
     is_str(typed(node, &t, "nic.port.rate", "mlx5_1:1", buf, sizeof(buf), NULL, 0),
-           "FAIL 400 Gb/s / 200 Gb/s", "nic.port.rate: 200 of the map's 400");
+           "fail 400 Gb/s / 200 Gb/s", "nic.port.rate: 200 of the map's 400");
     is_str(typed(node, &t, "nic.port.rate", "mlx5_0:1", buf, sizeof(buf), NULL, 0),
-           "OK 400 Gb/s / 400 Gb/s", "nic.port.rate: 400 of 400");
+           "ok 400 Gb/s / 400 Gb/s", "nic.port.rate: 400 of 400");
     m[1].rate_gbps = 200;
     is_str(typed(node, &t, "nic.port.rate", "mlx5_1:1", buf, sizeof(buf), NULL, 0),
-           "OK 200 Gb/s / 200 Gb/s", "nic.port.rate: 200 of 200 (the map's, not its peers')");
+           "ok 200 Gb/s / 200 Gb/s", "nic.port.rate: 200 of 200 (the map's, not its peers')");
     m[2].link_layer = IB;
     is_str(typed(node, &t, "nic.port.link_layer", "mlx5_2:1", buf, sizeof(buf), NULL, 0),
-           "FAIL InfiniBand / Ethernet", "nic.port.link_layer: Ethernet where the map has IB");
+           "fail InfiniBand / Ethernet", "nic.port.link_layer: Ethernet where the map has IB");
     m[2].link_layer = ETH;
     is_str(typed(node, &t, "nic.port.link_layer", "mlx5_2:1", buf, sizeof(buf), NULL, 0),
-           "OK Ethernet / Ethernet", "nic.port.link_layer: the same");
+           "ok Ethernet / Ethernet", "nic.port.link_layer: the same");
     m[2].port = 2;
     is_str(typed(node, &t, "nic.port.state", "mlx5_2:1", buf, sizeof(buf), NULL, 0), "none",
            "nic.port: a port the map does not carry a rail on is not judged");
@@ -569,18 +557,18 @@ static void test_map_nics(void)
     /* one listed twice (two rails on one device) counts once; one missing; one not listed */
     m[3] = map_nic("mlx5_0");
     t.nnics = 4;
-    is_str(typed(node, &t, "nic.count", "", buf, sizeof(buf), NULL, 0), "OK 3 / 3",
+    is_str(typed(node, &t, "nic.count", "", buf, sizeof(buf), NULL, 0), "ok 3 / 3",
            "nic.count: a NIC the map lists twice counts once");
     m[3] = map_nic("mlx5_9");
-    is_str(typed(node, &t, "nic.count", "", buf, sizeof(buf), NULL, 0), "FAIL 4 / 3",
+    is_str(typed(node, &t, "nic.count", "", buf, sizeof(buf), NULL, 0), "fail 4 / 3",
            "nic.count: one missing of four");
     is_str(typed(node, &t, "nic.count", "mlx5_9", buf, sizeof(buf), NULL, 0),
-           "FAIL present / missing", "nic.count: ...named");
+           "fail present / missing", "nic.count: ...named");
     node->missing_nics = xcalloc(1, sizeof(char *));
     node->missing_nics[0] = xstrdup("mlx5_9");
     node->nmissing_nics = 1;
     is_str(typed(node, &t, "nic.count", "mlx5_9", buf, sizeof(buf), NULL, 0),
-           "FAIL present / missing", "nic.count: one the input says is gone: named once");
+           "fail present / missing", "nic.count: one the input says is gone: named once");
     {
         struct topo_findings f = { 0 };
         int named = 0;
@@ -592,13 +580,13 @@ static void test_map_nics(void)
     }
     t.nnics = 2;
     is_str(typed(node, &t, "nic.count", "mlx5_2", buf, sizeof(buf), NULL, 0),
-           "WARN not in the map / present", "nic.count: an RDMA device the map does not list");
+           "warn not in the map / present", "nic.count: an RDMA device the map does not list");
     t.ignore = ign;
     t.nignore = 1;
     is_str(typed(node, &t, "nic.count", "mlx5_2", buf, sizeof(buf), NULL, 0), "none",
            "nic.count: ...none when the map ignores it");
     t.nnics = 3;
-    is_str(typed(node, &t, "nic.count", "", buf, sizeof(buf), NULL, 0), "OK 2 / 2",
+    is_str(typed(node, &t, "nic.count", "", buf, sizeof(buf), NULL, 0), "ok 2 / 2",
            "nic.count: an ignored NIC is neither expected nor counted");
 
     /* the NUMA node the map puts a NIC on */
@@ -606,10 +594,10 @@ static void test_map_nics(void)
     m[0].numa = 1;
     node->nics[0].loc.numa = 0;
     is_str(typed(node, &t, "affinity.numa", "mlx5_0", buf, sizeof(buf), NULL, 0),
-           "FAIL NUMA 1 / NUMA 0", "affinity.numa: the NIC on the other socket");
+           "fail NUMA 1 / NUMA 0", "affinity.numa: the NIC on the other socket");
     node->nics[0].loc.numa = 1;
     is_str(typed(node, &t, "affinity.numa", "mlx5_0", buf, sizeof(buf), NULL, 0),
-           "OK NUMA 1 / NUMA 1", "affinity.numa: on its own");
+           "ok NUMA 1 / NUMA 1", "affinity.numa: on its own");
     node->nics[0].loc.numa = -1;
     is_str(typed(node, &t, "affinity.numa", "mlx5_0", buf, sizeof(buf), NULL, 0), "none",
            "affinity.numa: the input does not say: no finding");
@@ -629,9 +617,9 @@ static void test_nvlink_refs(void)
     mk_type(&t);
     t.nvlink_links = 18;
     is_str(typed(node, &t, "nvlink.state", "gpu0", buf, sizeof(buf), NULL, 0),
-           "OK 18 active / 18 active", "nvlink: 18 of the map's 18");
+           "ok 18 active / 18 active", "nvlink: 18 of the map's 18");
     is_str(typed(node, &t, "nvlink.state", "gpu1", buf, sizeof(buf), NULL, 0),
-           "FAIL 18 active / 12 active", "nvlink: 12 of 18: a failure");
+           "fail 18 active / 12 active", "nvlink: 12 of 18: a failure");
     {
         struct topo_findings f = { 0 };
         topo_compare(node, "n1", NULL, &t, &f);
@@ -670,7 +658,7 @@ static void test_nvlink_refs(void)
     node->gpus[1].nvlink_active = 10;
     node->gpus[1].nvlink_links = 12;
     is_str(typed(node, &t, "nvlink.state", "gpu1", buf, sizeof(buf), NULL, 0),
-           "FAIL 12 active / 10 active", "nvlink: no reference: 10 of its 12 present");
+           "fail 12 active / 10 active", "nvlink: no reference: 10 of its 12 present");
     topo_node_destroy(node);
 
     /* one GPU of a board, shown alone (a VM): the reference alone does not fail it */
@@ -678,14 +666,14 @@ static void test_nvlink_refs(void)
         struct gpu_spec one[] = { { "NVIDIA H100 80GB HBM3", 0x10de, 0x2330, 90, 0, 0 } };
         node = mk_node(one, 1, 0);
         is_str(typed(node, NULL, "nvlink.state", "gpu0", buf, sizeof(buf), NULL, 0),
-               "WARN 18 active / no NVLink exposed", "nvlink: an H100 alone with none: a warning");
+               "warn 18 active / no NVLink exposed", "nvlink: an H100 alone with none: a warning");
         mk_type(&t);
         t.nvlink_links = 18;
         is_str(typed(node, &t, "nvlink.state", "gpu0", buf, sizeof(buf), NULL, 0),
-               "FAIL 18 active / 0 active", "nvlink: ...a map that wants 18 fails it");
+               "fail 18 active / 0 active", "nvlink: ...a map that wants 18 fails it");
         node->gpus[0].nvlink_links = 18;
         is_str(typed(node, NULL, "nvlink.state", "gpu0", buf, sizeof(buf), NULL, 0),
-               "FAIL 18 active / 0 active", "nvlink: ...and so do links present but down");
+               "fail 18 active / 0 active", "nvlink: ...and so do links present but down");
         topo_node_destroy(node);
     }
 }
@@ -701,7 +689,7 @@ static void test_edges(void)
 
     mk_type(&t);
     t.gpu_count = 0;
-    is_str(typed(node, &t, "gpu.count", "", buf, sizeof(buf), why, sizeof(why)), "FAIL 0 / 2",
+    is_str(typed(node, &t, "gpu.count", "", buf, sizeof(buf), why, sizeof(why)), "fail 0 / 2",
            "gpu.count: a node type of no GPU, two found");
     ok(strstr(why, "n1/gpu0: no built-in reference for 'Acme X1': its PCIe link is not judged "
                    "(give gpus.pcie in the map)") != NULL,
@@ -748,7 +736,7 @@ static void test_edges(void)
         topo_node_destroy(node);
     }
     node = mk_node(s, 0, 0);
-    is_str(typed(node, &t, "gpu.count", "", buf, sizeof(buf), NULL, 0), "OK 0 / 0",
+    is_str(typed(node, &t, "gpu.count", "", buf, sizeof(buf), NULL, 0), "ok 0 / 0",
            "gpu.count: none of none");
     topo_node_destroy(node);
 }
@@ -786,12 +774,10 @@ static const char *path_verdict(int gen, int width, double rate, int map_gen, ch
     topo_compare(node, "n1", NULL, &t, &f);
     snprintf(buf, len, "none");
     for (size_t i = 0; i < f.n; i++)
-        if (!strcmp(f.v[i].check, "pcie.path"))
-            snprintf(buf, len, "%s %s %s / %s", f.v[i].subject,
-                     f.v[i].sev == TOPO_SEV_FAIL   ? "FAIL"
-                     : f.v[i].sev == TOPO_SEV_WARN ? "WARN"
-                                                   : "OK",
-                     f.v[i].expected, f.v[i].observed);
+        if (!strcmp(f.v[i].check, "pcie.path")) {
+            char x[300];
+            snprintf(buf, len, "%s %s", f.v[i].subject, finding_text(&f.v[i], 0, x, sizeof(x)));
+        }
     topo_findings_free(&f);
     topo_node_destroy(node);
     return buf;
@@ -804,25 +790,25 @@ static void test_pcie_path(void)
     is_str(path_verdict(5, 16, -1, 0, buf, sizeof(buf)), "none",
            "pcie.path: the switch's link at Gen5 x16: nothing said");
     is_str(path_verdict(4, 16, -1, 0, buf, sizeof(buf)),
-           "n1/0000:01:00.0 WARN >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
+           "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
            "pcie.path: the switch at Gen4: a warning (it may be idle), the bridge named");
     is_str(path_verdict(4, 16, -1, 5, buf, sizeof(buf)),
-           "n1/0000:01:00.0 FAIL >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
+           "n1/0000:01:00.0 fail >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
            "pcie.path: ...a failure where the map sets the GPU's link");
     is_str(path_verdict(5, 8, -1, 0, buf, sizeof(buf)),
-           "n1/0000:01:00.0 WARN >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen5 x8)",
+           "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen5 x8)",
            "pcie.path: the switch at x8");
     is_str(path_verdict(1, 16, -1, 0, buf, sizeof(buf)),
-           "n1/0000:01:00.0 WARN >= 63.0 GB/s (what gpu0 can use) / 4.0 GB/s (Gen1 x16)",
+           "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 4.0 GB/s (Gen1 x16)",
            "pcie.path: the switch at Gen1 (as trained)");
     /* the edge: 95% of what the GPU can use passes, less does not (Gen5 x15 is 93.75%) */
     is_str(path_verdict(5, 15, -1, 0, buf, sizeof(buf)),
-           "n1/0000:01:00.0 WARN >= 63.0 GB/s (what gpu0 can use) / 59.1 GB/s (Gen5 x15)",
+           "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 59.1 GB/s (Gen5 x15)",
            "pcie.path: 94%% of it: said");
     is_str(path_verdict(0, 0, 59.9, 0, buf, sizeof(buf)), "none",
            "pcie.path: 59.9 GB/s (the rate only), 95%% of 63.0: nothing said");
     is_str(path_verdict(0, 0, 59.8, 0, buf, sizeof(buf)),
-           "n1/0000:01:00.0 WARN >= 63.0 GB/s (what gpu0 can use) / 59.8 GB/s",
+           "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 59.8 GB/s",
            "pcie.path: 59.8 GB/s: said, the rate alone");
 }
 
@@ -843,11 +829,11 @@ int main(void)
                                 { "Acme X1", 0x10de, 0x1234, 90, 12, 12 },
                                 { "Acme X1", 0x10de, 0x1234, 90, 12, 12 },
                                 { "Acme X1", 0x10de, 0x1234, 90, 12, 8 } };
-        is_str(verdict(s, 4, 0, 3, buf, sizeof(buf)), "WARN 12 active" LIKE " / 8 active",
+        is_str(verdict(s, 4, 0, 3, buf, sizeof(buf)), "warn 12 active" LIKE " / 8 active",
                "siblings: 8 of 12 up where the others have 12: a warning (a PCIe board's bridge)");
-        is_str(verdict(s, 4, 1, 3, buf, sizeof(buf)), "FAIL 12 active" LIKE " / 8 active",
+        is_str(verdict(s, 4, 1, 3, buf, sizeof(buf)), "fail 12 active" LIKE " / 8 active",
                "siblings on NVSwitches: a failure");
-        is_str(verdict(s, 4, 0, 0, buf, sizeof(buf)), "OK 12 active" LIKE " / 12 active",
+        is_str(verdict(s, 4, 0, 0, buf, sizeof(buf)), "ok 12 active" LIKE " / 12 active",
                "siblings: one with all of them passes");
     }
     {
@@ -857,12 +843,12 @@ int main(void)
                                 { "Acme X1", 0x10de, 0x1234, 90, 12, 12 },
                                 { "Acme X1", 0x10de, 0x1234, 90, 12, 12 },
                                 { "Acme X1", 0x10de, 0x1234, 90, 12, 8 } };
-        is_str(verdict(s, 5, 0, 4, buf, sizeof(buf)), "WARN 12 active" LIKE " / 8 active",
+        is_str(verdict(s, 5, 0, 4, buf, sizeof(buf)), "warn 12 active" LIKE " / 8 active",
                "siblings: two with 10 listed first, two with 12: held to 12");
         s[2].active = 10;
-        is_str(verdict(s, 5, 0, 4, buf, sizeof(buf)), "WARN 10 active" LIKE " / 8 active",
+        is_str(verdict(s, 5, 0, 4, buf, sizeof(buf)), "warn 10 active" LIKE " / 8 active",
                "siblings: three with 10, one with 12: held to the most common, 10");
-        is_str(verdict(s, 5, 0, 3, buf, sizeof(buf)), "OK 10 active" LIKE " / 12 active",
+        is_str(verdict(s, 5, 0, 3, buf, sizeof(buf)), "ok 10 active" LIKE " / 12 active",
                "siblings: the one with 12 passes against 10");
     }
     {
@@ -871,10 +857,10 @@ int main(void)
                                 { "Acme X1", 0x10de, 0x1234, 90, 18, 18 },
                                 { "Acme X1", 0x10de, 0x1234, 90, 18, 18 },
                                 { "Acme Y2", 0x10de, 0x1234, 90, 4, 4 } };
-        is_str(verdict(s, 4, 0, 3, buf, sizeof(buf)), "OK 4 active / 4 active",
+        is_str(verdict(s, 4, 0, 3, buf, sizeof(buf)), "ok 4 active / 4 active",
                "kinds: by model name first: a GPU of its own model, its links up, passes");
         s[3].active = 2;
-        is_str(verdict(s, 4, 0, 3, buf, sizeof(buf)), "FAIL 4 active / 2 active",
+        is_str(verdict(s, 4, 0, 3, buf, sizeof(buf)), "fail 4 active / 2 active",
                "kinds: ...held to its own links, not the other model's 18");
     }
     {
@@ -882,14 +868,14 @@ int main(void)
         struct gpu_spec s[] = { { NULL, 0x10de, 0x2330, 90, 12, 12 },
                                 { NULL, 0x10de, 0x2330, 90, 12, 12 },
                                 { NULL, 0x10de, 0x2330, 90, 12, 6 } };
-        is_str(verdict(s, 3, 0, 2, buf, sizeof(buf)), "WARN 12 active" LIKE " / 6 active",
+        is_str(verdict(s, 3, 0, 2, buf, sizeof(buf)), "warn 12 active" LIKE " / 6 active",
                "kinds: no model, the same PCI id: siblings");
         s[0].device = s[1].device = 0x2331;
-        is_str(verdict(s, 3, 0, 2, buf, sizeof(buf)), "FAIL 12 active / 6 active",
+        is_str(verdict(s, 3, 0, 2, buf, sizeof(buf)), "fail 12 active / 6 active",
                "kinds: another device id: no sibling, held to its own links present");
         s[0].device = s[1].device = 0x2330;
         s[0].vendor = s[1].vendor = 0x1002;
-        is_str(verdict(s, 3, 0, 2, buf, sizeof(buf)), "FAIL 12 active / 6 active",
+        is_str(verdict(s, 3, 0, 2, buf, sizeof(buf)), "fail 12 active / 6 active",
                "kinds: the same device id of another vendor: no sibling");
     }
     {
@@ -897,13 +883,13 @@ int main(void)
         struct gpu_spec s[] = { { NULL, 0, 0, 37, 18, 18 },
                                 { NULL, 0, 0, 37, 18, 18 },
                                 { NULL, 0, 0, 35, 18, 9 } };
-        is_str(verdict(s, 3, 0, 2, buf, sizeof(buf)), "FAIL 18 active / 9 active",
+        is_str(verdict(s, 3, 0, 2, buf, sizeof(buf)), "fail 18 active / 9 active",
                "kinds: another compute capability: no sibling");
         s[2].sm = 37;
-        is_str(verdict(s, 3, 0, 2, buf, sizeof(buf)), "WARN 18 active" LIKE " / 9 active",
+        is_str(verdict(s, 3, 0, 2, buf, sizeof(buf)), "warn 18 active" LIKE " / 9 active",
                "kinds: the same compute capability: siblings");
         s[0].sm = s[1].sm = s[2].sm = -1;
-        is_str(verdict(s, 3, 0, 2, buf, sizeof(buf)), "FAIL 18 active / 9 active",
+        is_str(verdict(s, 3, 0, 2, buf, sizeof(buf)), "fail 18 active / 9 active",
                "kinds: nothing known of any: none is another's sibling");
     }
     {
@@ -911,9 +897,9 @@ int main(void)
         struct gpu_spec s[] = { { "Acme X1", 0x10de, 0x1234, 90, 12, 0 },
                                 { "Acme X1", 0x10de, 0x1234, 90, 12, 0 },
                                 { "Acme X1", 0x10de, 0x1234, 90, 12, 6 } };
-        is_str(verdict(s, 3, 0, 2, buf, sizeof(buf)), "FAIL 12 active / 6 active",
+        is_str(verdict(s, 3, 0, 2, buf, sizeof(buf)), "fail 12 active / 6 active",
                "siblings without a link up: the GPU held to its own links present");
-        is_str(verdict(s, 3, 0, 0, buf, sizeof(buf)), "WARN 6 active" LIKE " / 0 active",
+        is_str(verdict(s, 3, 0, 0, buf, sizeof(buf)), "warn 6 active" LIKE " / 0 active",
                "siblings: one with none up is held to the sibling that has some");
     }
     {
@@ -924,21 +910,21 @@ int main(void)
                                 { 0x15b3, 0xfff0, "MT9999", 16, 16 },
                                 { 0x15b3, 0xfff0, "MT9999", 8, 8 } };
         char why[400];
-        is_str(nic_verdict(s, 4, 3, buf, sizeof(buf), why, sizeof(why)), "FAIL x16" NLIKE " / x8",
+        is_str(nic_verdict(s, 4, 3, buf, sizeof(buf), why, sizeof(why)), "fail x16" NLIKE " / x8",
                "NICs: x8 where three of its kind have x16: a failure");
         is_str(why,
                "n1/mlx5_3: no built-in reference for PCI 15b3:fff0: its PCIe generation is not "
                "judged (give pcie in the map's NIC entry)",
                "NICs: ...its generation not judged, the part named by its PCI id");
-        is_str(nic_verdict(s, 4, 0, buf, sizeof(buf), why, sizeof(why)), "OK x16" NLIKE " / x16",
+        is_str(nic_verdict(s, 4, 0, buf, sizeof(buf), why, sizeof(why)), "ok x16" NLIKE " / x16",
                "NICs: one with its siblings' width passes");
         s[3].max_width = 16;
         is_str(nic_verdict(s, 4, 3, buf, sizeof(buf), why, sizeof(why)),
-               "FAIL x16 (what the NIC can train to) / x8",
+               "fail x16 (what the NIC can train to) / x8",
                "NICs: trained below its own widest: held to that first");
         s[3].max_width = 8;
         s[3].vendor = s[3].device = 0;
-        is_str(nic_verdict(s, 4, 3, buf, sizeof(buf), why, sizeof(why)), "FAIL x16" NLIKE " / x8",
+        is_str(nic_verdict(s, 4, 3, buf, sizeof(buf), why, sizeof(why)), "fail x16" NLIKE " / x8",
                "NICs: no PCI id: one kind by hca_type");
         ok(strstr(why, "no built-in reference for hca_type MT9999:") != NULL,
            "NICs: ...named by its hca_type: %s", why);
@@ -957,12 +943,12 @@ int main(void)
                                 { 0x15b3, 0xfff0, NULL, 8, 8 },
                                 { 0x15b3, 0xfff0, NULL, 4, 4 } };
         char why[400];
-        is_str(nic_verdict(s, 3, 2, buf, sizeof(buf), why, sizeof(why)), "FAIL x16" NLIKE " / x4",
+        is_str(nic_verdict(s, 3, 2, buf, sizeof(buf), why, sizeof(why)), "fail x16" NLIKE " / x4",
                "NICs: one other at x16, one at x8: the widest");
         is_str(nic_verdict(s, 1, 0, buf, sizeof(buf), why, sizeof(why)), "none",
                "NICs: alone of its kind: no sibling");
         s[0].cur_width = s[0].max_width = 8;
-        is_str(nic_verdict(s, 3, 2, buf, sizeof(buf), why, sizeof(why)), "FAIL x8" NLIKE " / x4",
+        is_str(nic_verdict(s, 3, 2, buf, sizeof(buf), why, sizeof(why)), "fail x8" NLIKE " / x4",
                "NICs: two others at x8: held to x8");
         {
             struct nic_spec w[] = { { 0x15b3, 0xfff0, NULL, 8, 8 },
@@ -971,10 +957,10 @@ int main(void)
                                     { 0x15b3, 0xfff0, NULL, 16, 16 },
                                     { 0x15b3, 0xfff0, NULL, 4, 4 } };
             is_str(nic_verdict(w, 5, 4, buf, sizeof(buf), why, sizeof(why)),
-                   "FAIL x16" NLIKE " / x4", "NICs: two at x8 listed first, two at x16: x16");
+                   "fail x16" NLIKE " / x4", "NICs: two at x8 listed first, two at x16: x16");
             w[2].vendor = 0x15b4;
             is_str(nic_verdict(w, 5, 4, buf, sizeof(buf), why, sizeof(why)),
-                   "FAIL x8" NLIKE " / x4",
+                   "fail x8" NLIKE " / x4",
                    "NICs: one of the x16 of another vendor: x8, the most common of its kind");
         }
     }
@@ -986,62 +972,62 @@ int main(void)
                                  { "MT4129", 4, 5, 400, 4, "NDR", IB },
                                  { "MT4129", 4, 5, 200, 4, "HDR", IB } };
         is_str(port_verdict(s, 4, 3, "nic.port.rate", buf, sizeof(buf)),
-               "FAIL 400 Gb/s (like 3 ports of this kind) / 200 Gb/s [slower than its peers: the "
+               "fail 400 Gb/s (like 3 ports of this kind) / 200 Gb/s [slower than its peers: the "
                "link trained at a lower speed or width]",
                "ports: 200 where three peers run 400: slower than its peers");
         is_str(port_verdict(s, 4, 0, "nic.port.rate", buf, sizeof(buf)),
-               "OK 400 Gb/s (like 3 ports of this kind) / 400 Gb/s []",
+               "ok 400 Gb/s (like 3 ports of this kind) / 400 Gb/s []",
                "ports: a peer at 400 passes");
         is_str(port_verdict(s, 4, 0, "nic.port.state", buf, sizeof(buf)),
-               "OK ACTIVE / not active []",
+               "ok ACTIVE / not active []",
                "ports: ACTIVE (the state's text as the input gives it, here none)");
         s[2].rate = 200;
         s[2].speed = "HDR";
         is_str(port_verdict(s, 4, 2, "nic.port.rate", buf, sizeof(buf)),
-               "FAIL 400 Gb/s (like 2 ports of this kind) / 200 Gb/s [slower than its peers: the "
+               "fail 400 Gb/s (like 2 ports of this kind) / 200 Gb/s [slower than its peers: the "
                "link trained at a lower speed or width]",
                "ports: two at 400, two at 200: the faster is the peers' rate");
         s[1].rate = 200;
         is_str(port_verdict(s, 4, 0, "nic.port.rate", buf, sizeof(buf)),
-               "OK 200 Gb/s (like 3 ports of this kind) / 400 Gb/s []",
+               "ok 200 Gb/s (like 3 ports of this kind) / 400 Gb/s []",
                "ports: three at 200: their rate; the one faster passes");
         s[1].rate = 300;
         s[2].rate = 100;
         is_str(port_verdict(s, 4, 1, "nic.port.rate", buf, sizeof(buf)),
-               "FAIL 400 Gb/s (like 1 port of this kind) / 300 Gb/s [slower than its peers: the "
+               "fail 400 Gb/s (like 1 port of this kind) / 300 Gb/s [slower than its peers: the "
                "link trained at a lower speed or width]",
                "ports: one of each rate: the fastest, 'like 1 port'");
         s[1].rate = 200;
         s[0].hca_type = "MT4123";
         is_str(port_verdict(s, 4, 1, "nic.port.rate", buf, sizeof(buf)),
-               "OK 200 Gb/s (like 2 ports of this kind) / 200 Gb/s []",
+               "ok 200 Gb/s (like 2 ports of this kind) / 200 Gb/s []",
                "ports: a port of another HCA type is no peer");
         s[0].hca_type = "MT4129";
         s[0].ll = ETH;
         is_str(port_verdict(s, 4, 1, "nic.port.rate", buf, sizeof(buf)),
-               "OK 200 Gb/s (like 2 ports of this kind) / 200 Gb/s []",
+               "ok 200 Gb/s (like 2 ports of this kind) / 200 Gb/s []",
                "ports: nor one of another link layer");
         s[0].ll = IB;
         s[0].state = 1;
         is_str(port_verdict(s, 4, 1, "nic.port.rate", buf, sizeof(buf)),
-               "OK 200 Gb/s (like 2 ports of this kind) / 200 Gb/s []",
+               "ok 200 Gb/s (like 2 ports of this kind) / 200 Gb/s []",
                "ports: nor one that is down");
         is_str(port_verdict(s, 4, 0, "nic.port.rate", buf, sizeof(buf)), "none",
                "ports: a port that is down: its rate not judged");
         is_str(port_verdict(s, 4, 0, "nic.port.state", buf, sizeof(buf)),
-               "FAIL ACTIVE / not active [link down: check the cable, transceiver and switch "
+               "fail ACTIVE / not active [link down: check the cable, transceiver and switch "
                "port]",
                "ports: DOWN: a failure, check the cable");
         s[0].state = 2;
         is_str(port_verdict(s, 4, 0, "nic.port.state", buf, sizeof(buf)),
-               "FAIL ACTIVE / not active [the port is up but the subnet manager has not "
+               "fail ACTIVE / not active [the port is up but the subnet manager has not "
                "configured it]",
                "ports: INIT: the subnet manager");
         s[0].state = -1;
         is_str(port_verdict(s, 4, 0, "nic.port.state", buf, sizeof(buf)), "none",
                "ports: a state the input does not give: no state finding");
         is_str(port_verdict(s, 4, 0, "nic.port.rate", buf, sizeof(buf)),
-               "OK 200 Gb/s (like 2 ports of this kind) / 400 Gb/s []",
+               "ok 200 Gb/s (like 2 ports of this kind) / 400 Gb/s []",
                "ports: ...judged by its rate");
     }
     {
@@ -1052,31 +1038,31 @@ int main(void)
                                  { "MT4129", 4, 5, 200, 2, "NDR", IB },
                                  { "MT4129", 4, 5, 100, 1, "NDR", ETH } };
         is_str(port_verdict(s, 5, 0, "nic.port.phys_state", buf, sizeof(buf)),
-               "FAIL LinkUp / not LinkUp [Polling: no peer answers; check the cable and the switch "
+               "fail LinkUp / not LinkUp [Polling: no peer answers; check the cable and the switch "
                "port]",
                "ports: Polling");
         is_str(port_verdict(s, 5, 1, "nic.port.phys_state", buf, sizeof(buf)),
-               "FAIL LinkUp / not LinkUp [Disabled: the port is administratively down]",
+               "fail LinkUp / not LinkUp [Disabled: the port is administratively down]",
                "ports: Disabled");
         is_str(port_verdict(s, 5, 2, "nic.port.phys_state", buf, sizeof(buf)),
-               "FAIL LinkUp / not LinkUp [the physical link is not up]", "ports: another state");
+               "fail LinkUp / not LinkUp [the physical link is not up]", "ports: another state");
         is_str(port_verdict(s, 5, 3, "nic.port.phys_state", buf, sizeof(buf)),
-               "OK LinkUp / not LinkUp []", "ports: LinkUp");
+               "ok LinkUp / not LinkUp []", "ports: LinkUp");
         is_str(port_verdict(s, 5, 3, "nic.port.rate", buf, sizeof(buf)),
-               "FAIL 400 Gb/s (4X NDR) / 200 Gb/s (2X NDR) [the link trained with fewer lanes: "
+               "fail 400 Gb/s (4X NDR) / 200 Gb/s (2X NDR) [the link trained with fewer lanes: "
                "check the cable and transceiver]",
                "ports: InfiniBand at 2X: fewer lanes, whatever its peers");
         is_str(port_verdict(s, 5, 4, "nic.port.rate", buf, sizeof(buf)),
-               "OK 100 Gb/s (like 1 port of this kind) / 100 Gb/s []",
+               "ok 100 Gb/s (like 1 port of this kind) / 100 Gb/s []",
                "ports: Ethernet is not held to 4X");
         s[3].width = 4;
         s[3].rate = 400;
         is_str(port_verdict(s, 5, 3, "nic.port.rate", buf, sizeof(buf)),
-               "OK 400 Gb/s (like 4 ports of this kind) / 400 Gb/s []", "ports: 4X: its peers'");
+               "ok 400 Gb/s (like 4 ports of this kind) / 400 Gb/s []", "ports: 4X: its peers'");
         s[3].width = 3;
         s[3].speed = "XDR-ish";
         is_str(port_verdict(s, 5, 3, "nic.port.rate", buf, sizeof(buf)),
-               "FAIL 4X XDR-ish / 400 Gb/s (3X XDR-ish) [the link trained with fewer lanes: check "
+               "fail 4X XDR-ish / 400 Gb/s (3X XDR-ish) [the link trained with fewer lanes: check "
                "the cable and transceiver]",
                "ports: a speed no reference knows: 4X said without a rate");
     }
