@@ -64,15 +64,16 @@ fabric_mpi() {
     rc=$?
 }
 fails() { jq -r '[.findings[] | select(.severity != "ok") | "\(.check) \(.subject)"] | join(";")' "$TMP/run/results.json"; }
-# the degraded node2/rail1 named: as the port; or, where a link of that port was host-limited
-# (not judged: a starved host, railyard-fabric(1) "Busy hosts"), as its slow pairs alone, since
-# the port is then seen through fewer partners. Anything else named is printed
-degraded() {
-    local f
+# the degraded port NODE/railRAIL (node2/rail1 unless named) named: as the port; or, where a link
+# of that port was host-limited (not judged: a starved host, railyard-fabric(1) "Busy hosts"), as
+# its slow pairs alone, since the port is then seen through fewer partners. Anything else named is
+# printed
+degraded() { # [NODE RAIL]
+    local f n=${1:-node2} r=${2:-1}
     f=$(fails)
-    if [ "$f" = "link.bandwidth node2/rail1" ] ||
-        { [ -n "$f" ] && ! echo "$f" | tr ';' '\n' | grep -Evq '^link\.path (node[0-9]+<->node2|node2<->node[0-9]+)/rail1$' &&
-            jq -r '.not_judged[]?' "$TMP/run/results.json" | grep -Eq '^(node2->node[0-9]+|node[0-9]+->node2)/rail1: .*host-limited'; }; then
+    if [ "$f" = "link.bandwidth $n/rail$r" ] ||
+        { [ -n "$f" ] && ! echo "$f" | tr ';' '\n' | grep -Evq "^link\.path (node[0-9]+<->$n|$n<->node[0-9]+)/rail$r\$" &&
+            jq -r '.not_judged[]?' "$TMP/run/results.json" | grep -Eq "^($n->node[0-9]+|node[0-9]+->$n)/rail$r: .*host-limited"; }; then
         echo named
     else
         echo "$f / not judged: $(jq -r '[.not_judged[]?] | join("; ")' "$TMP/run/results.json" | head -c 300)"
@@ -257,17 +258,17 @@ ok $? "the results of the round before the kill are kept"
 up --nodes 8 --rails 1 --degrade 6:0:50mbit
 "$DEMO" map >"$TMP/demo.map"
 fabric --schedule neighbor
-is "$rc $(fails)" "1 link.bandwidth node6/rail0" "8 nodes: the degraded port is named"
+is "$rc $(degraded node6 0)" "1 named" "8 nodes: the degraded port is named ($(fails))"
 jq -e '.rounds_done <= 3' "$TMP/run/results.json" >/dev/null; ok $? "...in at most 3 rounds"
 fabric --schedule all-pairs
-is "$rc $(fails)" "1 link.bandwidth node6/rail0" "all-pairs names the same port"
+is "$rc $(degraded node6 0)" "1 named" "all-pairs names the same port ($(fails))"
 is "$(jq .rounds_done "$TMP/run/results.json")" 7 "all-pairs: 7 rounds for 8 nodes"
 
 # --retest: the suspect is retested against a known-good node
 up --nodes 4 --rails 1 --degrade 2:0:50mbit
 "$DEMO" map >"$TMP/demo.map"
 fabric --retest
-is "$rc $(fails)" "1 link.bandwidth node2/rail0" "--retest: the same culprit"
+is "$rc $(degraded node2 0)" "1 named" "--retest: the same culprit ($(fails))"
 is "$(jq '.rounds_done' "$TMP/run/results.json")" 3 "--retest: one bisect round after the two of neighbor"
 jq -e '.links[] | select(.round == 3 and .from == "node4" and .to == "node2")' "$TMP/run/results.json" >/dev/null
 ok $? "--retest: node2 against node4, the node with only good links"
