@@ -2,7 +2,9 @@
 # scripts/soak on a build of three made-up tests (a Makefile with print-tests and check, as
 # railyard's): runs counted, a failed run kept with its log, the slowest and median run, a run
 # whose make failed around a passing test not counted, the row of a test it was stopped in, the
-# loops it started ended, and bad usage refused.
+# loops it started ended, and bad usage refused. scripts/slowest-tests on logs of three builds:
+# ordered by wall time, or by CPU time with --cpu, a rig's wait said, a log without figures left
+# out.
 . "$RAILYARD_SRCDIR/tests/lib.sh"
 S=$RAILYARD_SRCDIR/scripts/soak
 B=$TMP/build
@@ -76,4 +78,21 @@ is "$?:$(cat "$TMP/usage")" "2:soak: -n wants a count of runs, not '0'" "-n 0 re
 is "$?:$(cat "$TMP/usage")" "2:soak: 't900' names 0 tests of this build, not one" "a name of no test refused"
 "$S" -C "$TMP" t9001 >/dev/null 2>"$TMP/usage"
 is "$?:$(cat "$TMP/usage")" "2:soak: $TMP is not a configured build (no Makefile)" "a folder that is not a build refused"
+
+# slowest-tests: three logs under a CI tree (the build named from the path), one without figures
+SL=$RAILYARD_SRCDIR/scripts/slowest-tests
+mkdir -p "$TMP/_ci/full/tests/cli" "$TMP/_ci/sanitizers/tests/unit"
+printf 'ok 1\n# rig host-rigs: waited 7 s\n# wall: 30.5 s\n# cpu: 2.0 s\n' >"$TMP/_ci/full/tests/cli/t9101-wait.log"
+printf 'ok 1\n# wall: 12.0 s\n# cpu: 45.5 s\n' >"$TMP/_ci/sanitizers/tests/unit/test_busy.log"
+printf 'ok 1\n# wall: 20.0 s\n# cpu: 19.0 s\n' >"$TMP/_ci/full/tests/cli/t9102-mid.log"
+printf 'ok 1\n' >"$TMP/_ci/full/tests/cli/t9103-none.log"
+"$SL" -n 2 "$TMP/_ci" | tr -s ' ' >"$TMP/slow"
+is "$(cat "$TMP/slow")" " 30.5 s cpu 2.0 s t9101-wait (full) waited 7 s for host-rigs
+ 20.0 s cpu 19.0 s t9102-mid (full)" "slowest-tests: by wall time, the rig's wait said, the build named"
+"$SL" --cpu -n 5 "$TMP/_ci" | tr -s ' ' | cut -d' ' -f5-8 >"$TMP/slow"
+is "$(cat "$TMP/slow")" "45.5 s test_busy (sanitizers)
+19.0 s t9102-mid (full)
+2.0 s t9101-wait (full)" "slowest-tests --cpu: by CPU time; a log without figures left out"
+"$SL" >/dev/null 2>"$TMP/usage"
+is "$?:$(cat "$TMP/usage")" "2:usage: slowest-tests [-n N] [--cpu] DIR..." "slowest-tests without a folder: usage, exit 2"
 done_testing
