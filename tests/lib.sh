@@ -7,6 +7,22 @@ T_RUN=0
 T_FAIL=0
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/railyard-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
+# python3 behind a version manager's shim (pyenv's, asdf's: a script that picks the interpreter at
+# each start, half a second of CPU) costs more than most of what the tests ask of it, and they
+# start it hundreds of times: they run the interpreter the shim picks directly, found once per
+# build (a link in the build's tests/.python3) and put first on PATH
+case $(command -v python3 2>/dev/null) in
+*/shims/python3)
+    ry_py=$(dirname "$RAILYARD")/tests/.python3
+    if [ ! -x "$ry_py/python3" ]; then
+        ry_real=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+        if [ -x "$ry_real" ] && mkdir -p "$ry_py" 2>/dev/null; then
+            ln -sf "$ry_real" "$ry_py/python3.$$" && mv -f "$ry_py/python3.$$" "$ry_py/python3"
+        fi
+    fi
+    [ -x "$ry_py/python3" ] && PATH=$ry_py:$PATH && export PATH
+    ;;
+esac
 # the console keeps no fabric discovery between the tests' simulated fabrics unless a test
 # names its own cache (railyard top --fabric-cache)
 export RAILYARD_FABRIC_CACHE=none
