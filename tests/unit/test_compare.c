@@ -812,10 +812,121 @@ static void test_pcie_path(void)
            "pcie.path: 59.8 GB/s: said, the rate alone");
 }
 
+/* pcie.path with a GPU (Gen5 x16, 63 GB/s, idle at Gen1) and an RDMA NIC (Gen nic_gen x16) under
+ * one switch: root port 0000:00:01.0 -> upstream port 0000:01:00.0 (trained at up_gen x16) ->
+ * downstream ports 0000:02:00.0 above the GPU (able to train at gpu_port_gen, idle at Gen1)
+ * and 0000:02:01.0 above the NIC. Every pcie.path finding, with its hint, joined with "; " */
+static const char *switch_verdict(int up_gen, int gpu_port_gen, int nic_gen, char *buf, size_t len)
+{
+    struct gpu_spec s[] = { { "Acme X1", 0x10de, 0x1234, 90, 0, 0 } };
+    struct topo_node *node = mk_node(s, 1, 0);
+    struct topo_nic *nic = topo_node_add_nic(node);
+    struct map_node_type t;
+    struct topo_findings f = { 0 };
+    int root = topo_node_add_bridge(node, "0000:00:01.0", -1);
+    int up = topo_node_add_bridge(node, "0000:01:00.0", root);
+    int dg = topo_node_add_bridge(node, "0000:02:00.0", up);
+    int dn = topo_node_add_bridge(node, "0000:02:01.0", up);
+    size_t used = 0;
+
+    node->nics_listed = 1;
+    nic->name = xstrdup("mlx5_0");
+    nic->rdma = 1;
+    snprintf(nic->loc.busid, sizeof(nic->loc.busid), "0000:04:00.0");
+    nic->loc.up = dn;
+    /* one switch above both (PIX): the NIC is the GPU's nearest */
+    nic->loc.nswitch = node->gpus[0].loc.nswitch = 1;
+    nic->loc.switches[0] = node->gpus[0].loc.switches[0] = 1;
+    nic->link.max_gen = nic->link.cur_gen = nic_gen;
+    nic->link.max_width = nic->link.cur_width = 16;
+    node->bridges[root].faces_down = node->bridges[dg].faces_down = node->bridges[dn].faces_down =
+        1;
+    node->bridges[root].link.cur_gen = node->bridges[root].link.max_gen = 5;
+    node->bridges[root].link.cur_width = node->bridges[root].link.max_width = 16;
+    node->bridges[up].link.max_gen = 5;
+    node->bridges[up].link.cur_gen = up_gen;
+    node->bridges[up].link.max_width = node->bridges[up].link.cur_width = 16;
+    node->bridges[dg].link.max_gen = gpu_port_gen;
+    node->bridges[dg].link.cur_gen = 1; /* the GPU's link, idle */
+    node->bridges[dg].link.max_width = node->bridges[dg].link.cur_width = 16;
+    node->bridges[dn].link.max_gen = node->bridges[dn].link.cur_gen = 5;
+    node->bridges[dn].link.max_width = node->bridges[dn].link.cur_width = 16;
+    node->gpus[0].loc.up = dg;
+    node->gpus[0].link.max_gen = 5;
+    node->gpus[0].link.max_width = node->gpus[0].link.cur_width = 16;
+    node->gpus[0].link.cur_gen = 1;
+    mk_type(&t);
+    topo_compare(node, "n1", NULL, &t, &f);
+    buf[0] = '\0';
+    for (size_t i = 0; i < f.n; i++)
+        if (!strcmp(f.v[i].check, "pcie.path")) {
+            char x[900];
+            used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s %s",
+                                     used ? "; " : "", f.v[i].subject,
+                                     finding_text(&f.v[i], 1, x, sizeof(x)));
+        }
+    if (!buf[0])
+        snprintf(buf, len, "none");
+    topo_findings_free(&f);
+    topo_node_destroy(node);
+    return buf;
+}
+
+static void test_pcie_switch(void)
+{
+    char buf[2000];
+    static const char tail[] =
+        ": reseat the PCIe switch board, riser or cable, check the BIOS PCIe "
+        "speed; some platforms slow links down at idle: confirm under load "
+        "(lspci -vv: LnkSta) before acting]";
+    char want[1200];
+
+    is_str(switch_verdict(5, 5, 5, buf, sizeof(buf)), "none",
+           "pcie.path, a switch at Gen5 throughout: nothing said");
+    /* two links below the GPU's need: the narrower named, as it can train (the GPU's own port) */
+    snprintf(want, sizeof(want),
+             "n1/0000:01:00.0 warn >= 63.0 GB/s (what mlx5_0 can use) / 31.5 GB/s (Gen4 x16) "
+             "[the link of PCIe bridge 0000:01:00.0 caps the host bandwidth of mlx5_0%s; "
+             "n1/0000:02:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 15.8 GB/s (Gen3 x16) "
+             "[the link of PCIe bridge 0000:02:00.0 caps the host bandwidth of gpu0 and GPUDirect "
+             "gpu0<->mlx5_0%s",
+             tail, tail);
+    is_str(
+        switch_verdict(4, 3, 5, buf, sizeof(buf)), want,
+        "pcie.path: the upstream port at Gen4 and the GPU's port able to train only at Gen3: the "
+        "GPU's port for the GPU, as it can train (not its idle Gen1), and the upstream port for "
+        "the NIC");
+    snprintf(want, sizeof(want),
+             "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0, mlx5_0 can use) / 15.8 GB/s (Gen3 x16) "
+             "[the link of PCIe bridge 0000:01:00.0 caps the host bandwidth of gpu0, mlx5_0%s",
+             tail);
+    is_str(
+        switch_verdict(3, 4, 5, buf, sizeof(buf)), want,
+        "pcie.path: the upstream port at Gen3 (as trained), the GPU's port able to train at Gen4: "
+        "the upstream port for both, and no GPUDirect (it does not cross the upstream port)");
+    /* GPUDirect between the GPU and its NIC goes through the GPU's port: said when that port
+     * is below what the smaller of the two ends can use */
+    snprintf(want, sizeof(want),
+             "n1/0000:02:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16) "
+             "[the link of PCIe bridge 0000:02:00.0 caps the host bandwidth of gpu0 and GPUDirect "
+             "gpu0<->mlx5_0%s",
+             tail);
+    is_str(switch_verdict(5, 4, 5, buf, sizeof(buf)), want,
+           "pcie.path: the GPU's port at Gen4, the NIC at Gen5: GPUDirect said too");
+    snprintf(want, sizeof(want),
+             "n1/0000:02:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16) "
+             "[the link of PCIe bridge 0000:02:00.0 caps the host bandwidth of gpu0%s",
+             tail);
+    is_str(switch_verdict(5, 4, 4, buf, sizeof(buf)), want,
+           "pcie.path: ...the NIC at Gen4 (the smaller end, 31.5 GB/s, which the port carries): "
+           "no GPUDirect");
+}
+
 int main(void)
 {
     test_findings();
     test_pcie_path();
+    test_pcie_switch();
     test_edges();
     test_nvlink_refs();
     test_map_nics();
