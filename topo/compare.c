@@ -292,10 +292,11 @@ static int ignored(const struct ctx *c, const char *name, int port)
     snprintf(withport, sizeof(withport), "%s:%d", name, port);
     snprintf(withhost, sizeof(withhost), "%s/%s", c->host, name);
     snprintf(hostport, sizeof(hostport), "%s/%s:%d", c->host, name, port);
-    if (c->type && listed(c->type->ignore, c->type->nignore, name, port > 0 ? withport : NULL))
+    /* port 0 is a port: a socket NIC's, as NCCL's topology numbers it */
+    if (c->type && listed(c->type->ignore, c->type->nignore, name, port >= 0 ? withport : NULL))
         return 1;
-    if (c->map && (listed(c->map->ignore, c->map->nignore, name, port > 0 ? withport : NULL) ||
-                   listed(c->map->ignore, c->map->nignore, withhost, port > 0 ? hostport : NULL)))
+    if (c->map && (listed(c->map->ignore, c->map->nignore, name, port >= 0 ? withport : NULL) ||
+                   listed(c->map->ignore, c->map->nignore, withhost, port >= 0 ? hostport : NULL)))
         return 1;
     return 0;
 }

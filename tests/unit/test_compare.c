@@ -735,6 +735,39 @@ static void test_edges(void)
         topo_findings_free(&f);
         topo_node_destroy(node);
     }
+    {
+        /* a port numbered 0 (a socket NIC's, as NCCL numbers it) down, beside port 1 down, no
+         * node type (all ports judged): the cluster's ignore entry "NIC:0" or "host/NIC:0"
+         * leaves port 0 alone, never port 1; "NIC:1" does not reach port 0. (With a node type
+         * only the map's ports are judged, 1 to 255: port 0 never is.) */
+        struct port_spec p[] = { { "MT4129", 1, 3, 400, 4, "NDR", IB } };
+        char *lists[3] = { "mlx5_0:0", "n1/mlx5_0:0", "mlx5_0:1" };
+        for (int k = 0; k < 3; k++) {
+            struct topo_map map;
+            struct topo_findings f = { 0 };
+            struct topo_port *zero;
+            char got[200] = "";
+            node = mk_ports(p, 1);
+            zero = topo_nic_add_port(&node->nics[0]);
+            zero->num = 0;
+            zero->state = 1;
+            zero->phys_state = 3;
+            zero->link_layer = ETH;
+            memset(&map, 0, sizeof(map));
+            map.ignore = &lists[k];
+            map.nignore = 1;
+            topo_compare(node, "n1", &map, NULL, &f);
+            for (size_t i = 0; i < f.n; i++)
+                if (!strcmp(f.v[i].check, "nic.port.state") && f.v[i].sev != TOPO_SEV_OK)
+                    snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s",
+                             got[0] ? " " : "", f.v[i].subject);
+            is_str(got, k < 2 ? "n1/mlx5_0:1" : "n1/mlx5_0:0", "the cluster's ignore %s: %s",
+                   lists[k],
+                   k < 2 ? "port 0 left alone, port 1 judged" : "port 1 left alone, port 0 judged");
+            topo_findings_free(&f);
+            topo_node_destroy(node);
+        }
+    }
     node = mk_node(s, 0, 0);
     is_str(typed(node, &t, "gpu.count", "", buf, sizeof(buf), NULL, 0), "ok 0 / 0",
            "gpu.count: none of none");
