@@ -955,11 +955,81 @@ static void test_pcie_switch(void)
            "no GPUDirect");
 }
 
+/* pcie.path for an RDMA NIC alone on links below 1 GB/s (Gen1: 0.25 GB/s a lane): the NIC able
+ * to train at x nic_max, trained at x nic_cur, below its port 0000:02:01.0 (able to train at
+ * x port) under an upstream port 0000:01:00.0 trained at x up, under a Gen5 x16 root port. Each
+ * pcie.path finding "bridge sev expected / observed", joined with "; " */
+static const char *slow_nic_verdict(int nic_max, int nic_cur, int port, int up, char *buf,
+                                    size_t len)
+{
+    struct topo_node *node = topo_node_create();
+    struct topo_nic *nic = topo_node_add_nic(node);
+    struct map_node_type t;
+    struct topo_findings f = { 0 };
+    int root = topo_node_add_bridge(node, "0000:00:01.0", -1);
+    int u = topo_node_add_bridge(node, "0000:01:00.0", root);
+    int dn = topo_node_add_bridge(node, "0000:02:01.0", u);
+    size_t used = 0;
+
+    node->nics_listed = 1;
+    nic->name = xstrdup("mlx5_0");
+    nic->rdma = 1;
+    nic->loc.up = dn;
+    nic->link.max_gen = nic->link.cur_gen = 1;
+    nic->link.max_width = nic_max;
+    nic->link.cur_width = nic_cur;
+    node->bridges[root].faces_down = node->bridges[dn].faces_down = 1;
+    node->bridges[root].link.cur_gen = node->bridges[root].link.max_gen = 5;
+    node->bridges[root].link.cur_width = node->bridges[root].link.max_width = 16;
+    node->bridges[u].link.max_gen = node->bridges[u].link.cur_gen = 1;
+    node->bridges[u].link.max_width = 16;
+    node->bridges[u].link.cur_width = up;
+    node->bridges[dn].link.max_gen = node->bridges[dn].link.cur_gen = 1;
+    node->bridges[dn].link.max_width = node->bridges[dn].link.cur_width = port;
+    mk_type(&t);
+    topo_compare(node, "n1", NULL, &t, &f);
+    buf[0] = '\0';
+    for (size_t i = 0; i < f.n; i++)
+        if (!strcmp(f.v[i].check, "pcie.path")) {
+            char x[400];
+            used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s %s",
+                                     used ? "; " : "", f.v[i].subject,
+                                     finding_text(&f.v[i], 0, x, sizeof(x)));
+        }
+    if (!buf[0])
+        snprintf(buf, len, "none");
+    topo_findings_free(&f);
+    topo_node_destroy(node);
+    return buf;
+}
+
+static void test_pcie_slow(void)
+{
+    char buf[800];
+
+    is_str(slow_nic_verdict(4, 4, 4, 4, buf, sizeof(buf)), "none",
+           "pcie.path, a NIC at Gen1 x4 (1.0 GB/s) on links of Gen1 x4: nothing said");
+    /* the NIC held to what it can train to (x2, 0.5 GB/s), though trained at x1 */
+    is_str(slow_nic_verdict(2, 1, 2, 1, buf, sizeof(buf)),
+           "n1/0000:01:00.0 warn >= 0.5 GB/s (what mlx5_0 can use) / 0.2 GB/s (Gen1 x1)",
+           "pcie.path: a NIC able to train at Gen1 x2, trained at x1, under a port trained at x1: "
+           "held to what it can train to, below 1 GB/s");
+    /* two links below 1 GB/s: the narrower one, the lower */
+    is_str(slow_nic_verdict(4, 4, 1, 2, buf, sizeof(buf)),
+           "n1/0000:02:01.0 warn >= 1.0 GB/s (what mlx5_0 can use) / 0.2 GB/s (Gen1 x1)",
+           "pcie.path: the NIC's port at x1 (0.25 GB/s) below an upstream port at x2 (0.5 GB/s): "
+           "the narrower named");
+    is_str(slow_nic_verdict(4, 4, 2, 1, buf, sizeof(buf)),
+           "n1/0000:01:00.0 warn >= 1.0 GB/s (what mlx5_0 can use) / 0.2 GB/s (Gen1 x1)",
+           "pcie.path: ...and the upstream port when it is the narrower");
+}
+
 int main(void)
 {
     test_findings();
     test_pcie_path();
     test_pcie_switch();
+    test_pcie_slow();
     test_edges();
     test_nvlink_refs();
     test_map_nics();
