@@ -535,6 +535,14 @@ static void test_structure(void)
         "compute_capability, "
         "pcie, nvlink)",
         "a gpus key far from all: the list of the gpus keys");
+    bad(GPUS("pcie: {abc: 1}"),
+        "t.map:3:19: unknown key 'abc' in gpus.pcie (valid keys: gen, width)",
+        "as many edits from a key (gen) as it has letters: the list, not a guess");
+    bad(GPUS("pci_id: [10de, 2330]"), "t.map:3:20: pci_id must be a scalar, not a list",
+        "a PCI id as a list");
+    bad(GPUS("compute_capability: {major: 9}"),
+        "t.map:3:32: compute_capability must be a scalar, not a mapping",
+        "a capability as a mapping");
     bad(GPUS("nvlink: {link: 18}"),
         "t.map:3:21: unknown key 'link' in gpus.nvlink (did you mean 'links'?)",
         "a key of gpus.nvlink misspelled");
