@@ -253,6 +253,9 @@ static void test_numbers(void)
     bad(GPUS("pcie: {width: 0}"), "t.map:3:26: width must be between 1 and 32, not 0", "width 0");
     bad(GPUS("pcie: {width: 33}"), "t.map:3:26: width must be between 1 and 32, not 33",
         "width 33");
+    bad(GPUS("nvlink: {links: 65, links: 18}"),
+        "t.map:3:28: links must be between 0 and 64, not 65",
+        "links out of range, then again in range: the first error stands");
     bad(GPUS("nvlink: {links: 65}"), "t.map:3:28: links must be between 0 and 64, not 65",
         "links 65");
     bad(GPUS("nvlink: {links: -1}"), "t.map:3:28: links must be between 0 and 64, not -1",
@@ -280,6 +283,8 @@ static void test_numbers(void)
         "a rate that is not a number");
     bad(NIC("name: a, rate_gbps: 400G"),
         "t.map:4:30: rate_gbps must be a non-negative number, not '400G'", "a rate with a unit");
+    bad(NIC("name: a, rate_gbps: [400]"), "t.map:4:30: rate_gbps must be a scalar, not a list",
+        "a rate as a list");
     bad(NIC("name: a, rate_gbps: ''"),
         "t.map:4:30: rate_gbps must be a non-negative number, not ''", "an empty rate");
     bad(TYPE("    thresholds: {goodput_ratio_min: 1.01}\n"),
@@ -382,6 +387,8 @@ static void test_words(void)
     bad(NIC("name: a, link_layer: OPA"),
         "t.map:4:31: link_layer must be InfiniBand or Ethernet, not 'OPA'",
         "a link layer of another kind");
+    bad(NIC("name: a, link_layer: [IB]"), "t.map:4:31: link_layer must be a scalar, not a list",
+        "a link layer as a list");
     bad(NIC("name: a, path: X"),
         "t.map:4:25: path must be one of PIX, PXB, PHB, NODE, SYS, NV#, not 'X'",
         "path X (a device to itself)");
@@ -568,6 +575,8 @@ static void test_structure(void)
         "a node type as a list");
     bad("node_types:\n  g: {}\n  g: {}\n", "t.map:3:3: node type 'g' is defined twice",
         "a node type twice");
+    bad("node_types:\n  g: {nics: [{port: 1}]}\n  h: {}\n", "t.map:2:14: a NIC entry needs a name",
+        "a bad node type before a good one: refused");
     bad("node_types: [g]\n", "t.map:1:13: node_types must be a mapping, not a list",
         "node_types as a list");
     bad("node_types:\n  {a: 1}: {}\n", "t.map:2:3: a key must be a scalar, not a mapping",
@@ -581,6 +590,8 @@ static void test_structure(void)
     topo_map_destroy(m);
     bad(TYPE("    gpus: {count: 4}\n    nics:\n      - {name: a, near_gpu: 4}\n"),
         "t.map:5:9: NIC a: near_gpu 4 but the type has 4 GPUs", "near_gpu as many as the GPUs");
+    bad(TYPE("    gpus: {count: 0}\n    nics:\n      - {name: a, near_gpu: 0}\n"),
+        "t.map:5:9: NIC a: near_gpu 0 but the type has 0 GPUs", "near_gpu 0 in a type of no GPU");
     m = good(TYPE("    gpus: {count: 4}\n    nics:\n      - {name: a, near_gpu: 3}\n"),
              "near_gpu the last GPU");
     topo_map_destroy(m);
@@ -618,6 +629,9 @@ static void test_structure(void)
     /* rails */
     bad(NIC("name: a, rail: 1") "rails:\n  0:\n  1:\n",
         "t.map:8:3: rail 0 has no NIC (no node type's nics use it)", "a rail that no NIC uses");
+    bad(NIC("name: a, rail: 0}\n      - {name: b, rail: 1") "rails:\n  1:\n",
+        "t.map:4:9: NIC a is on rail 0, which rails: does not declare",
+        "a NIC on rail 0, undeclared");
     bad(NIC("name: a, rail: 1}\n      - {name: b, rail: 2") "rails:\n  1:\n",
         "t.map:5:9: NIC b is on rail 2, which rails: does not declare",
         "a NIC on an undeclared rail (the second)");
