@@ -845,6 +845,32 @@ static void test_pcie_path(void)
            "pcie.path: 59.8 GB/s: said, the rate alone");
 }
 
+/* compare the node against a node type of no GPU and no NIC, then destroy it: its pcie.path
+ * findings, "subject sev expected / observed" (with the hint in [] where hint), joined with "; ",
+ * or "none" */
+static const char *path_findings(struct topo_node *node, int hint, char *buf, size_t len)
+{
+    struct map_node_type t;
+    struct topo_findings f = { 0 };
+    size_t used = 0;
+
+    mk_type(&t);
+    topo_compare(node, "n1", NULL, &t, &f);
+    buf[0] = '\0';
+    for (size_t i = 0; i < f.n; i++)
+        if (!strcmp(f.v[i].check, "pcie.path")) {
+            char x[900];
+            used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s %s",
+                                     used ? "; " : "", f.v[i].subject,
+                                     finding_text(&f.v[i], hint, x, sizeof(x)));
+        }
+    if (!buf[0])
+        snprintf(buf, len, "none");
+    topo_findings_free(&f);
+    topo_node_destroy(node);
+    return buf;
+}
+
 /* pcie.path with a GPU (Gen5 x16, 63 GB/s, idle at Gen1) and an RDMA NIC (Gen nic_gen x16) under
  * one switch: root port 0000:00:01.0 -> upstream port 0000:01:00.0 (trained at up_gen x16) ->
  * downstream ports 0000:02:00.0 above the GPU (able to train at gpu_port_gen, idle at Gen1)
@@ -854,13 +880,10 @@ static const char *switch_verdict(int up_gen, int gpu_port_gen, int nic_gen, cha
     struct gpu_spec s[] = { { "Acme X1", 0x10de, 0x1234, 90, 0, 0 } };
     struct topo_node *node = mk_node(s, 1, 0);
     struct topo_nic *nic = topo_node_add_nic(node);
-    struct map_node_type t;
-    struct topo_findings f = { 0 };
     int root = topo_node_add_bridge(node, "0000:00:01.0", -1);
     int up = topo_node_add_bridge(node, "0000:01:00.0", root);
     int dg = topo_node_add_bridge(node, "0000:02:00.0", up);
     int dn = topo_node_add_bridge(node, "0000:02:01.0", up);
-    size_t used = 0;
 
     node->nics_listed = 1;
     nic->name = xstrdup("mlx5_0");
@@ -888,21 +911,7 @@ static const char *switch_verdict(int up_gen, int gpu_port_gen, int nic_gen, cha
     node->gpus[0].link.max_gen = 5;
     node->gpus[0].link.max_width = node->gpus[0].link.cur_width = 16;
     node->gpus[0].link.cur_gen = 1;
-    mk_type(&t);
-    topo_compare(node, "n1", NULL, &t, &f);
-    buf[0] = '\0';
-    for (size_t i = 0; i < f.n; i++)
-        if (!strcmp(f.v[i].check, "pcie.path")) {
-            char x[900];
-            used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s %s",
-                                     used ? "; " : "", f.v[i].subject,
-                                     finding_text(&f.v[i], 1, x, sizeof(x)));
-        }
-    if (!buf[0])
-        snprintf(buf, len, "none");
-    topo_findings_free(&f);
-    topo_node_destroy(node);
-    return buf;
+    return path_findings(node, 1, buf, len);
 }
 
 static void test_pcie_switch(void)
@@ -964,12 +973,9 @@ static const char *slow_nic_verdict(int nic_max, int nic_cur, int port, int up, 
 {
     struct topo_node *node = topo_node_create();
     struct topo_nic *nic = topo_node_add_nic(node);
-    struct map_node_type t;
-    struct topo_findings f = { 0 };
     int root = topo_node_add_bridge(node, "0000:00:01.0", -1);
     int u = topo_node_add_bridge(node, "0000:01:00.0", root);
     int dn = topo_node_add_bridge(node, "0000:02:01.0", u);
-    size_t used = 0;
 
     node->nics_listed = 1;
     nic->name = xstrdup("mlx5_0");
@@ -986,21 +992,7 @@ static const char *slow_nic_verdict(int nic_max, int nic_cur, int port, int up, 
     node->bridges[u].link.cur_width = up;
     node->bridges[dn].link.max_gen = node->bridges[dn].link.cur_gen = 1;
     node->bridges[dn].link.max_width = node->bridges[dn].link.cur_width = port;
-    mk_type(&t);
-    topo_compare(node, "n1", NULL, &t, &f);
-    buf[0] = '\0';
-    for (size_t i = 0; i < f.n; i++)
-        if (!strcmp(f.v[i].check, "pcie.path")) {
-            char x[400];
-            used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s %s",
-                                     used ? "; " : "", f.v[i].subject,
-                                     finding_text(&f.v[i], 0, x, sizeof(x)));
-        }
-    if (!buf[0])
-        snprintf(buf, len, "none");
-    topo_findings_free(&f);
-    topo_node_destroy(node);
-    return buf;
+    return path_findings(node, 0, buf, len);
 }
 
 static void test_pcie_slow(void)
