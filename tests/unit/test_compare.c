@@ -228,6 +228,17 @@ static void test_findings(void)
            "sort: failures, warnings, passes; checks in order; n3 before n1 as found");
     ok(f.nfail == 3 && f.nwarn == 2 && f.nok == 1, "sort: the counts stand");
     topo_findings_free(&f);
+    /* two findings are sorted too, one alone stays */
+    topo_findings_add(&f, TOPO_SEV_OK, "nic.port.state", "n1/a", NULL, "ok", NULL);
+    topo_findings_add(&f, TOPO_SEV_FAIL, "nic.port.rate", "n3/b", NULL, "f", NULL);
+    topo_findings_sort(&f);
+    is_str(lines(&f, buf, sizeof(buf)), "fail nic.port.rate n3/b, ok nic.port.state n1/a",
+           "sort: two findings, the failure first");
+    topo_findings_free(&f);
+    topo_findings_add(&f, TOPO_SEV_WARN, "nvlink.state", "n2/gpu0", NULL, "w", NULL);
+    topo_findings_sort(&f);
+    is_str(lines(&f, buf, sizeof(buf)), "warn nvlink.state n2/gpu0", "sort: one finding stays");
+    topo_findings_free(&f);
     /* many of one check: the order they were found in, whatever qsort does with ties */
     for (int i = 0; i < 40; i++) {
         char s[16];
@@ -296,6 +307,13 @@ static void test_findings(void)
     ok(!topo_check_id_known("nic.port"), "check ids: nic.port (no dot) is not one");
     ok(!topo_check_id_known("nic.port.rat"), "check ids: nor a part of one");
     ok(!topo_check_id_known(""), "check ids: nor nothing");
+    {
+        /* an empty name right after a dot in memory: the name's own length decides, never the
+         * byte before it */
+        char after_dot[] = "nic.port.";
+        ok(!topo_check_id_known(after_dot + strlen(after_dot)),
+           "check ids: nor nothing after a dot");
+    }
     ok(!topo_check_id_known("zz."), "check ids: nor a prefix of none");
 }
 
