@@ -114,4 +114,10 @@ is "$(jq -r '.nodes, .rails' "$(res)" | tr '\n' ' ')" "128 8 " "... over 128 nod
 sim --nodes 4 --rails 2 --degrade 9:0:10
 is "$rc" 3 "a fault on a node the cluster does not have: refused (status 3)"
 grep -q 'node 9 is not in 1..4' "$TMP/err"; ok $? "... naming the node"
+# spines are counted from 0, nodes from 1: spine 0 is one, spine S is not
+sim --nodes 4 --rails 2 --slow-spine 0:100
+is "$rc" 0 "a slow spine 0 of 4 on a cluster of one leaf per rail (no path crosses it): run, exit 0"
+sim --nodes 4 --rails 2 --spines 2 --slow-spine 2:100
+is "$rc" 3 "spine 2 of 2: refused (status 3)"
+grep -q 'spine 2 is not in 0..1' "$TMP/err"; ok $? "... naming the spine and the range"
 done_testing
