@@ -60,6 +60,24 @@ is "$(grep -c "^$TMP/x.c:" "$TMP/out"):$(grep -c "^$TMP/x.c:8:11 relational oper
     "2:1:1" "--survivors-of: the moved one found at its line now, the killed one and the stale one left out"
 "$M" --generate --dry-run --tests-of "$TMP/tests.txt" --survivors-of "$TMP/nothing.out" "$TMP/x.c" >"$TMP/out" 2>&1
 is "$?:$(grep -c "nothing.out: No such file or directory" "$TMP/out")" "2:1" "--survivors-of a log that is not there: refused"
+# --part K/N: consecutive shares that together are the whole list, each mutant in one
+gen >"$TMP/all"
+grep "^$TMP/x.c:" "$TMP/all" >"$TMP/all.m"
+for k in 1 2 3; do
+    "$M" --generate --dry-run --tests-of "$TMP/tests.txt" --equivalent "$TMP/equiv.txt" --part $k/3 "$TMP/x.c" >"$TMP/p$k" 2>&1
+    is "$?" 0 "--part $k/3 runs"
+done
+is "$(sed -n 2p "$TMP/p1"):$(sed -n 2p "$TMP/p2"):$(sed -n 2p "$TMP/p3")" \
+    "mutate: part 1 of 3: mutants 1 to 5 of 17:mutate: part 2 of 3: mutants 6 to 11 of 17:mutate: part 3 of 3: mutants 12 to 17 of 17" \
+    "--part: 5, 6 and 6 of the 17"
+cat "$TMP/p1" "$TMP/p2" "$TMP/p3" | grep "^$TMP/x.c:" | cmp -s - "$TMP/all.m"
+ok $? "--part: the three shares in order are the whole list"
+for bad in 4/3 0/3 2 1/0 x/2; do
+    "$M" --generate --dry-run --tests-of "$TMP/tests.txt" --part $bad "$TMP/x.c" >"$TMP/out" 2>&1
+    is "$?:$(grep -c "^mutate: --part K/N with 1 <= K <= N, not '$bad'" "$TMP/out")" "2:1" "--part $bad: refused"
+done
+"$M" --generate --dry-run --tests-of "$TMP/tests.txt" --part 1/2 --sample 3 "$TMP/x.c" >"$TMP/out" 2>&1
+is "$?:$(grep -c '^mutate: --part and --sample: one or the other' "$TMP/out")" "2:1" "--part with --sample: refused"
 printf 'topo/nothing.c: tests/unit/test_inert.t\n' >"$TMP/tests.txt"
 gen >"$TMP/out"
 is "$?:$(grep -c "x.c: no tests listed for it" "$TMP/out")" "2:1" "a file without its tests: refused"
