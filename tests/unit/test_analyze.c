@@ -1997,6 +1997,22 @@ int main(void)
         is_str(buf, "railyard: fabric rank.failed died or hung exp finished",
                "reason: a subject that is the node itself: no subject said");
         topo_findings_free(&f);
+        /* the 80 characters' edge: 80 kept whole, 81 lose the expected value (never a cut one) */
+        memset(&f, 0, sizeof(f));
+        topo_findings_add(&f, TOPO_SEV_FAIL, "rank.failed", "n1",
+                          "finished within the deadline of 12 s each", "died or hung", NULL);
+        topo_findings_reason(&f, "n1", 1, "railyard: ", buf, sizeof(buf));
+        is_str(buf,
+               "railyard: rank.failed died or hung exp finished within the deadline of 12 s each",
+               "reason: 80 characters kept whole (%zu)", strlen(buf));
+        topo_findings_free(&f);
+        memset(&f, 0, sizeof(f));
+        topo_findings_add(&f, TOPO_SEV_FAIL, "rank.failed", "n1",
+                          "finished within the deadline of 120 s each", "died or hung", NULL);
+        topo_findings_reason(&f, "n1", 1, "railyard: ", buf, sizeof(buf));
+        is_str(buf, "railyard: rank.failed died or hung",
+               "reason: 81 characters: the expected value goes whole");
+        topo_findings_free(&f);
         memset(&f, 0, sizeof(f));
         topo_findings_add(&f, TOPO_SEV_FAIL, "link.path", "n10<->n3/rail0", NULL, "0.1 Gb/s", NULL);
         topo_findings_reason(&f, "n1", 0, "railyard: fabric ", buf, sizeof(buf));
