@@ -2013,6 +2013,25 @@ int main(void)
         is_str(buf, "railyard: rank.failed died or hung",
                "reason: 81 characters: the expected value goes whole");
         topo_findings_free(&f);
+        /* too long without an expected value: cut at the last gap only past the prefix and 20
+         * characters (here a gap at 30 is not, 31 is) */
+        memset(&f, 0, sizeof(f));
+        topo_findings_add(
+            &f, TOPO_SEV_FAIL, "rank.failed", "n1", NULL,
+            "vanished /sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error_extended", NULL);
+        topo_findings_reason(&f, "n1", 1, "railyard: ", buf, sizeof(buf));
+        is_str(buf,
+               "railyard: rank.failed vanished /sys/class/infiniband/mlx5_0/ports/1/counters/sym",
+               "reason: the last gap 20 characters past the prefix: not cut there");
+        topo_findings_free(&f);
+        memset(&f, 0, sizeof(f));
+        topo_findings_add(
+            &f, TOPO_SEV_FAIL, "rank.failed", "n1", NULL,
+            "truncated /sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error_extended", NULL);
+        topo_findings_reason(&f, "n1", 1, "railyard: ", buf, sizeof(buf));
+        is_str(buf, "railyard: rank.failed truncated",
+               "reason: the last gap 21 characters past the prefix: cut there");
+        topo_findings_free(&f);
         memset(&f, 0, sizeof(f));
         topo_findings_add(&f, TOPO_SEV_FAIL, "link.path", "n10<->n3/rail0", NULL, "0.1 Gb/s", NULL);
         topo_findings_reason(&f, "n1", 0, "railyard: fabric ", buf, sizeof(buf));
