@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/sysfs.h"
 #include "fabric/port_counters.h"
 #include "fabric/verbs.h"
 #include "tests/tap/tap.h"
@@ -206,10 +207,108 @@ static void test_counters(void)
         diag("cannot remove %s", root);
 }
 
+/* Faults injected into real captures: every counter of every port of the /sys/class/infiniband
+ * captures, one at a time, rises by one between two samples. An error counter's rise is counted
+ * (exactly 1) and named alone ("NAME +1"); a congestion counter's is named and not counted; a
+ * traffic counter's neither. A line per class: cases, caught, extra or wrong. */
+static void test_counters_injected(void)
+{
+    static const char *const captures[] = { "gpud_h100_sys-class-infiniband",
+                                            "hwloc-stampede-c412-603_sys-class-infiniband" };
+    const char *shared = getenv("RAILYARD_SHARED_FIXTURES");
+    const char *src = getenv("RAILYARD_SRCDIR");
+    const char *cls[3] = { "counter-congestion", "counter-error", "counter-traffic" };
+    int cases[3] = { 0 }, caught[3] = { 0 }, wrong[3] = { 0 }, ports = 0, read = 0;
+
+    for (size_t c = 0; c < sizeof(captures) / sizeof(captures[0]); c++) {
+        char fix[4096], root[] = "/tmp/ry-hwc-XXXXXX", cmd[12288];
+        if (shared)
+            snprintf(fix, sizeof(fix), "%s/sysfs/%s", shared, captures[c]);
+        else
+            snprintf(fix, sizeof(fix), "%s/../shared/fixtures/sysfs/%s", src ? src : ".",
+                     captures[c]);
+        if (access(fix, R_OK) != 0 || !mkdtemp(root)) {
+            ok(1, "# SKIP shared fixture %s not found", fix);
+            continue;
+        }
+        snprintf(cmd, sizeof(cmd), "mkdir -p '%s/class' && cp -r '%s' '%s/class/infiniband'", root,
+                 fix, root);
+        if (system(cmd) != 0) {
+            ok(0, "cannot copy %s", fix);
+            continue;
+        }
+        read++;
+        char **devs = NULL;
+        size_t ndev = 0;
+        if (ry_sysfs_list(root, &devs, &ndev, NULL, "class/infiniband") < 0)
+            ndev = 0;
+        for (size_t d = 0; d < ndev; d++) {
+            const char *dev = devs[d];
+            for (int port = 1; port <= 2; port++) {
+                struct fabric_hwc a, b;
+                if (fabric_hwc_sample(root, dev, port, &a) < 0)
+                    continue;
+                ports++;
+                for (int i = 0; i < a.n; i++) {
+                    char dir[4200], text[256], want[64];
+                    int e = a.error[i];
+                    long long got;
+                    snprintf(dir, sizeof(dir), "%s/class/infiniband/%s/ports/%d/counters/%s", root,
+                             dev, port, a.name[i]);
+                    if (access(dir, F_OK) != 0)
+                        snprintf(dir, sizeof(dir), "%s/class/infiniband/%s/ports/%d/hw_counters",
+                                 root, dev, port);
+                    else
+                        snprintf(dir, sizeof(dir), "%s/class/infiniband/%s/ports/%d/counters", root,
+                                 dev, port);
+                    write_u64(dir, a.name[i], a.val[i] + 1);
+                    fabric_hwc_sample(root, dev, port, &b);
+                    got = fabric_hwc_delta(&a, &b, text, sizeof(text));
+                    write_u64(dir, a.name[i], a.val[i]);
+                    snprintf(want, sizeof(want), "%s +1", a.name[i]);
+                    if (e == FABRIC_HWC_TRAFFIC)
+                        e = 2;
+                    cases[e]++;
+                    if (e == 2 ? got == 0 && !*text : !strcmp(text, want) && got == (e == 1))
+                        caught[e]++;
+                    else
+                        wrong[e]++;
+                    if (e == 2)
+                        is_str(got == 0 ? text : "counted", "",
+                               "%s %s/%d: %s rose: traffic, neither counted nor named", captures[c],
+                               dev, port, a.name[i]);
+                    else
+                        ok(!strcmp(text, want) && got == (e == 1),
+                           "%s %s/%d: %s rose by 1: %s (%lld counted, %s)", captures[c], dev, port,
+                           a.name[i],
+                           e ? "an error, counted and named alone"
+                             : "congestion, named and not counted",
+                           got, text);
+                }
+            }
+        }
+        ry_sysfs_list_free(devs, ndev);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+        if (system(cmd) != 0)
+            diag("cannot remove %s", root);
+    }
+    if (read < 2)
+        return;
+    /* the H100 node's 8 ConnectX-7 and its bond's port, the Stampede node's ConnectX-3 */
+    ok(ports == 10 && cases[1] >= 10 * 8,
+       "ports sampled in the two captures: %d (10), error "
+       "counters %d",
+       ports, cases[1]);
+    for (int e = 0; e < 3; e++)
+        diag("class %s: cases %d, caught %d, extra or wrong %d", cls[e], cases[e], caught[e],
+             wrong[e]);
+}
+
 int main(void)
 {
     test_window();
     test_hints();
     test_counters();
+    test_counters_injected();
     return done_testing();
 }
