@@ -364,6 +364,7 @@ static void mk_type(struct map_node_type *t)
 
 /* check's finding on subject (under n1/) against type: "sev expected / observed", or "none";
  * the unjudged lines joined in why */
+static int typed_hint; /* typed() gives the hint too */
 static const char *typed(const struct topo_node *node, const struct map_node_type *type,
                          const char *check, const char *subject, char *buf, size_t len, char *why,
                          size_t wlen)
@@ -376,7 +377,7 @@ static const char *typed(const struct topo_node *node, const struct map_node_typ
     snprintf(buf, len, "none");
     for (size_t i = 0; i < f.n; i++)
         if (!strcmp(f.v[i].check, check) && !strcmp(f.v[i].subject, s))
-            finding_text(&f.v[i], 0, buf, len);
+            finding_text(&f.v[i], typed_hint, buf, len);
     if (why) {
         why[0] = '\0';
         for (size_t i = 0; i < f.nunjudged; i++)
@@ -567,6 +568,16 @@ static void test_map_nics(void)
     m[2].link_layer = ETH;
     is_str(typed(node, &t, "nic.port.link_layer", "mlx5_2:1", buf, sizeof(buf), NULL, 0),
            "ok Ethernet / Ethernet", "nic.port.link_layer: the same");
+    typed_hint = 1;
+    is_str(typed(node, &t, "nic.port.link_layer", "mlx5_2:1", buf, sizeof(buf), NULL, 0),
+           "ok Ethernet / Ethernet []", "nic.port.link_layer: the same, no hint");
+    m[2].link_layer = IB;
+    is_str(typed(node, &t, "nic.port.link_layer", "mlx5_2:1", buf, sizeof(buf), NULL, 0),
+           "fail InfiniBand / Ethernet [the port runs the other protocol: set LINK_TYPE with "
+           "mlxconfig]",
+           "nic.port.link_layer: the other protocol, the hint says how to set it");
+    typed_hint = 0;
+    m[2].link_layer = ETH;
     m[2].port = 2;
     is_str(typed(node, &t, "nic.port.state", "mlx5_2:1", buf, sizeof(buf), NULL, 0), "none",
            "nic.port: a port the map does not carry a rail on is not judged");
