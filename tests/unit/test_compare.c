@@ -467,6 +467,13 @@ static void test_gpu_kind(void)
            "gpu.pcie.width: x8 of x16");
     is_str(typed(node, &t, "gpu.pcie.gen", "gpu1", buf, sizeof(buf), NULL, 0), "ok Gen5 / Gen5",
            "gpu.pcie.gen: Gen5 (the link's maximum)");
+    typed_hint = 1; /* at the expected value: no hint; below it, the hint */
+    is_str(typed(node, &t, "gpu.pcie.gen", "gpu1", buf, sizeof(buf), NULL, 0), "ok Gen5 / Gen5 []",
+           "gpu.pcie.gen: Gen5 of Gen5, no hint");
+    ok(strstr(typed(node, &t, "gpu.pcie.width", "gpu1", buf, sizeof(buf), NULL, 0), "x8 [") &&
+           !strstr(buf, "x8 []"),
+       "gpu.pcie.width: x8 of x16, with a hint (%s)", buf);
+    typed_hint = 0;
     node->gpus[1].link.max_gen = 0;
     node->gpus[1].link.cur_gen = 4;
     is_str(typed(node, &t, "gpu.pcie.gen", "gpu1", buf, sizeof(buf), NULL, 0), "fail Gen5 / Gen4",
@@ -1249,6 +1256,10 @@ int main(void)
                "ports: nor one that is down");
         is_str(port_verdict(s, 4, 0, "nic.port.rate", buf, sizeof(buf)), "none",
                "ports: a port that is down: its rate not judged");
+        s[0].state = 0; /* NOP: known, and not ACTIVE */
+        is_str(port_verdict(s, 4, 0, "nic.port.rate", buf, sizeof(buf)), "none",
+               "ports: a port in state 0 (NOP): its rate not judged");
+        s[0].state = 1;
         is_str(port_verdict(s, 4, 0, "nic.port.state", buf, sizeof(buf)),
                "fail ACTIVE / not active [link down: check the cable, transceiver and switch "
                "port]",
