@@ -355,7 +355,10 @@ static int walk_pci(struct walk *w, xmlNodePtr pci)
         fill_loc(w, &g->loc, busid);
         fill_link(pci, &g->link);
         if (gpuel) {
-            g->sm = (int)int_attr(gpuel, "sm", -1);
+            /* a compute capability (10 x major + minor) is 10 or more: anything else ("0", a
+             * word strtoll reads as 0) is unknown, never a kind two GPUs share */
+            long long sm = int_attr(gpuel, "sm", -1);
+            g->sm = sm >= 10 && sm < 10000 ? (int)sm : -1;
             add_gpu_links(w, g, gpuel);
         }
     } else if (kind == TOPO_PCI_NIC_IB || kind == TOPO_PCI_NIC_ETH) {

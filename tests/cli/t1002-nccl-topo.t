@@ -60,4 +60,15 @@ for f in "$N"/*.xml; do
         "$RAILYARD" inventory --nccl-topo "$f" >/dev/null 2>"$TMP/err"; is $? 0 "$b loads" ;;
     esac
 done
+
+# a compute capability is 10 or more: "0", a word or a negative one is unknown (no "sm"), so
+# that GPUs whose dump says nothing sensible are never taken for one kind
+X=$RAILYARD_SRCDIR/tests/fixtures/nccl/hgx-h200-nvswitch.xml
+awk '/sm="90"/ { n++; if (n == 1) sub(/sm="90"/, "sm=\"0\""); if (n == 2) sub(/sm="90"/, "sm=\"abc\"");
+    if (n == 3) sub(/sm="90"/, "sm=\"-90\""); if (n == 4) sub(/sm="90"/, "sm=\"9\""); if (n == 5) sub(/sm="90"/, "sm=\"10\"") } 1' \
+    "$X" >"$TMP/sm.xml"
+"$RAILYARD" inventory --json --nccl-topo "$TMP/sm.xml" >"$TMP/sm.json" 2>"$TMP/err"
+is "$?" 0 "GPUs with odd compute capabilities: read"
+is "$(jq -r '[.gpus[] | .sm // "none" | tostring] | join(",")' "$TMP/sm.json")" "none,none,none,none,10,90,90,90" \
+   "sm 0, abc, -90 and 9 unknown; 10 (1.0) and 90 kept"
 done_testing

@@ -1130,6 +1130,16 @@ int main(void)
         s[2].sm = 37;
         is_str(verdict(s, 3, 0, 2, buf, sizeof(buf)), "warn 18 active" LIKE " / 9 active",
                "kinds: the same compute capability: siblings");
+        s[0].device = s[1].device = 0x1db5;
+        s[0].vendor = s[1].vendor = 0x10de;
+        is_str(verdict(s, 3, 0, 2, buf, sizeof(buf)), "warn 18 active" LIKE " / 9 active",
+               "kinds: a PCI id on the siblings only: the compute capability decides, siblings");
+        s[2].device = 0x1db5;
+        s[2].vendor = 0x10de;
+        s[0].device = s[1].device = s[0].vendor = s[1].vendor = 0;
+        is_str(verdict(s, 3, 0, 2, buf, sizeof(buf)), "warn 18 active" LIKE " / 9 active",
+               "kinds: a PCI id on the GPU only: the compute capability decides, siblings");
+        s[2].device = s[2].vendor = 0;
         s[0].sm = s[1].sm = s[2].sm = -1;
         is_str(verdict(s, 3, 0, 2, buf, sizeof(buf)), "fail 18 active / 9 active",
                "kinds: nothing known of any: none is another's sibling");
