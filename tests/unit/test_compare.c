@@ -569,6 +569,11 @@ static void test_map_nics(void)
     m[1].rate_gbps = 200;
     is_str(typed(node, &t, "nic.port.rate", "mlx5_1:1", buf, sizeof(buf), NULL, 0),
            "ok 200 Gb/s / 200 Gb/s", "nic.port.rate: 200 of 200 (the map's, not its peers')");
+    m[1].rate_gbps = 0;
+    is_str(typed(node, &t, "nic.port.rate", "mlx5_1:1", buf, sizeof(buf), NULL, 0),
+           "ok 0 Gb/s / 200 Gb/s",
+           "nic.port.rate: a map rate of 0 is the map's word, not its peers' 400");
+    m[1].rate_gbps = 200;
     m[2].link_layer = IB;
     is_str(typed(node, &t, "nic.port.link_layer", "mlx5_2:1", buf, sizeof(buf), NULL, 0),
            "fail InfiniBand / Ethernet", "nic.port.link_layer: Ethernet where the map has IB");
