@@ -566,6 +566,10 @@ static void test_map_nics(void)
            "fail 400 Gb/s / 200 Gb/s", "nic.port.rate: 200 of the map's 400");
     is_str(typed(node, &t, "nic.port.rate", "mlx5_0:1", buf, sizeof(buf), NULL, 0),
            "ok 400 Gb/s / 400 Gb/s", "nic.port.rate: 400 of 400");
+    typed_hint = 1;
+    is_str(typed(node, &t, "nic.port.rate", "mlx5_0:1", buf, sizeof(buf), NULL, 0),
+           "ok 400 Gb/s / 400 Gb/s []", "nic.port.rate: 400 of 400, no hint");
+    typed_hint = 0;
     m[1].rate_gbps = 200;
     is_str(typed(node, &t, "nic.port.rate", "mlx5_1:1", buf, sizeof(buf), NULL, 0),
            "ok 200 Gb/s / 200 Gb/s", "nic.port.rate: 200 of 200 (the map's, not its peers')");
@@ -1099,6 +1103,33 @@ int main(void)
                "siblings: the one with 12 passes against 10");
     }
     {
+        /* as common, the highest whatever comes first: 12 listed first, then as many with 10 */
+        struct gpu_spec s[] = { { "Acme X1", 0x10de, 0x1234, 90, 12, 12 },
+                                { "Acme X1", 0x10de, 0x1234, 90, 12, 12 },
+                                { "Acme X1", 0x10de, 0x1234, 90, 12, 10 },
+                                { "Acme X1", 0x10de, 0x1234, 90, 12, 10 },
+                                { "Acme X1", 0x10de, 0x1234, 90, 12, 8 } };
+        is_str(verdict(s, 5, 0, 4, buf, sizeof(buf)), "warn 12 active" LIKE " / 8 active",
+               "siblings: two with 12 listed first, two with 10: held to 12");
+    }
+    {
+        /* siblings with no link up are no yardstick, however many: the one with links is */
+        struct gpu_spec s[] = { { "Acme X1", 0x10de, 0x1234, 90, 12, 0 },
+                                { "Acme X1", 0x10de, 0x1234, 90, 12, 0 },
+                                { "Acme X1", 0x10de, 0x1234, 90, 12, 0 },
+                                { "Acme X1", 0x10de, 0x1234, 90, 12, 6 } };
+        is_str(verdict(s, 4, 0, 0, buf, sizeof(buf)), "warn 6 active" LIKE " / 0 active",
+               "siblings: two others with none up, one with 6: held to 6");
+    }
+    {
+        /* one NVLink each to an NVSwitch is a switched board already */
+        struct gpu_spec s[] = { { "Acme X1", 0x10de, 0x1234, 90, 2, 1 },
+                                { "Acme X1", 0x10de, 0x1234, 90, 2, 1 },
+                                { "Acme X1", 0x10de, 0x1234, 90, 2, 0 } };
+        is_str(verdict(s, 3, 1, 2, buf, sizeof(buf)), "fail 1 active" LIKE " / 0 active",
+               "siblings with one NVLink each to an NVSwitch: a failure");
+    }
+    {
         /* another kind's links are not this GPU's yardstick */
         struct gpu_spec s[] = { { "Acme X1", 0x10de, 0x1234, 90, 18, 18 },
                                 { "Acme X1", 0x10de, 0x1234, 90, 18, 18 },
@@ -1326,6 +1357,11 @@ int main(void)
                "fail 4X XDR-ish / 400 Gb/s (3X XDR-ish) [the link trained with fewer lanes: check "
                "the cable and transceiver]",
                "ports: a speed no reference knows: 4X said without a rate");
+        s[3].width = 0; /* unknown: not a link below 4X; held to its peers */
+        s[3].speed = "NDR";
+        is_str(port_verdict(s, 5, 3, "nic.port.rate", buf, sizeof(buf)),
+               "ok 400 Gb/s (like 4 ports of this kind) / 400 Gb/s []",
+               "ports: a width the input does not give is not a link below 4X");
     }
     return done_testing();
 }
