@@ -721,6 +721,24 @@ static void test_nvlink_refs(void)
                "fail 18 active / 0 active", "nvlink: ...and so do links present but down");
         topo_node_destroy(node);
     }
+    /* a map that wants no NVLink: its 0 is the yardstick, not the model's 18 */
+    {
+        struct gpu_spec two[] = { { "NVIDIA H100 80GB HBM3", 0x10de, 0x2330, 90, 0, 0 },
+                                  { "NVIDIA H100 80GB HBM3", 0x10de, 0x2330, 90, -1, -1 } };
+        node = mk_node(two, 2, 0);
+        mk_type(&t);
+        t.nvlink_links = 0;
+        is_str(typed(node, &t, "nvlink.state", "gpu0", buf, sizeof(buf), NULL, 0),
+               "ok 0 active / 0 active", "nvlink: a map of 0 NVLinks: an H100 with none passes");
+        is_str(typed(node, &t, "nvlink.state", "gpu1", buf, sizeof(buf), why, sizeof(why)), "none",
+               "nvlink: a map of 0, NVLink unknown: no finding");
+        ok(!strstr(why, "gpu1: nvlink.state"),
+           "nvlink: ...and nothing to judge: none expected (%s)", why);
+        t.nvlink_links = -1;
+        is_str(typed(node, &t, "nvlink.state", "gpu0", buf, sizeof(buf), NULL, 0),
+               "fail 18 active / 0 active", "nvlink: without the map's 0, the model's 18");
+        topo_node_destroy(node);
+    }
 }
 
 /* the edges at 0 and 1: a node type of no GPU, a map that sets no PCIe link, one sibling link */
@@ -1362,6 +1380,15 @@ int main(void)
         is_str(port_verdict(s, 5, 3, "nic.port.rate", buf, sizeof(buf)),
                "ok 400 Gb/s (like 4 ports of this kind) / 400 Gb/s []",
                "ports: a width the input does not give is not a link below 4X");
+    }
+    {
+        /* peers whose rate the input gives as 0: a rate all the same, the yardstick */
+        struct port_spec z[] = { { "MT4129", 4, 5, 0, 4, "NDR", ETH },
+                                 { "MT4129", 4, 5, 0, 4, "NDR", ETH },
+                                 { "MT4129", 4, 5, 0, 4, "NDR", ETH } };
+        is_str(port_verdict(z, 3, 2, "nic.port.rate", buf, sizeof(buf)),
+               "ok 0 Gb/s (like 3 ports of this kind) / 0 Gb/s []",
+               "ports: every peer at 0 Gb/s: judged against 0");
     }
     return done_testing();
 }
