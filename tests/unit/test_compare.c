@@ -721,11 +721,12 @@ static void test_nvlink_refs(void)
                "fail 18 active / 0 active", "nvlink: ...and so do links present but down");
         topo_node_destroy(node);
     }
-    /* a map that wants no NVLink: its 0 is the yardstick, not the model's 18 */
+    /* a map that wants no NVLink: its 0 is the yardstick, not the model's 18 nor a sibling's */
     {
         struct gpu_spec two[] = { { "NVIDIA H100 80GB HBM3", 0x10de, 0x2330, 90, 0, 0 },
-                                  { "NVIDIA H100 80GB HBM3", 0x10de, 0x2330, 90, -1, -1 } };
-        node = mk_node(two, 2, 0);
+                                  { "NVIDIA H100 80GB HBM3", 0x10de, 0x2330, 90, -1, -1 },
+                                  { "NVIDIA H100 80GB HBM3", 0x10de, 0x2330, 90, 18, 18 } };
+        node = mk_node(two, 3, 0);
         mk_type(&t);
         t.nvlink_links = 0;
         is_str(typed(node, &t, "nvlink.state", "gpu0", buf, sizeof(buf), NULL, 0),
