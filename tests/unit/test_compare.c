@@ -735,6 +735,8 @@ static void test_nvlink_refs(void)
                "nvlink: a map of 0, NVLink unknown: no finding");
         ok(!strstr(why, "gpu1: nvlink.state"),
            "nvlink: ...and nothing to judge: none expected (%s)", why);
+        is_str(typed(node, &t, "nvlink.state", "gpu2", buf, sizeof(buf), NULL, 0),
+               "ok 0 active / 18 active", "nvlink: a map of 0: one with 18 up passes against 0");
         t.nvlink_links = -1;
         is_str(typed(node, &t, "nvlink.state", "gpu0", buf, sizeof(buf), NULL, 0),
                "fail 18 active / 0 active", "nvlink: without the map's 0, the model's 18");
@@ -1243,6 +1245,19 @@ int main(void)
         s[3].hca_type = "MT8888";
         is_str(nic_verdict(s, 4, 3, buf, sizeof(buf), why, sizeof(why)), "none",
                "NICs: another hca_type: no sibling");
+    }
+    {
+        /* x1 is a width (a NIC trained at x1 of x16); siblings whose width the input does not
+         * give are no yardstick, however many */
+        struct nic_spec s[] = { { 0x15b3, 0xfff0, NULL, 16, 16 }, { 0x15b3, 0xfff0, NULL, 16, 16 },
+                                { 0x15b3, 0xfff0, NULL, 0, 0 },   { 0x15b3, 0xfff0, NULL, 0, 0 },
+                                { 0x15b3, 0xfff0, NULL, 0, 0 },   { 0x15b3, 0xfff0, NULL, 1, 16 } };
+        char why[400];
+        is_str(nic_verdict(s, 6, 5, buf, sizeof(buf), why, sizeof(why)),
+               "fail x16 (what the NIC can train to) / x1", "NICs: x1 of its x16: x1 is its width");
+        s[5].max_width = 1;
+        is_str(nic_verdict(s, 6, 5, buf, sizeof(buf), why, sizeof(why)), "fail x16" NLIKE " / x1",
+               "NICs: x1, three of its kind of no known width, two at x16: held to x16");
     }
     {
         /* the most common width of the others of its kind; among as common, the widest */
