@@ -721,6 +721,20 @@ static void test_nvlink_refs(void)
                "fail 18 active / 0 active", "nvlink: ...and so do links present but down");
         topo_node_destroy(node);
     }
+    /* no map, no reference, no sibling with a link up: the links a GPU has should be up; a GPU
+     * with none has nothing to be held to */
+    {
+        struct gpu_spec down[] = { { "Acme X1", 0x10de, 0x1234, 90, 12, 0 },
+                                   { "Acme X1", 0x10de, 0x1234, 90, 12, 0 } };
+        node = mk_node(down, 2, 0);
+        is_str(typed(node, NULL, "nvlink.state", "gpu0", buf, sizeof(buf), NULL, 0),
+               "fail 12 active / 0 active",
+               "nvlink: 12 links present, none up, nothing else known");
+        node->gpus[0].nvlink_links = node->gpus[1].nvlink_links = 0;
+        is_str(typed(node, NULL, "nvlink.state", "gpu0", buf, sizeof(buf), NULL, 0), "none",
+               "nvlink: no link present and nothing else known: no finding");
+        topo_node_destroy(node);
+    }
     /* a map that wants no NVLink: its 0 is the yardstick, not the model's 18 nor a sibling's */
     {
         struct gpu_spec two[] = { { "NVIDIA H100 80GB HBM3", 0x10de, 0x2330, 90, 0, 0 },
