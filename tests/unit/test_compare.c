@@ -1272,6 +1272,10 @@ int main(void)
         s[5].max_width = 1;
         is_str(nic_verdict(s, 6, 5, buf, sizeof(buf), why, sizeof(why)), "fail x16" NLIKE " / x1",
                "NICs: x1, three of its kind of no known width, two at x16: held to x16");
+        for (int i = 0; i < 5; i++)
+            s[i].cur_width = s[i].max_width = i < 3 ? 1 : 16;
+        is_str(nic_verdict(s, 6, 4, buf, sizeof(buf), why, sizeof(why)), "ok x1" NLIKE " / x16",
+               "NICs: four of its kind at x1, one other at x16: x1 is the most common");
     }
     {
         /* the most common width of the others of its kind; among as common, the widest */
