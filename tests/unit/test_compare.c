@@ -730,6 +730,9 @@ static void test_nvlink_refs(void)
         is_str(typed(node, NULL, "nvlink.state", "gpu0", buf, sizeof(buf), NULL, 0),
                "fail 12 active / 0 active",
                "nvlink: 12 links present, none up, nothing else known");
+        node->gpus[0].nvlink_links = node->gpus[1].nvlink_links = 1;
+        is_str(typed(node, NULL, "nvlink.state", "gpu0", buf, sizeof(buf), NULL, 0),
+               "fail 1 active / 0 active", "nvlink: one link present, down: the same");
         node->gpus[0].nvlink_links = node->gpus[1].nvlink_links = 0;
         is_str(typed(node, NULL, "nvlink.state", "gpu0", buf, sizeof(buf), NULL, 0), "none",
                "nvlink: no link present and nothing else known: no finding");
