@@ -1301,6 +1301,15 @@ int main(void)
                                     { 0x15b3, 0xfff0, NULL, 4, 4 } };
             is_str(nic_verdict(w, 5, 4, buf, sizeof(buf), why, sizeof(why)),
                    "fail x16" NLIKE " / x4", "NICs: two at x8 listed first, two at x16: x16");
+            {
+                struct nic_spec r[] = { { 0x15b3, 0xfff0, NULL, 16, 16 },
+                                        { 0x15b3, 0xfff0, NULL, 16, 16 },
+                                        { 0x15b3, 0xfff0, NULL, 8, 8 },
+                                        { 0x15b3, 0xfff0, NULL, 8, 8 },
+                                        { 0x15b3, 0xfff0, NULL, 4, 4 } };
+                is_str(nic_verdict(r, 5, 4, buf, sizeof(buf), why, sizeof(why)),
+                       "fail x16" NLIKE " / x4", "NICs: two at x16 listed first, two at x8: x16");
+            }
             w[2].vendor = 0x15b4;
             is_str(nic_verdict(w, 5, 4, buf, sizeof(buf), why, sizeof(why)),
                    "fail x8" NLIKE " / x4",
