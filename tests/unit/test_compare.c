@@ -1302,6 +1302,15 @@ int main(void)
             is_str(nic_verdict(w, 5, 4, buf, sizeof(buf), why, sizeof(why)),
                    "fail x16" NLIKE " / x4", "NICs: two at x8 listed first, two at x16: x16");
             {
+                /* a virtual function's link is the hypervisor's: not judged, not listed */
+                struct nic_spec vf[] = { { 0x15b3, 0x101c, NULL, 16, 16 },
+                                         { 0x15b3, 0x101c, NULL, 16, 16 },
+                                         { 0x15b3, 0x101c, NULL, 1, 1 } };
+                is_str(nic_verdict(vf, 3, 2, buf, sizeof(buf), why, sizeof(why)), "none",
+                       "NICs: a ConnectX-6 VF at x1 beside two at x16: its link not judged");
+                is_str(why, "none", "NICs: ...and nothing said of it");
+            }
+            {
                 struct nic_spec r[] = { { 0x15b3, 0xfff0, NULL, 16, 16 },
                                         { 0x15b3, 0xfff0, NULL, 16, 16 },
                                         { 0x15b3, 0xfff0, NULL, 8, 8 },
@@ -1426,6 +1435,14 @@ int main(void)
         is_str(port_verdict(s, 5, 3, "nic.port.rate", buf, sizeof(buf)),
                "ok 400 Gb/s (like 4 ports of this kind) / 400 Gb/s []",
                "ports: a width the input does not give is not a link below 4X");
+    }
+    {
+        /* a port whose state the input does not give, with no active peer: nothing to hold its
+         * rate to */
+        struct port_spec u[] = { { "MT4129", -1, -1, 400, 4, "NDR", IB },
+                                 { "MT4129", 1, 3, 400, 4, "NDR", IB } };
+        is_str(port_verdict(u, 2, 0, "nic.port.rate", buf, sizeof(buf)), "none",
+               "ports: state unknown, its one peer down: its rate not judged");
     }
     {
         /* peers whose rate the input gives as 0: a rate all the same, the yardstick */
