@@ -647,6 +647,29 @@ static void test_map_nics(void)
     is_str(typed(node, &t, "affinity.numa", "mlx5_0", buf, sizeof(buf), NULL, 0), "none",
            "affinity.numa: the input does not say: no finding");
     topo_node_destroy(node);
+    {
+        /* a NIC no reference knows: its generation is not judged, and said so, unless its map
+         * entry gives its PCIe link (a generation or a width, 1 and up) */
+        struct nic_spec u[] = { { 0x15b3, 0xfff0, NULL, 16, 16 } };
+        char why[2000];
+        node = mk_nics(u, 1);
+        mk_type(&t);
+        m[0] = map_nic("mlx5_0");
+        t.nics = m;
+        t.nnics = 1;
+        typed(node, &t, "nic.count", "", buf, sizeof(buf), why, sizeof(why));
+        ok(strstr(why, "n1/mlx5_0: no built-in reference for PCI 15b3:fff0") != NULL,
+           "NIC of no reference, its map entry without pcie: said not judged (%s)", why);
+        m[0].pcie_gen = 1;
+        typed(node, &t, "nic.count", "", buf, sizeof(buf), why, sizeof(why));
+        ok(!strstr(why, "no built-in reference"), "...its map entry gives gen 1: judged (%s)", why);
+        m[0].pcie_gen = 0;
+        m[0].pcie_width = 1;
+        typed(node, &t, "nic.count", "", buf, sizeof(buf), why, sizeof(why));
+        ok(!strstr(why, "no built-in reference"), "...its map entry gives width 1: judged (%s)",
+           why);
+        topo_node_destroy(node);
+    }
 }
 
 /* nvlink.state against the map, the built-in reference, or the links the GPU has */
@@ -663,6 +686,10 @@ static void test_nvlink_refs(void)
     t.nvlink_links = 18;
     is_str(typed(node, &t, "nvlink.state", "gpu0", buf, sizeof(buf), NULL, 0),
            "ok 18 active / 18 active", "nvlink: 18 of the map's 18");
+    typed_hint = 1;
+    is_str(typed(node, &t, "nvlink.state", "gpu0", buf, sizeof(buf), NULL, 0),
+           "ok 18 active / 18 active []", "nvlink: 18 of 18, no hint");
+    typed_hint = 0;
     is_str(typed(node, &t, "nvlink.state", "gpu1", buf, sizeof(buf), NULL, 0),
            "fail 18 active / 12 active", "nvlink: 12 of 18: a failure");
     {
