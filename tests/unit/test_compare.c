@@ -445,6 +445,11 @@ static void test_gpu_kind(void)
     is_str(typed(node, &t, "gpu.model", "gpu0", buf, sizeof(buf), NULL, 0),
            "ok 10de:2330, compute capability 9.0 / compute capability 9.0",
            "gpu.model: an id in the map, only a capability in the input: by the capability");
+    node->gpus[0].pci_vendor = 0x10de; /* a vendor without its device is no id */
+    is_str(typed(node, &t, "gpu.model", "gpu0", buf, sizeof(buf), NULL, 0),
+           "ok 10de:2330, compute capability 9.0 / compute capability 9.0",
+           "gpu.model: the input's vendor alone is said by nothing: by the capability");
+    node->gpus[0].pci_vendor = 0;
 
     /* the count */
     t.gpu_count = 2;
@@ -667,6 +672,26 @@ static void test_map_nics(void)
         m[0].pcie_width = 1;
         typed(node, &t, "nic.count", "", buf, sizeof(buf), why, sizeof(why));
         ok(!strstr(why, "no built-in reference"), "...its map entry gives width 1: judged (%s)",
+           why);
+        /* the map's width first, 1 included; without one, what the NIC can train to */
+        node->nics[0].link.cur_width = 1;
+        is_str(typed(node, &t, "nic.pcie.width", "mlx5_0", buf, sizeof(buf), NULL, 0), "ok x1 / x1",
+               "nic.pcie.width: x1 where the map says x1");
+        m[0].pcie_width = 0;
+        m[0].pcie_gen = 4;
+        node->nics[0].link.cur_width = 8;
+        is_str(typed(node, &t, "nic.pcie.width", "mlx5_0", buf, sizeof(buf), NULL, 0),
+               "fail x16 (what the NIC can train to) / x8",
+               "nic.pcie.width: a map entry without a width: what the NIC can train to");
+        topo_node_destroy(node);
+        /* a NIC a reference knows (ConnectX-7) is never said to have none */
+        u[0].device = 0x1021;
+        node = mk_nics(u, 1);
+        m[0] = map_nic("mlx5_0");
+        typed(node, &t, "nic.count", "", buf, sizeof(buf), why, sizeof(why));
+        ok(!strstr(why, "no built-in reference"),
+           "a ConnectX-7 without pcie in its entry: its "
+           "reference judges (%s)",
            why);
         topo_node_destroy(node);
     }
