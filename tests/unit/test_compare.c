@@ -806,6 +806,11 @@ static void test_nvlink_refs(void)
            "nvlink: ...and nothing to judge: none expected (%s)", why);
         is_str(typed(node, &t, "nvlink.state", "gpu2", buf, sizeof(buf), NULL, 0),
                "ok 0 active / 18 active", "nvlink: a map of 0: one with 18 up passes against 0");
+        t.nvlink_links = 1;
+        typed(node, &t, "nvlink.state", "gpu1", buf, sizeof(buf), why, sizeof(why));
+        ok(strstr(why, "gpu1: nvlink.state: the input says nothing of NVLink (1 active expected "
+                       "by the map)") != NULL,
+           "nvlink: a map of 1, NVLink unknown: said not judged");
         t.nvlink_links = -1;
         is_str(typed(node, &t, "nvlink.state", "gpu0", buf, sizeof(buf), NULL, 0),
                "fail 18 active / 0 active", "nvlink: without the map's 0, the model's 18");
