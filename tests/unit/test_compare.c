@@ -1474,6 +1474,14 @@ int main(void)
                "fail 400 Gb/s (4X NDR) / 200 Gb/s (2X NDR) [the link trained with fewer lanes: "
                "check the cable and transceiver]",
                "ports: InfiniBand at 2X: fewer lanes, whatever its peers");
+        s[3].width = 1;
+        s[3].rate = 100;
+        is_str(port_verdict(s, 5, 3, "nic.port.rate", buf, sizeof(buf)),
+               "fail 400 Gb/s (4X NDR) / 100 Gb/s (1X NDR) [the link trained with fewer lanes: "
+               "check the cable and transceiver]",
+               "ports: InfiniBand at 1X: fewer lanes");
+        s[3].width = 2;
+        s[3].rate = 200;
         is_str(port_verdict(s, 5, 4, "nic.port.rate", buf, sizeof(buf)),
                "ok 100 Gb/s (like 1 port of this kind) / 100 Gb/s []",
                "ports: Ethernet is not held to 4X");
