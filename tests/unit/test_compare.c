@@ -675,14 +675,58 @@ static void test_map_nics(void)
            why);
         /* the map's width first, 1 included; without one, what the NIC can train to */
         node->nics[0].link.cur_width = 1;
-        is_str(typed(node, &t, "nic.pcie.width", "mlx5_0", buf, sizeof(buf), NULL, 0), "ok x1 / x1",
-               "nic.pcie.width: x1 where the map says x1");
+        is_str(typed(node, &t, "nic.pcie.width", "mlx5_0", buf, sizeof(buf), why, sizeof(why)),
+               "ok x1 / x1", "nic.pcie.width: x1 where the map says x1");
+        ok(!strstr(why, "does not give"), "...x1 is a width the input gives (%s)", why);
         m[0].pcie_width = 0;
         m[0].pcie_gen = 4;
         node->nics[0].link.cur_width = 8;
         is_str(typed(node, &t, "nic.pcie.width", "mlx5_0", buf, sizeof(buf), NULL, 0),
                "fail x16 (what the NIC can train to) / x8",
                "nic.pcie.width: a map entry without a width: what the NIC can train to");
+        {
+            /* the edges at Gen1 and x1, and a term the input does not give */
+            struct topo_pcie_link *l = &node->nics[0].link;
+            m[0].pcie_gen = 1;
+            l->cur_gen = l->max_gen = 1;
+            is_str(typed(node, &t, "nic.pcie.gen", "mlx5_0", buf, sizeof(buf), NULL, 0),
+                   "ok Gen1 / Gen1", "nic.pcie.gen: Gen1 where the map says Gen1");
+            m[0].pcie_gen = 4;
+            l->max_gen = 4;
+            is_str(typed(node, &t, "nic.pcie.gen", "mlx5_0", buf, sizeof(buf), why, sizeof(why)),
+                   "fail Gen4 / Gen1", "nic.pcie.gen: trained at Gen1 of Gen4: Gen1");
+            ok(!strstr(why, "does not give"), "...Gen1 is a generation the input gives (%s)", why);
+            l->cur_gen = l->max_gen = 0;
+            is_str(typed(node, &t, "nic.pcie.gen", "mlx5_0", buf, sizeof(buf), why, sizeof(why)),
+                   "none", "nic.pcie.gen: the input gives no generation: no finding");
+            ok(strstr(why, "n1/mlx5_0: nic.pcie.gen: the input does not give the link's "
+                           "generation") != NULL,
+               "...said not judged (%s)", why);
+            m[0].pcie_gen = 1;
+            typed(node, &t, "nic.pcie.gen", "mlx5_0", buf, sizeof(buf), why, sizeof(why));
+            ok(strstr(why, "nic.pcie.gen: the input does not give") != NULL,
+               "...and so where the map wants Gen1 (%s)", why);
+            m[0].pcie_gen = 0;
+            typed(node, &t, "nic.pcie.gen", "mlx5_0", buf, sizeof(buf), why, sizeof(why));
+            ok(!strstr(why, "nic.pcie.gen: the input does not give"),
+               "...never where no generation is expected (%s)", why);
+            l->cur_gen = l->max_gen = 4;
+            m[0].pcie_width = 16;
+            l->cur_width = l->max_width = 0;
+            is_str(typed(node, &t, "nic.pcie.width", "mlx5_0", buf, sizeof(buf), why, sizeof(why)),
+                   "none", "nic.pcie.width: the input gives no width: no finding");
+            ok(strstr(why, "n1/mlx5_0: nic.pcie.width: the input does not give the link's width") !=
+                   NULL,
+               "...said not judged (%s)", why);
+            m[0].pcie_width = 1;
+            typed(node, &t, "nic.pcie.width", "mlx5_0", buf, sizeof(buf), why, sizeof(why));
+            ok(strstr(why, "nic.pcie.width: the input does not give") != NULL,
+               "...and so where the map wants x1 (%s)", why);
+            m[0].pcie_width = 0;
+            typed(node, &t, "nic.pcie.width", "mlx5_0", buf, sizeof(buf), why, sizeof(why));
+            ok(!strstr(why, "nic.pcie.width: the input does not give"),
+               "...never where no width is expected (%s)", why);
+        }
         topo_node_destroy(node);
         /* a NIC a reference knows (ConnectX-7) is never said to have none */
         u[0].device = 0x1021;
