@@ -504,6 +504,24 @@ static void test_gpu_kind(void)
     ok(!strcmp(buf, "ok x16 / x16") &&
            strstr(why, "n1/gpu0: gpu.pcie.gen: the input does not give the link's generation"),
        "gpu.pcie: the width alone: judged, the generation not (%s)", buf);
+    is_str(typed(node, &t, "gpu.pcie.gen", "gpu0", buf, sizeof(buf), NULL, 0), "none",
+           "gpu.pcie.gen: the input gives no generation: no finding");
+    node->gpus[0].link.cur_width = 1;
+    is_str(typed(node, &t, "gpu.pcie.width", "gpu0", buf, sizeof(buf), NULL, 0), "fail x16 / x1",
+           "gpu.pcie.width: x1 of x16");
+    t.pcie_width = 1;
+    is_str(typed(node, &t, "gpu.pcie.width", "gpu0", buf, sizeof(buf), NULL, 0), "ok x1 / x1",
+           "gpu.pcie.width: x1 where the map says x1");
+    t.pcie_gen = 1;
+    node->gpus[0].link.max_gen = 1;
+    is_str(typed(node, &t, "gpu.pcie.gen", "gpu0", buf, sizeof(buf), NULL, 0), "ok Gen1 / Gen1",
+           "gpu.pcie.gen: Gen1 where the map says Gen1");
+    node->gpus[0].link.cur_width = node->gpus[0].link.max_width = 0;
+    is_str(typed(node, &t, "gpu.pcie.width", "gpu0", buf, sizeof(buf), NULL, 0), "none",
+           "gpu.pcie.width: the input gives no width: no finding");
+    t.pcie_gen = 5;
+    t.pcie_width = 16;
+    node->gpus[0].link.max_gen = 0;
 
     /* the driver: asked and answering, asked and silent, not asked */
     node->gpu_driver = 1;
