@@ -50,6 +50,7 @@ struct ctx {
     double *ref; /* per rail: the reference below which a link is low */
     struct port_view *pv;
     unsigned char *incon; /* per link: measured on a starved host, inconclusive */
+    unsigned char *super; /* per link: superseded by a better measurement of its pair */
 };
 
 static struct port_view *pv(struct ctx *c, int node, int rail)
@@ -118,10 +119,10 @@ static int is_marked(const struct ctx *c, const struct fabric_link *l)
     return wired(l) && !is_lossy(c, l) && max > 0 && l->ce_frac > max;
 }
 
-/* Left out of the localization: a link whose rank died, a failed link of a node that lost a
- * rank (a rank dying mid-round resets its partners before rank 0 sees the death; the node is
- * named rank.failed and needs a new test anyway), and an inconclusive one. */
-static int excluded(const struct ctx *c, const struct fabric_link *l)
+/* Not judged as measured: a link whose rank died, a failed link of a node that lost a rank (a
+ * rank dying mid-round resets its partners before rank 0 sees the death; the node is named
+ * rank.failed and needs a new test anyway), and an inconclusive one. */
+static int unjudged(const struct ctx *c, const struct fabric_link *l)
 {
     const struct fabric_input *in = c->in;
 
@@ -131,6 +132,17 @@ static int excluded(const struct ctx *c, const struct fabric_link *l)
         if (in->failed_nodes[i] == l->a || in->failed_nodes[i] == l->b)
             return 1;
     return 0;
+}
+
+static int superseded(const struct ctx *c, const struct fabric_link *l)
+{
+    return c->super && c->super[l - c->in->links];
+}
+
+/* Left out of the localization: a link not judged, and one whose pair was measured better */
+static int excluded(const struct ctx *c, const struct fabric_link *l)
+{
+    return unjudged(c, l) || superseded(c, l);
 }
 
 /* Clean enough to prove its ends good: a link that resent more than the limit does not, even
@@ -332,11 +344,13 @@ static void report_links(struct ctx *c)
     for (size_t i = 0; i < in->nlinks; i++) {
         const struct fabric_link *l = &in->links[i];
         struct port_view *va, *vb;
-        if (excluded(c, l))
+        if (unjudged(c, l))
             continue;
         va = pv(c, l->a, l->rail);
         vb = pv(c, l->b, l->rail);
-        if (!l->ok && !va->culprit_unreach && !vb->culprit_unreach) {
+        if (superseded(c, l))
+            ; /* its pair is judged by a better measurement; its counters still rose */
+        else if (!l->ok && !va->culprit_unreach && !vb->culprit_unreach) {
             snprintf(o, sizeof(o), "unreachable: %s", l->error);
             finding(c, TOPO_SEV_FAIL, "link.unreachable", "reachable", o,
                     "neither end is unreachable elsewhere: check the path between them",
@@ -756,6 +770,67 @@ static void port_best(const struct ctx *c, int r, double *best, int judged)
     }
 }
 
+struct pair_key {
+    int rail, a, b;
+    size_t i;
+};
+
+static int pair_cmp(const void *x, const void *y)
+{
+    const struct pair_key *p = x, *q = y;
+
+    if (p->rail != q->rail)
+        return p->rail < q->rail ? -1 : 1;
+    if (p->a != q->a)
+        return p->a < q->a ? -1 : 1;
+    if (p->b != q->b)
+        return p->b < q->b ? -1 : 1;
+    return (p->i > q->i) - (p->i < q->i);
+}
+
+/* A pair (sender, receiver, rail) measured more than once (a retest) is judged by its best
+ * judged measurement (one that carried data before one that failed, then the faster, then the
+ * latest): a link never runs faster than it can, but a busy host or a passing burst can make it
+ * run slower. It supersedes the pair's other judged ones, and its inconclusive ones that were no
+ * faster (one that was is kept: it is named not judged, and measured again). */
+static void supersede(struct ctx *c)
+{
+    const struct fabric_input *in = c->in;
+    struct pair_key *k = xcalloc(in->nlinks ? in->nlinks : 1, sizeof(*k));
+
+    c->super = xcalloc(in->nlinks ? in->nlinks : 1, 1);
+    for (size_t i = 0; i < in->nlinks; i++) {
+        k[i].rail = in->links[i].rail;
+        k[i].a = in->links[i].a;
+        k[i].b = in->links[i].b;
+        k[i].i = i;
+    }
+    qsort(k, in->nlinks, sizeof(*k), pair_cmp);
+    for (size_t g = 0, end; g < in->nlinks; g = end) {
+        const struct fabric_link *best = NULL;
+        for (end = g; end < in->nlinks && k[end].rail == k[g].rail && k[end].a == k[g].a &&
+                      k[end].b == k[g].b;
+             end++) {
+            const struct fabric_link *l = &in->links[k[end].i];
+            if (!unjudged(c, l) &&
+                (!best || l->ok > best->ok || (l->ok && best->ok && l->bw_gbps >= best->bw_gbps) ||
+                 (!l->ok && !best->ok)))
+                best = l;
+        }
+        for (size_t m = g; best && m < end; m++) {
+            const struct fabric_link *l = &in->links[k[m].i];
+            if (l == best || l->rank_failed)
+                continue;
+            if (c->incon[k[m].i] ? !l->ok || (best->ok && l->bw_gbps <= best->bw_gbps)
+                                 : !unjudged(c, l)) {
+                c->super[k[m].i] = 1;
+                c->incon[k[m].i] = 0;
+            }
+        }
+    }
+    free(k);
+}
+
 static void ctx_init(struct ctx *c)
 {
     const struct fabric_input *in = c->in;
@@ -786,6 +861,7 @@ static void ctx_init(struct ctx *c)
     c->incon = xcalloc(in->nlinks ? in->nlinks : 1, 1);
     for (size_t i = 0; i < in->nlinks; i++)
         c->incon[i] = inconclusive(c, &in->links[i]);
+    supersede(c);
     classify(c);
 }
 
@@ -807,72 +883,141 @@ static size_t done_suspects(struct ctx *c, const int *suspect)
     free(c->ref);
     free(c->pv);
     free(c->incon);
+    free(c->super);
     return n;
 }
 
-size_t fabric_suspects(const struct fabric_input *in, int *suspect, int *good)
+/* a culprit port at an end of l: the link is its */
+static int port_explains(struct ctx *c, const struct fabric_link *l, int n)
 {
-    struct ctx c = { in, NULL, NULL, NULL, NULL };
+    const struct port_view *v = pv(c, n, l->rail);
+
+    return v->culprit_bw || v->culprit_unreach;
+}
+
+/* pair (a, b) added to pairs, once */
+static void add_retest_pair(struct fabric_pair **pairs, size_t *n, size_t *alloc, int a, int b)
+{
+    for (size_t i = 0; i < *n; i++)
+        if ((*pairs)[i].a == a && (*pairs)[i].b == b)
+            return;
+    xgrow(pairs, alloc, *n + 1, sizeof(**pairs));
+    (*pairs)[*n].a = a;
+    (*pairs)[(*n)++].b = b;
+}
+
+/* What a retest pass measures again. Nodes: on pass 0 every culprit; on every pass the nodes
+ * with a port no good link proved, and the ends of a bad link nobody explains where one of them
+ * is unproven on its rail (a good node tells which). Pairs (when pairs is not NULL): the pair of
+ * an inconclusive link, and of a bad link nobody explains whose ends are both proven on its rail
+ * (only the pair itself can say whether it was the path or a passing moment). good: 2 every
+ * link fine, 1 every bad link of a culprit partner and the node no suspect, else 0. */
+static size_t plan(const struct fabric_input *in, int pass, int *suspect, int *good,
+                   struct fabric_pair **pairs, size_t *npairs)
+{
+    struct ctx c = { in, NULL, NULL, NULL, NULL, NULL };
+    unsigned char *loose = xcalloc((size_t)in->nodes + 1, 1);
+    size_t alloc = 0;
 
     ctx_init(&c);
+    if (pairs) {
+        *pairs = NULL;
+        *npairs = 0;
+    }
     for (int k = 0; k < in->nodes; k++) {
         suspect[k] = 0;
-        good[k] = 1;
+        good[k] = loose[k] = 1;
     }
     for (int k = 0; k < in->nodes; k++)
         for (int r = 0; r < in->rails; r++) {
             struct port_view *v = pv(&c, k, r);
-            if (v->culprit_bw || v->culprit_unreach || v->culprit_loss || unproven(v))
+            if ((pass == 0 && (v->culprit_bw || v->culprit_unreach || v->culprit_loss)) ||
+                unproven(v))
                 suspect[k] = 1;
         }
     for (size_t i = 0; i < in->nlinks; i++) {
         const struct fabric_link *l = &in->links[i];
+        int ea, eb;
+        if (superseded(&c, l))
+            continue;
         if (c.incon[i]) { /* measured on a starved host: measure it again */
-            suspect[l->a] = suspect[l->b] = 1;
-            good[l->a] = good[l->b] = 0;
+            good[l->a] = good[l->b] = loose[l->a] = loose[l->b] = 0;
+            if (pairs)
+                add_retest_pair(pairs, npairs, &alloc, l->a, l->b);
+            else
+                suspect[l->a] = suspect[l->b] = 1;
             continue;
         }
         if (!wire_excluded(&c, l) && (is_lossy(&c, l) || is_marked(&c, l))) {
-            good[l->a] = good[l->b] = 0;
-            if (!wire_explained(&c, l, is_lossy(&c, l)))
+            good[l->a] = good[l->b] = loose[l->a] = loose[l->b] = 0;
+            if (pass == 0 && !wire_explained(&c, l, is_lossy(&c, l)))
                 suspect[l->a] = suspect[l->b] = 1;
         }
         if (excluded(&c, l) || (l->ok && !is_low(&c, l)))
             continue;
         good[l->a] = good[l->b] = 0;
-        if (!pv(&c, l->a, l->rail)->culprit_bw && !pv(&c, l->a, l->rail)->culprit_unreach &&
-            !pv(&c, l->b, l->rail)->culprit_bw && !pv(&c, l->b, l->rail)->culprit_unreach)
+        ea = port_explains(&c, l, l->a);
+        eb = port_explains(&c, l, l->b);
+        loose[l->a] &= eb;
+        loose[l->b] &= ea;
+        if (ea || eb)
+            continue;
+        if (pairs && pv(&c, l->a, l->rail)->good > 0 && pv(&c, l->b, l->rail)->good > 0)
+            add_retest_pair(pairs, npairs, &alloc, l->a, l->b);
+        else
             suspect[l->a] = suspect[l->b] = 1;
     }
+    for (int k = 0; k < in->nodes; k++)
+        good[k] = good[k] ? 2 : loose[k] && !suspect[k] ? 1 : 0;
+    free(loose);
     return done_suspects(&c, suspect);
 }
 
-size_t fabric_retest_suspects(const struct fabric_input *in, int pass, int *suspect, int *good)
+size_t fabric_suspects(const struct fabric_input *in, int *suspect, int *good)
 {
-    struct ctx c = { in, NULL, NULL, NULL, NULL };
-    size_t n = fabric_suspects(in, suspect, good);
+    return plan(in, 0, suspect, good, NULL, NULL);
+}
 
-    if (pass == 0)
-        return n;
-    /* later passes: only what is still unexplained */
-    ctx_init(&c);
+size_t fabric_retest_suspects(const struct fabric_input *in, int pass, int *suspect, int *good,
+                              struct fabric_pair **pairs, size_t *npairs)
+{
+    return plan(in, pass, suspect, good, pairs, npairs);
+}
+
+int fabric_retest_schedule(const struct fabric_input *in, int pass, struct fabric_schedule *s,
+                           size_t *nsuspects, size_t *npairs, ry_error_t *err)
+{
+    int *suspect = xcalloc((size_t)in->nodes + 1, sizeof(int)),
+        *good = xcalloc((size_t)in->nodes + 1, sizeof(int)),
+        *list = xcalloc((size_t)in->nodes + 1, sizeof(int));
+    struct fabric_pair *pairs;
+    struct fabric_schedule extra;
+    size_t n, alloc;
+    int rc = 0;
+
+    *nsuspects = 0;
+    plan(in, pass, suspect, good, &pairs, npairs);
+    n = alloc = *npairs;
     for (int k = 0; k < in->nodes; k++)
-        suspect[k] = 0;
-    for (size_t i = 0; i < in->nlinks; i++) {
-        const struct fabric_link *l = &in->links[i];
-        const struct port_view *va = pv(&c, l->a, l->rail), *vb = pv(&c, l->b, l->rail);
-        int unexplained =
-            !excluded(&c, l) && ((!l->ok && !va->culprit_unreach && !vb->culprit_unreach) ||
-                                 (is_low(&c, l) && !va->culprit_bw && !vb->culprit_bw &&
-                                  !va->culprit_unreach && !vb->culprit_unreach));
-        if (unexplained || c.incon[i])
-            suspect[l->a] = suspect[l->b] = 1;
+        if (suspect[k])
+            list[(*nsuspects)++] = k;
+    /* the bisect's pairs after the pairs measured again, all packed together: as few rounds
+     * as the nodes allow */
+    if (*nsuspects > 0 &&
+        (rc = fabric_schedule_bisect(in->nodes, list, *nsuspects, good, &extra, err)) == 0) {
+        for (size_t r = 0; r < extra.n; r++)
+            for (size_t i = 0; i < extra.rounds[r].n; i++) {
+                xgrow(&pairs, &alloc, n + 1, sizeof(*pairs));
+                pairs[n++] = extra.rounds[r].pairs[i];
+            }
+        fabric_schedule_free(&extra);
     }
-    for (int k = 0; k < in->nodes; k++)
-        for (int r = 0; r < in->rails; r++)
-            if (unproven(pv(&c, k, r)))
-                suspect[k] = 1;
-    return done_suspects(&c, suspect);
+    fabric_schedule_pack(in->nodes, pairs, n, s);
+    free(pairs);
+    free(suspect);
+    free(good);
+    free(list);
+    return rc;
 }
 
 /* Outliers: per rail, each port's best goodput (a slow port is slow with every partner, a fine
@@ -929,7 +1074,7 @@ static void report_outliers(struct ctx *c)
 
 void fabric_analyze(const struct fabric_input *in, struct topo_findings *out)
 {
-    struct ctx c = { in, out, NULL, NULL, NULL };
+    struct ctx c = { in, out, NULL, NULL, NULL, NULL };
 
     ctx_init(&c);
     for (size_t i = 0; i < in->nfailed; i++)
@@ -945,6 +1090,7 @@ void fabric_analyze(const struct fabric_input *in, struct topo_findings *out)
     free(c.ref);
     free(c.pv);
     free(c.incon);
+    free(c.super);
 }
 
 /* A link's error from its two ends (the sender's first): when one end only saw the other hang

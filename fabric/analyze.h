@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+#include "common/error.h"
+#include "fabric/schedule.h"
 #include "topo/compare.h"
 
 /* Fault localization over the pair graph of one railyard-fabric run: ports (node, rail) are
@@ -74,19 +76,33 @@ struct fabric_input {
  * pair. */
 void fabric_analyze(const struct fabric_input *in, struct topo_findings *out);
 
-/* Mark in suspect[node] (nodes entries, zeroed first) the nodes worth a retest: those with a
- * culprit port, those on a bad pair nobody explains, those of an inconclusive link, and those
- * with a port no good link proved (its partners were all faulty); good[node] gets the nodes
- * whose every link was fine. Returns the number of suspects. */
+/* Mark in suspect[node] (nodes entries, zeroed first) the nodes worth a retest against a
+ * known-good node: those with a culprit port, those with a port no good link proved (its
+ * partners were all faulty), and the ends of an inconclusive link and of a bad link nobody
+ * explains. good[node] gets 2 for the nodes whose every link was fine, 1 for those
+ * (no suspect) whose bad links all had a culprit port at the other end, 0 for the others.
+ * Returns the number of suspects. A pair (sender, receiver, rail) measured more than once is
+ * judged by its best measurement (fabric_analyze alike). */
 size_t fabric_suspects(const struct fabric_input *in, int *suspect, int *good);
 
-/* The nodes to retest in pass (from 0), as fabric_suspects fills them: pass 0 its suspects; a
- * later pass only the ends of links still unexplained (bad, and no port explains them) or
- * inconclusive, and nodes with a port no good link proved yet. Returns the number of suspects; 0
- * ends the retests. railyard-fabric --retest makes up to FABRIC_RETEST_PASSES passes, each pairing
- * the suspects with known-good nodes (fabric_schedule_bisect). */
+/* One pass (from 0) of the retest: pass 0 as fabric_suspects; a later pass leaves the culprits
+ * and the lossy links alone (they are explained) and keeps the rest. When pairs is not NULL,
+ * *pairs (malloc'd, *npairs entries, the caller frees) gets the pairs to measure again as
+ * themselves: the pair of an inconclusive link, and that of a bad link nobody explains whose
+ * ends are both proven on its rail; their ends are then no suspects for that link (where pairs
+ * is NULL, as in fabric_suspects, they are). Returns the number of suspects. */
 #define FABRIC_RETEST_PASSES 3
-size_t fabric_retest_suspects(const struct fabric_input *in, int pass, int *suspect, int *good);
+size_t fabric_retest_suspects(const struct fabric_input *in, int pass, int *suspect, int *good,
+                              struct fabric_pair **pairs, size_t *npairs);
+
+/* The rounds of retest pass (from 0) in *s: the pairs to measure again, then each suspect
+ * against a known-good node, the best proven first (fabric_schedule_bisect), all packed into
+ * as few rounds as the nodes allow (fabric_schedule_pack). railyard-fabric --retest makes up to
+ * FABRIC_RETEST_PASSES passes while one has rounds. Sets *nsuspects and *npairs. Returns 0, or
+ * -1 where suspects could not be paired (err says why; *s still holds the pairs' rounds). The
+ * caller frees *s. */
+int fabric_retest_schedule(const struct fabric_input *in, int pass, struct fabric_schedule *s,
+                           size_t *nsuspects, size_t *npairs, ry_error_t *err);
 
 /* A link's error from its two ends (the sender's first): when one end only saw the other hang
  * up ("connection closed by the peer"), the other end's own error is the cause. "" when both

@@ -290,34 +290,30 @@ void fabric_run_append_rounds(struct fabric_run *r, struct fabric_schedule *extr
     extra->rounds = NULL;
 }
 
-/* --retest (rank 0): the suspects of the rounds so far, and bisect rounds (each suspect against
- * a known-good node) appended to the schedule; the other ranks learn their parts round by
- * round. */
+/* --retest (rank 0): the rounds of the retest's pass (fabric_retest_schedule: doubtful pairs
+ * measured again, suspects against known-good nodes) appended to the schedule; the other ranks
+ * learn their parts round by round. */
 void fabric_run_retest(struct fabric_run *r, int pass)
 {
-    int n = r->nodes, *suspect = xcalloc((size_t)n, sizeof(int)),
-        *good = xcalloc((size_t)n, sizeof(int));
-    int *list = xcalloc((size_t)n, sizeof(int));
     struct fabric_schedule extra;
     struct fabric_port *ports;
     struct fabric_input in;
-    size_t ns = 0;
+    size_t ns, np;
     ry_error_t err;
+    int rc;
 
     fabric_run_input(r, &in, &ports);
-    fabric_retest_suspects(&in, pass, suspect, good);
+    rc = fabric_retest_schedule(&in, pass, &extra, &ns, &np, &err);
     free((void *)in.failed_nodes);
     free(ports);
-    for (int k = 0; k < n; k++)
-        if (suspect[k])
-            list[ns++] = k;
-    if (ns > 0 && fabric_schedule_bisect(n, list, ns, good, &extra, &err) == 0) {
+    if (extra.n > 0) {
+        size_t n = extra.n;
         fabric_run_append_rounds(r, &extra, 0);
-        fabric_run_log(r, "retesting %zu suspect node%s in %zu round%s", ns, ns == 1 ? "" : "s",
-                       extra.n, extra.n == 1 ? "" : "s");
-    } else if (ns > 0)
-        fabric_run_log(r, "no retest: %s", err.text);
-    free(list);
-    free(suspect);
-    free(good);
+        fabric_run_log(r, "retesting %zu suspect node%s and %zu pair%s in %zu round%s",
+                       rc == 0 ? ns : 0, rc == 0 && ns == 1 ? "" : "s", np, np == 1 ? "" : "s", n,
+                       n == 1 ? "" : "s");
+    } else
+        fabric_schedule_free(&extra);
+    if (rc < 0)
+        fabric_run_log(r, "no retest of %zu suspect node%s: %s", ns, ns == 1 ? "" : "s", err.text);
 }

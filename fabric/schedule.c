@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,16 +141,26 @@ int fabric_schedule_bisect(int nodes, const int *suspects, size_t nsuspects, con
     if (need_nodes(nodes, err) < 0)
         return -1;
     goods = xcalloc((size_t)nodes, sizeof(*goods));
-    for (int i = 0; i < nodes; i++)
-        if (good[i])
-            goods[ngood++] = i;
+    /* the nodes proven best first: a higher good[i] before a lower one, each in node order */
+    for (int level = INT_MAX;;) {
+        int top = 0;
+        for (int i = 0; i < nodes; i++)
+            if (good[i] > top && good[i] < level)
+                top = good[i];
+        if (top == 0)
+            break;
+        for (int i = 0; i < nodes; i++)
+            if (good[i] == top)
+                goods[ngood++] = i;
+        level = top;
+    }
     if (ngood == 0 && nsuspects > 0) {
         free(goods);
         errno = EINVAL;
         return ry_errorf(err, "bisect needs at least one known-good node");
     }
     for (size_t i = 0; i < nsuspects; i++)
-        if (suspects[i] < 0 || suspects[i] >= nodes || good[suspects[i]]) {
+        if (suspects[i] < 0 || suspects[i] >= nodes || good[suspects[i]] > 0) {
             free(goods);
             errno = EINVAL;
             return ry_errorf(err, "suspect %d is not a node, or is marked good", suspects[i]);
@@ -182,7 +193,7 @@ int fabric_schedule_custom(const char *path, int nodes, char *const *names,
 {
     struct fabric_pair *pairs = NULL;
     size_t np = 0;
-    char line[512], *used;
+    char line[512];
     int lineno = 0;
     FILE *f;
 
@@ -230,23 +241,31 @@ int fabric_schedule_custom(const char *path, int nodes, char *const *names,
         errno = EINVAL;
         return ry_errorf(err, "%s: no pairs", path);
     }
-    used = xcalloc((size_t)nodes, 1);
-    for (size_t placed = 0, done = 0; done < np;) {
+    fabric_schedule_pack(nodes, pairs, np, s);
+    free(pairs);
+    return 0;
+}
+
+void fabric_schedule_pack(int nodes, const struct fabric_pair *pairs, size_t n,
+                          struct fabric_schedule *s)
+{
+    char *used = xcalloc((size_t)nodes, 1), *placed = xcalloc(n ? n : 1, 1);
+
+    memset(s, 0, sizeof(*s));
+    for (size_t done = 0; done < n;) {
         struct fabric_round *rd = add_round(s);
         memset(used, 0, (size_t)nodes);
-        for (size_t i = 0; i < np; i++) {
-            if (pairs[i].a < 0 || used[pairs[i].a] || used[pairs[i].b])
+        for (size_t i = 0; i < n; i++) {
+            if (placed[i] || used[pairs[i].a] || used[pairs[i].b])
                 continue;
             add_pair(rd, pairs[i].a, pairs[i].b);
             used[pairs[i].a] = used[pairs[i].b] = 1;
-            pairs[i].a = -1;
+            placed[i] = 1;
             done++;
-            placed++;
         }
     }
     free(used);
-    free(pairs);
-    return 0;
+    free(placed);
 }
 
 int fabric_schedule_validate(const struct fabric_schedule *s, int nodes, ry_error_t *err)

@@ -37,7 +37,8 @@ int fabric_schedule_ring(int nodes, int shift, struct fabric_schedule *s, ry_err
 int fabric_schedule_neighbor(int nodes, struct fabric_schedule *s, ry_error_t *err);
 
 /* Retest suspects: each suspect against a different known-good node, as few rounds as the good
- * nodes allow. good[i] != 0 marks node i as good. */
+ * nodes allow. good[i] > 0 marks node i as good; the nodes with the highest good[i] are paired
+ * first (fabric_suspects: 2 every link fine, 1 its bad links all of a culprit partner). */
 int fabric_schedule_bisect(int nodes, const int *suspects, size_t nsuspects, const int *good,
                            struct fabric_schedule *s, ry_error_t *err);
 
@@ -45,6 +46,12 @@ int fabric_schedule_bisect(int nodes, const int *suspects, size_t nsuspects, con
  * into rounds in file order. names[i] is node i's name. Errors name file:line. */
 int fabric_schedule_custom(const char *path, int nodes, char *const *names,
                            struct fabric_schedule *s, ry_error_t *err);
+
+/* The pairs pairs[0..n-1] packed greedily into as few rounds as that makes, in their order:
+ * each round takes every pair left whose nodes it does not use yet. A pair may repeat one of
+ * an earlier schedule (a retest measures it again). */
+void fabric_schedule_pack(int nodes, const struct fabric_pair *pairs, size_t n,
+                          struct fabric_schedule *s);
 
 void fabric_schedule_free(struct fabric_schedule *s);
 

@@ -29,10 +29,20 @@ static struct fabric_link L(int round, int r, int a, int b, double bw) {
     return l;
 }
 
+/* 4 nodes, 2 rails, neighbor rounds (0,1)(2,3) then (1,2)(3,0), every link at 0.95 Gb/s */
+static void
+healthy4x2(struct fabric_link *h)
+{
+    const int pairs[4][3] = { { 0, 0, 1 }, { 0, 2, 3 }, { 1, 1, 2 }, { 1, 3, 0 } };
+
+    for (int p = 0; p < 4; p++)
+        for (int r = 0; r < 2; r++)
+            h[2 * p + r] = L(pairs[p][0], r, pairs[p][1], pairs[p][2], .95);
+}
+
 /* the number of warnings in f; *what the subject of the last, copied (so it outlives f, and a
  * message that reads it in the same call as this one reads a string that is still there) */
-static size_t
-warnings(const struct topo_findings *f, const char **what)
+static size_t warnings(const struct topo_findings *f, const char **what)
 {
     static char last[128];
     size_t n = 0;
@@ -379,7 +389,7 @@ static void suspect_edges(void)
        "suspects: the culprit n2 and n1, proven by no link; not n5, which measured nothing "
        "(%d %d %d %d %d)",
        suspect[0], suspect[1], suspect[2], suspect[3], suspect[4]);
-    fabric_retest_suspects(&in, 1, suspect, good);
+    fabric_retest_suspects(&in, 1, suspect, good, NULL, NULL);
     ok(suspect[0] && !suspect[1] && !suspect[4],
        "suspects, a later pass: n1, still unproven; not the culprit n2, explained; not n5 "
        "(%d %d %d %d %d)",
@@ -412,6 +422,163 @@ static void suspect_edges(void)
         is_int((long long)fabric_suspects(&win, suspect, good), 2,
                "suspects: one link marked past the limit: two suspects");
         ok(suspect[2] && suspect[3] && good[0] && good[1], "...its two ends");
+    }
+}
+
+/* A pair measured more than once (a retest) is judged by its best judged measurement: the
+ * same sender, receiver and rail only; a failure or a slower one is superseded, an
+ * inconclusive one only where it was no faster */
+static void supersede_edges(void)
+{
+    const double expect[2] = { 0.9, 0.9 };
+    /* 4 nodes, 2 rails, neighbor rounds, then x[8] the retest of one pair */
+    struct fabric_link h[8];
+    struct fabric_link x[10];
+    struct fabric_port ports[8];
+    struct fabric_input in = { 4, 2, names, ports, expect, x, 9, NULL, 0, NULL, 0, 0, 0 };
+    struct topo_findings f;
+
+    healthy4x2(h);
+    for (int i = 0; i < 8; i++)
+        ports[i].carrier = 1;
+    memcpy(x, h, sizeof(h));
+    x[0].bw_gbps = 0.29; /* n1->n2 rail 0 low once... */
+    x[8] = L(2, 0, 0, 1, .95);
+    is_str(fails(x, 9, 4, 2, NULL, expect), "",
+           "supersede: a pair low once, fine when measured again: no finding");
+    x[8].bw_gbps = 0.3; /* ...and low again, a little faster */
+    is_str(fails(x, 9, 4, 2, NULL, expect), "link.path n1<->n2/rail0",
+           "supersede: low both times: the pair named once");
+    x[8].bw_gbps = 0.29; /* equal */
+    is_str(fails(x, 9, 4, 2, NULL, expect), "link.path n1<->n2/rail0",
+           "supersede: low both times, equal: named once");
+    x[8] = L(2, 0, 1, 0, .95); /* the other direction is a link of its own */
+    is_str(fails(x, 9, 4, 2, NULL, expect), "link.path n1<->n2/rail0",
+           "supersede: the reverse direction fine: the low one still named");
+    x[8] = L(2, 1, 0, 1, .95); /* the same pair on the other rail */
+    is_str(fails(x, 9, 4, 2, NULL, expect), "link.path n1<->n2/rail0",
+           "supersede: the other rail fine: the low one still named");
+    x[8] = L(2, 0, 0, 2, .95); /* the same sender, another receiver */
+    is_str(fails(x, 9, 4, 2, NULL, expect), "link.path n1<->n2/rail0",
+           "supersede: another receiver fine: the low one still named");
+    /* a failure and a success of the same pair, in either order */
+    memcpy(x, h, sizeof(h));
+    x[0] = L(0, 0, 0, 1, -1);
+    x[8] = L(2, 0, 0, 1, .95);
+    is_str(fails(x, 9, 4, 2, NULL, expect), "", "supersede: failed once, then fine: no finding");
+    x[0] = L(0, 0, 0, 1, .95);
+    x[8] = L(2, 0, 0, 1, -1);
+    is_str(fails(x, 9, 4, 2, NULL, expect), "", "supersede: fine, then failed: no finding");
+    x[0] = L(0, 0, 0, 1, -1);
+    is_str(fails(x, 9, 4, 2, NULL, expect), "link.unreachable n1<->n2/rail0",
+           "supersede: failed both times: unreachable, named once");
+    x[8].wait_b = 0.6; /* the second failure inconclusive: the first stands */
+    strcpy(x[8].error, "no answer before the deadline");
+    is_str(fails(x, 9, 4, 2, NULL, expect), "link.unreachable n1<->n2/rail0",
+           "supersede: failed, then no answer while starved: unreachable as the first said");
+    /* inconclusive measurements: a judged one supersedes those no faster */
+    memcpy(x, h, sizeof(h));
+    x[0].bw_gbps = 0.29;       /* judged low... */
+    x[8] = L(2, 0, 0, 1, 0.7); /* ...then 0.7 while n2's rank waited 35%: inconclusive, */
+    x[8].wait_b = 0.35;        /* faster: kept (not judged, and measured again) */
+    memset(&f, 0, sizeof(f));
+    fabric_analyze(&in, &f);
+    ok(f.nunjudged == 1 && strstr(f.unjudged[0], "n1->n2/rail0: 0.7 Gb/s"),
+       "supersede: an inconclusive measurement faster than the judged one is named not judged: "
+       "%s",
+       f.nunjudged ? f.unjudged[0] : "(none)");
+    topo_findings_free(&f);
+    is_str(fails(x, 9, 4, 2, NULL, expect), "link.path n1<->n2/rail0",
+           "supersede: ...and the judged one stands");
+    x[8].bw_gbps = 0.25; /* slower than the judged 0.29, waited 80%: superseded */
+    x[8].wait_b = 0.8;
+    memset(&f, 0, sizeof(f));
+    fabric_analyze(&in, &f);
+    ok(f.nunjudged == 0,
+       "supersede: an inconclusive measurement slower than the judged one is "
+       "not named (%zu)",
+       f.nunjudged);
+    topo_findings_free(&f);
+    x[8].bw_gbps = 0.29; /* equal: superseded too */
+    memset(&f, 0, sizeof(f));
+    fabric_analyze(&in, &f);
+    ok(f.nunjudged == 0, "supersede: ...equal to it: not named either (%zu)", f.nunjudged);
+    topo_findings_free(&f);
+    x[0] = L(0, 0, 0, 1, 0.7); /* inconclusive first, then judged fine */
+    x[0].wait_b = 0.35;
+    x[8] = L(2, 0, 0, 1, .95);
+    memset(&f, 0, sizeof(f));
+    fabric_analyze(&in, &f);
+    ok(f.nunjudged == 0 && f.nfail == 0,
+       "supersede: inconclusive, then judged fine: judged, nothing named (%zu not judged, %zu "
+       "failed)",
+       f.nunjudged, f.nfail);
+    topo_findings_free(&f);
+    /* inconclusive both times: not judged, both named */
+    x[8] = L(2, 0, 0, 1, 0.6);
+    x[8].wait_b = 0.45;
+    memset(&f, 0, sizeof(f));
+    fabric_analyze(&in, &f);
+    ok(f.nunjudged == 2 && f.nfail == 0,
+       "supersede: inconclusive both times: both not judged (%zu), nothing failed (%zu)",
+       f.nunjudged, f.nfail);
+    topo_findings_free(&f);
+    /* a superseded measurement's error counters still count */
+    memcpy(x, h, sizeof(h));
+    x[0].bw_gbps = 0.29;
+    x[0].errors_a = 7;
+    x[8] = L(2, 0, 0, 1, .95);
+    is_str(fails(x, 9, 4, 2, NULL, expect), "link.errors n1<->n2/rail0",
+           "supersede: the slow measurement's rising counters still named (a warning)");
+    /* a slow port measured again stays slow: n2's rail 1, retested against n4 */
+    memcpy(x, h, sizeof(h));
+    x[1].bw_gbps = x[5].bw_gbps = 0.29;
+    x[8] = L(2, 1, 3, 1, 0.3);
+    is_str(fails(x, 9, 4, 2, NULL, expect), "link.bandwidth n2/rail1",
+           "supersede: a slow port retested against a good node: still named");
+    /* the retest's plan: a pair low once between proven ends is measured again as a pair... */
+    {
+        struct fabric_schedule s;
+        size_t ns, np;
+        ry_error_t err;
+        int rc;
+        memcpy(x, h, sizeof(h));
+        x[6].bw_gbps = 0.29; /* n4->n1 rail 0 */
+        in.nlinks = 8;
+        rc = fabric_retest_schedule(&in, 0, &s, &ns, &np, &err);
+        ok(rc == 0 && ns == 0 && np == 1 && s.n == 1 && s.rounds[0].n == 1 &&
+               s.rounds[0].pairs[0].a == 3 && s.rounds[0].pairs[0].b == 0,
+           "retest: a pair low once between proven ends: n4->n1 measured again, no suspect "
+           "(%zu suspects, %zu pairs, %zu rounds)",
+           ns, np, s.n);
+        fabric_schedule_free(&s);
+        /* ...and once it was fine, nothing more */
+        x[8] = L(2, 0, 3, 0, .95);
+        in.nlinks = 9;
+        rc = fabric_retest_schedule(&in, 1, &s, &ns, &np, &err);
+        ok(rc == 0 && ns == 0 && np == 0 && s.n == 0,
+           "retest: ...fine when measured again: nothing left (%zu suspects, %zu pairs, %zu "
+           "rounds)",
+           ns, np, s.n);
+        fabric_schedule_free(&s);
+        /* a slow port: its node against the best-proven node, n4 (every link fine) before n1
+         * and n3 (slow only with it) */
+        memcpy(x, h, sizeof(h));
+        x[1].bw_gbps = x[5].bw_gbps = 0.29;
+        in.nlinks = 8;
+        rc = fabric_retest_schedule(&in, 0, &s, &ns, &np, &err);
+        ok(rc == 0 && ns == 1 && np == 0 && s.n == 1 && s.rounds[0].n == 1 &&
+               s.rounds[0].pairs[0].a == 3 && s.rounds[0].pairs[0].b == 1,
+           "retest: a slow port's node n2 against n4, the node with only good links");
+        fabric_schedule_free(&s);
+        /* no node good: the suspects are not retested, and the reason said */
+        memcpy(x, h, sizeof(h));
+        for (int i = 0; i < 8; i++)
+            x[i].bw_gbps = 0.29;
+        rc = fabric_retest_schedule(&in, 0, &s, &ns, &np, &err);
+        ok(rc < 0 && ns == 4 && s.n == 0 && strstr(err.text, "known-good"),
+           "retest: every link low: 4 suspects, no good node to pair them with (%s)", err.text);
+        fabric_schedule_free(&s);
     }
 }
 
@@ -577,12 +744,10 @@ static void rule_edges(void)
 {
     const double expect[2] = { 0.9, 0.9 };
     /* 4 nodes, 2 rails, neighbor rounds: (0,1)(2,3) then (1,2)(3,0) */
-    const struct fabric_link h[8] = {
-        L(0, 0, 0, 1, .95), L(0, 1, 0, 1, .95), L(0, 0, 2, 3, .95), L(0, 1, 2, 3, .95),
-        L(1, 0, 1, 2, .95), L(1, 1, 1, 2, .95), L(1, 0, 3, 0, .95), L(1, 1, 3, 0, .95),
-    };
+    struct fabric_link h[8];
     struct fabric_link x[9];
 
+    healthy4x2(h);
     /* a pair's subject names both ends, the first node too */
     memcpy(x, h, sizeof(h));
     x[6].bw_gbps = 0.29;
@@ -942,21 +1107,32 @@ static void rule_edges(void)
             ports[i].carrier = 1;
         memcpy(x, h, sizeof(h));
         x[1].bw_gbps = x[5].bw_gbps = 0.29; /* n2's rail 1 slow: a culprit */
-        is_int((long long)fabric_retest_suspects(&in, 0, suspect, good), 1,
+        is_int((long long)fabric_retest_suspects(&in, 0, suspect, good, NULL, NULL), 1,
                "suspects: pass 0, a slow port: its node");
         ok(suspect[1] && !good[1], "suspects: ...n2, not good");
-        is_int((long long)fabric_retest_suspects(&in, 1, suspect, good), 0,
+        is_int((long long)fabric_retest_suspects(&in, 1, suspect, good, NULL, NULL), 0,
                "suspects: pass 1, the port explains its links: none");
         memcpy(x, h, sizeof(h));
         x[0].bw_gbps = 0.29; /* n1-n2 rail 0: a pair */
-        is_int((long long)fabric_retest_suspects(&in, 1, suspect, good), 2,
+        is_int((long long)fabric_retest_suspects(&in, 1, suspect, good, NULL, NULL), 2,
                "suspects: pass 1, a pair neither end explains: both ends");
         ok(suspect[0] && suspect[1] && !suspect[2] && !suspect[3], "suspects: ...n1 and n2");
+        {
+            /* ...and where the pairs are asked for: both ends are proven on rail 0 (fine with
+             * n4 and n3), so the pair itself is measured again, its ends no suspects */
+            struct fabric_pair *pairs = NULL;
+            size_t np = 0;
+            is_int((long long)fabric_retest_suspects(&in, 1, suspect, good, &pairs, &np), 0,
+                   "suspects: pass 1, a pair of proven ends: no suspect");
+            ok(np == 1 && pairs[0].a == 0 && pairs[0].b == 1,
+               "suspects: ...the pair n1->n2 measured again (%zu pairs)", np);
+            free(pairs);
+        }
         memcpy(x, h, sizeof(h));
         x[2] = L(0, 0, 2, 3, -1);
         x[4] = L(1, 0, 1, 2, -1);
         ports[2 * 2 + 0].carrier = 0; /* n3's rail 0 without carrier */
-        is_int((long long)fabric_retest_suspects(&in, 0, suspect, good), 1,
+        is_int((long long)fabric_retest_suspects(&in, 0, suspect, good, NULL, NULL), 1,
                "suspects: pass 0, a port without carrier: its node");
         ok(suspect[2] && !suspect[1] && !suspect[3], "suspects: ...n3 alone");
     }
@@ -1336,7 +1512,10 @@ int main(void)
         x[1].bw_gbps = x[5].bw_gbps = 0.29;
         is_int((long long)fabric_suspects(&in, suspect, good), 1, "one suspect");
         ok(suspect[1] && !suspect[0] && !suspect[2] && !suspect[3], "...node n2");
-        ok(good[3] && !good[0] && !good[1] && !good[2], "n4 is the only node with only good links");
+        ok(good[3] == 2 && good[0] == 1 && good[1] == 0 && good[2] == 1,
+           "n4 the only node with only good links (2); n1 and n3, slow only with the culprit, "
+           "good (1); the culprit n2 not (%d %d %d %d)",
+           good[0], good[1], good[2], good[3]);
         memcpy(x, h, sizeof(x));
         x[0].bw_gbps = 0.29; /* n1-n2 rail 0 low, both fine elsewhere */
         is_int((long long)fabric_suspects(&in, suspect, good), 2,
@@ -2093,6 +2272,7 @@ int main(void)
     leaf_rails_edges();
     host_edges();
     suspect_edges();
+    supersede_edges();
     outlier_edges();
     return done_testing();
 }

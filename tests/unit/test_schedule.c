@@ -120,6 +120,43 @@ int main(void)
         ok(fabric_schedule_bisect(8, suspects, 3, good, &s, &err) < 0,
            "bisect without a good node refused");
     }
+    {
+        /* the best-proven nodes first: good 2 (every link fine) before 1, each in node order;
+         * a node at 0 or below is no partner */
+        int suspects[] = { 0, 5 }, good[8] = { 0, 1, -1, 2, 0, 0, 1, 2 };
+        ok(fabric_schedule_bisect(8, suspects, 2, good, &s, &err) == 0 && s.n == 1 &&
+               s.rounds[0].n == 2 && s.rounds[0].pairs[0].a == 3 && s.rounds[0].pairs[0].b == 0 &&
+               s.rounds[0].pairs[1].a == 7 && s.rounds[0].pairs[1].b == 5,
+           "bisect: the suspects against the nodes proven best (4 and 8, good 2), not 2 or 7");
+        fabric_schedule_free(&s);
+        good[7] = 0; /* one at 2, then the first at 1 */
+        ok(fabric_schedule_bisect(8, suspects, 2, good, &s, &err) == 0 && s.n == 1 &&
+               s.rounds[0].pairs[0].a == 3 && s.rounds[0].pairs[1].a == 1,
+           "bisect: one node at 2 (4), then the first at 1 (2)");
+        fabric_schedule_free(&s);
+        good[3] = 0; /* only 1s: in node order */
+        ok(fabric_schedule_bisect(8, suspects, 2, good, &s, &err) == 0 && s.n == 1 &&
+               s.rounds[0].pairs[0].a == 1 && s.rounds[0].pairs[1].a == 6,
+           "bisect: only nodes at 1: in node order (2, 7)");
+        fabric_schedule_free(&s);
+        good[1] = good[6] = 0; /* a negative good is none */
+        ok(fabric_schedule_bisect(8, suspects, 2, good, &s, &err) < 0,
+           "bisect: nodes at 0 and -1 only: refused");
+    }
+    {
+        /* packing pairs: in their order, each round takes what fits; a pair may repeat */
+        struct fabric_pair p[5] = { { 0, 1 }, { 1, 2 }, { 2, 3 }, { 0, 1 }, { 3, 0 } };
+        fabric_schedule_pack(4, p, 5, &s);
+        ok(s.n == 3 && s.rounds[0].n == 2 && s.rounds[0].pairs[0].a == 0 &&
+               s.rounds[0].pairs[1].a == 2 && s.rounds[1].n == 2 && s.rounds[1].pairs[0].a == 1 &&
+               s.rounds[1].pairs[1].a == 3 && s.rounds[2].n == 1 && s.rounds[2].pairs[0].a == 0 &&
+               s.rounds[2].pairs[0].b == 1,
+           "pack: 5 pairs of 4 nodes in 3 rounds, (1,2)(3,4) then (2,3)(4,1) then (1,2) again");
+        fabric_schedule_free(&s);
+        fabric_schedule_pack(4, p, 0, &s);
+        ok(s.n == 0 && s.rounds == NULL, "pack: no pairs, no rounds");
+        fabric_schedule_free(&s);
+    }
 
     {
         char path[] = "/tmp/railyard-pairs.XXXXXX",
