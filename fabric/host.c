@@ -94,7 +94,5 @@ double fabric_host_share(double cpu_a, double wait_a, double pressure_a, double 
         wait = pressure;
     if (cpu_a >= FABRIC_HOST_CPU || cpu_b >= FABRIC_HOST_CPU)
         return 0;
-    if (wait >= FABRIC_HOST_WAIT)
-        return 1 - wait;
-    return 1;
+    return wait > 0 ? 1 - wait : 1;
 }

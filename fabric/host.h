@@ -31,12 +31,13 @@ void fabric_host_load(const struct fabric_host_sample *a, const struct fabric_ho
                       double *cpu_frac, double *wait_frac, double *pressure_frac);
 
 /* The rule, on the figures of the two ends of a link (each <0 when unknown): the share of the
- * link's expected bandwidth its hosts could have delivered, 1 when neither was starved (its rank
- * waited for a CPU, or its host was short of CPU, less than FABRIC_HOST_WAIT of the round) nor
- * CPU-bound (ran FABRIC_HOST_CPU of it); 1 - the longest wait or pressure otherwise, 0 when an
- * end was CPU-bound. A pressure counts for at most FABRIC_HOST_PRESSURE_MAX: it is the wait of
- * some task of the host, the rank's own among them, not a measure of the link's loss. Pass -1
- * as the pressures for the rank's own figures alone. */
+ * link's expected bandwidth its hosts could have delivered: 1 - the longest wait or pressure
+ * (the time lost explains that much of the floor, however small: a busy host slows a link by a
+ * few percent with waits of a few percent), 1 where none is known, 0 when an end was CPU-bound
+ * (ran FABRIC_HOST_CPU of the round). A pressure counts for at most FABRIC_HOST_PRESSURE_MAX: it
+ * is the wait of some task of the host, the rank's own among them, not a measure of the link's
+ * loss. Pass -1 as the pressures for the rank's own figures alone. FABRIC_HOST_WAIT is the wait
+ * past which a latency is the scheduler's, and a report names the wait. */
 #define FABRIC_HOST_WAIT         0.10
 #define FABRIC_HOST_CPU          0.90
 #define FABRIC_HOST_PRESSURE_MAX 0.50

@@ -1825,8 +1825,14 @@ int main(void)
         int suspect[4], good[4];
         for (int i = 0; i < 8; i++)
             ports[i].carrier = 1;
-        is_int((long long)(fabric_host_share(0.1, 0.02, 0.05, 0.2, 0.05, 0.08) * 100), 100,
-               "share: ranks neither starved nor CPU-bound, hosts not short of CPU: 1");
+        is_int((long long)(fabric_host_share(0.1, 0, 0, 0.2, 0, 0) * 100), 100,
+               "share: ranks that never waited, hosts never short of CPU: 1");
+        is_int((long long)(fabric_host_share(0.1, -1, -1, 0.2, -1, -1) * 100), 100,
+               "share: nothing known: 1");
+        is_int((long long)(fabric_host_share(0.1, 0.02, 0.05, 0.2, 0.05, 0.08) * 100 + 0.5), 92,
+               "share: small waits explain what they lost too: the host short of CPU 8%%: 0.92");
+        is_int((long long)(fabric_host_share(0.1, 0.03, -1, 0.2, 0.01, -1) * 100 + 0.5), 97,
+               "share: a rank that waited 3%%: 0.97");
         is_int((long long)(fabric_host_share(0.1, 0.35, -1, 0.2, 0.05, -1) * 100 + 0.5), 65,
                "share: an end that waited 35%% of the round: 0.65");
         is_int((long long)(fabric_host_share(0.1, 0.02, 0.2, 0.2, 0.05, 0.45) * 100 + 0.5), 55,
@@ -1871,6 +1877,17 @@ int main(void)
         x[4].wait_a = 0;
         is_str(fails(x, 8, 4, 2, NULL, expect), "link.unreachable n2<->n3/rail0",
                "the same without the wait: unreachable");
+        x[4].wait_b = 0.1; /* the receiver's, a tenth of the round exactly: inconclusive */
+        is_str(fails(x, 8, 4, 2, NULL, expect), "",
+               "missed its deadline, the receiver's rank waited 10%%: inconclusive");
+        x[4].wait_b = 0.099; /* a hair under: a small wait does not explain a failure */
+        is_str(fails(x, 8, 4, 2, NULL, expect), "link.unreachable n2<->n3/rail0",
+               "missed its deadline, the receiver's rank waited 9.9%%: unreachable");
+        x[4].wait_b = 0;
+        x[4].wait_a = 0.099;
+        is_str(fails(x, 8, 4, 2, NULL, expect), "link.unreachable n2<->n3/rail0",
+               "...the sender's 9.9%%: unreachable");
+        x[4].wait_a = 0;
         /* a degraded port still found beside the starved links */
         memcpy(x, h, sizeof(x));
         x[1].bw_gbps = x[5].bw_gbps = 0.29; /* n2 rail 1 slow with both partners */
@@ -1957,9 +1974,19 @@ int main(void)
         is_str(fails(x, 8, 4, 2, NULL, expect), "", "...and one over half of it is not");
         x[1].pressure_b = 0.5;
         x[1].bw_gbps = 0.85;
-        x[1].pressure_b = 0.06; /* pressure under the threshold */
+        x[1].pressure_b = 0.06; /* a small pressure explains a small shortfall: 94% of 0.9 */
+        is_str(fails(x, 8, 4, 2, NULL, expect), "",
+               "pressure 6%%, a link at 0.85 (over 94%% of the floor): not judged");
+        x[1].bw_gbps = 0.84;
         is_str(fails(x, 8, 4, 2, NULL, expect), "link.path n1<->n2/rail1",
-               "pressure under a tenth of the round changes nothing");
+               "pressure 6%%, a link at 0.84 (under 94%% of the floor): judged");
+        x[1].pressure_b = 0.01;
+        x[1].wait_b = 0.07; /* the rank's wait the longer: 93% of 0.9 is 0.837 */
+        is_str(fails(x, 8, 4, 2, NULL, expect), "",
+               "a rank that waited 7%%, a link at 0.84 (over 93%% of the floor): not judged");
+        x[1].bw_gbps = 0.83;
+        is_str(fails(x, 8, 4, 2, NULL, expect), "link.path n1<->n2/rail1",
+               "a rank that waited 7%%, a link at 0.83 (under it): judged");
         x[1].pressure_b = -1;
         x[1].pressure_a = 0.3; /* either end's host */
         is_str(fails(x, 8, 4, 2, NULL, expect), "", "the sender's host short of CPU: no finding");
