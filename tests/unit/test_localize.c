@@ -146,12 +146,12 @@ static int judge(int nodes, int rails, const char *schedule, const struct fault 
         struct fabric_schedule extra;
         size_t ns, np, before = sch.n;
         fabric_retest_schedule(&in, pass, &extra, &ns, &np, &err);
-        sch.rounds = realloc(sch.rounds, (sch.n + extra.n + 1) * sizeof(*sch.rounds));
+        if (extra.n == 0)
+            break;
+        sch.rounds = realloc(sch.rounds, (sch.n + extra.n) * sizeof(*sch.rounds));
         memcpy(sch.rounds + sch.n, extra.rounds, extra.n * sizeof(*extra.rounds));
         sch.n += extra.n;
         free(extra.rounds);
-        if (sch.n == before)
-            break;
         measure(&s, &sch, before);
     }
     findings(&s, got, sizeof(got));
