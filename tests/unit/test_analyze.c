@@ -469,6 +469,16 @@ static void supersede_edges(void)
     x[0] = L(0, 0, 0, 1, .95);
     x[8] = L(2, 0, 0, 1, -1);
     is_str(fails(x, 9, 4, 2, NULL, expect), "", "supersede: fine, then failed: no finding");
+    x[0] = L(0, 0, 0, 1, .95);
+    x[8] = L(2, 0, 0, 1, 0.29); /* fine, then slower: the faster stands, whichever came last */
+    is_str(fails(x, 9, 4, 2, NULL, expect), "", "supersede: fine, then low: no finding");
+    x[0] = L(0, 0, 0, 1, 0);
+    x[8] = L(2, 0, 0, 1, -1); /* moved nothing, then failed (a figure of 0 as well) */
+    x[8].bw_gbps = 0;
+    is_str(fails(x, 9, 4, 2, NULL, expect), "link.path n1<->n2/rail0",
+           "supersede: 0 Gb/s, then failed with a figure of 0: the measurement stands (slow, "
+           "not unreachable)");
+    x[8] = L(2, 0, 0, 1, -1);
     x[0] = L(0, 0, 0, 1, -1);
     is_str(fails(x, 9, 4, 2, NULL, expect), "link.unreachable n1<->n2/rail0",
            "supersede: failed both times: unreachable, named once");
