@@ -589,6 +589,68 @@ static void supersede_edges(void)
         ok(rc < 0 && ns == 4 && s.n == 0 && strstr(err.text, "known-good"),
            "retest: every link low: 4 suspects, no good node to pair them with (%s)", err.text);
         fabric_schedule_free(&s);
+        /* pairs measured again: each once, however many rails found it doubtful; two pairs
+         * with the same sender, or the same receiver, both */
+        memcpy(x, h, sizeof(h));
+        x[6].bw_gbps = x[7].bw_gbps = 0.29; /* n4->n1 low on both rails, the ends proven */
+        rc = fabric_retest_schedule(&in, 0, &s, &ns, &np, &err);
+        ok(rc == 0 && ns == 0 && np == 1 && s.n == 1 && s.rounds[0].n == 1,
+           "retest: a pair low on both rails: measured again once (%zu pairs, %zu rounds)", np,
+           s.n);
+        fabric_schedule_free(&s);
+        memcpy(x, h, sizeof(h));
+        x[6].bw_gbps = 0.6; /* n4->n1 rail 0 inconclusive (its receiver waited half the round) */
+        x[6].wait_b = 0.5;
+        x[8] = L(2, 0, 3, 2, 0.6); /* and n4->n3 alike: the same sender */
+        x[8].wait_b = 0.5;
+        in.nlinks = 9;
+        rc = fabric_retest_schedule(&in, 0, &s, &ns, &np, &err);
+        ok(rc == 0 && ns == 0 && np == 2 && s.n == 2,
+           "retest: two inconclusive links of one sender: both pairs, in two rounds (%zu suspects, "
+           "%zu pairs, %zu rounds)",
+           ns, np, s.n);
+        fabric_schedule_free(&s);
+        x[8] = L(2, 0, 1, 0, 0.6); /* n2->n1 instead: the same receiver */
+        x[8].wait_b = 0.5;
+        rc = fabric_retest_schedule(&in, 0, &s, &ns, &np, &err);
+        ok(rc == 0 && ns == 0 && np == 2 && s.n == 2,
+           "retest: two inconclusive links into one receiver: both pairs (%zu suspects, %zu "
+           "pairs, %zu rounds)",
+           ns, np, s.n);
+        fabric_schedule_free(&s);
+        in.nlinks = 8;
+    }
+    /* a lossy measurement superseded by a clean one of the same pair: nothing to retest */
+    {
+        const long long M = 1000000;
+        struct fabric_link w[5] = {
+            W(0, 0, 0, 1, .95, M, M, 0), W(0, 0, 2, 3, .94, M, 1010000, 0),
+            W(1, 0, 1, 2, .95, M, M, 0), W(1, 0, 3, 0, .95, M, M, 0),
+            W(2, 0, 2, 3, .95, M, M, 0),
+        };
+        struct fabric_input win = { 4, 1, names, ports, expect, w, 5, NULL, 0, NULL, 0, 0, 0 };
+        int suspect[4], good[4];
+        is_int((long long)fabric_suspects(&win, suspect, good), 0,
+               "suspects: n3->n4 lossy once, clean and faster when measured again: none");
+        ok(good[0] == 2 && good[1] == 2 && good[2] == 2 && good[3] == 2,
+           "...every node good (%d %d %d %d)", good[0], good[1], good[2], good[3]);
+        /* a low link nobody explains between n1, proven by no link (its only one), and n2,
+         * proven only by a fast link that resent (which clears no partner): the pair is not
+         * measured again, its ends are bisected (n1 needs a good node), either direction */
+        for (int dir = 0; dir < 2; dir++) {
+            struct fabric_pair *pairs = NULL;
+            size_t np = 0;
+            w[0] = dir ? W(0, 0, 1, 0, .29, M, M, 0) : W(0, 0, 0, 1, .29, M, M, 0);
+            w[1] = W(0, 0, 2, 3, .95, M, M, 0);
+            w[2] = W(1, 0, 1, 2, .95, M, 1010000, 0);
+            win.nlinks = 3;
+            fabric_retest_suspects(&win, 0, suspect, good, &pairs, &np);
+            ok(np == 0 && suspect[0] && suspect[1],
+               "retest: %s low, n1 unproven: no pair measured again (%zu), both ends bisected "
+               "(%d %d)",
+               dir ? "n2->n1" : "n1->n2", np, suspect[0], suspect[1]);
+            free(pairs);
+        }
     }
 }
 
