@@ -888,12 +888,13 @@ static size_t done_suspects(struct ctx *c, const int *suspect)
     return n;
 }
 
-/* a culprit port at an end of l: the link is its */
+/* a culprit port at end n of l explains it, as report_links judges: a failure only an
+ * unreachable port, a low link a slow one too */
 static int port_explains(struct ctx *c, const struct fabric_link *l, int n)
 {
     const struct port_view *v = pv(c, n, l->rail);
 
-    return v->culprit_bw || v->culprit_unreach;
+    return v->culprit_unreach || (l->ok && v->culprit_bw);
 }
 
 /* pair (a, b) added to pairs, once */

@@ -618,6 +618,23 @@ static void supersede_edges(void)
            "pairs, %zu rounds)",
            ns, np, s.n);
         fabric_schedule_free(&s);
+        /* a failed link at a slow port: the slow port does not explain it (link.unreachable
+         * is named), so it is retested: n4 and n2, whose rail 1 no good link proved */
+        memcpy(x, h, sizeof(h));
+        x[1].bw_gbps = x[5].bw_gbps = 0.29; /* n2's rail 1 slow with n1 and n3 */
+        x[8] = L(2, 1, 3, 1, -1);           /* n4->n2 rail 1 failed */
+        in.nlinks = 9;
+        ok(strstr(fails(x, 9, 4, 2, NULL, expect), "link.unreachable n2<->n4/rail1") ||
+               strstr(fails(x, 9, 4, 2, NULL, expect), "link.unreachable n4<->n2/rail1"),
+           "a failed link at a slow port: named unreachable (%s)", fails(x, 9, 4, 2, NULL, expect));
+        {
+            struct fabric_pair *pairs = NULL;
+            int suspect[4], good[4];
+            is_int((long long)fabric_retest_suspects(&in, 1, suspect, good, &pairs, &np), 2,
+                   "retest, pass 1: the failed link at a slow port: two suspects");
+            ok(np == 0 && suspect[1] && suspect[3], "...n2 and n4, no pair (%zu)", np);
+            free(pairs);
+        }
         in.nlinks = 8;
     }
     /* a lossy measurement superseded by a clean one of the same pair: nothing to retest */
