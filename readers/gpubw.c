@@ -676,7 +676,7 @@ int topo_p2p_bandwidth_read(struct topo_node *node, const char *path, ry_error_t
         if (sscanf(s, "Device=%d %15s Access Peer Device=%d", &a, word, &b) == 3 &&
             (!strcmp(word, "CAN") || !strcmp(word, "CANNOT"))) {
             if (a < 0 || b < 0 || a >= MAX_COLS || b >= MAX_COLS) {
-                fail(&r, "GPU number out of range%s%ld", "", 0);
+                fail(&r, "GPU number out of range (0 to %s%ld)", "", MAX_COLS - 1);
                 goto out;
             }
             topo_bw_capture_gpu(c, a > b ? a : b);

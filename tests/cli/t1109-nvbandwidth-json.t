@@ -56,6 +56,12 @@ ok $? "the run's error is said: what it did not print is not judged"
 chk --nvbandwidth "$TMP/pat.json"
 is "$?:$(verdicts)" "1:FAIL gpu.copy.verify node;" "a test case's failed pattern check fails gpu.copy.verify"
 
+# blank lines and spaces before the JSON's first brace: still JSON, judged as without them
+chk --nvbandwidth "$TMP/ok.json"; want="$?:$(verdicts)"
+{ echo; printf '   \t\n  '; cat "$TMP/ok.json"; } >"$TMP/lead.json"
+chk --nvbandwidth "$TMP/lead.json"
+is "$?:$(verdicts)" "$want" "JSON after blank lines and spaces: read as JSON ($want)"
+
 # malformed JSON: file:line(:col), exit 2
 head -c 300 "$TMP/ok.json" >"$TMP/cut.json"
 chk --nvbandwidth "$TMP/cut.json"

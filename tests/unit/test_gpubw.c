@@ -131,6 +131,17 @@ static void fixtures(void)
            "B300 nvbandwidth: 7 GPUs, H2D gpu0 55.59, D2H gpu6 57.30 GB/s");
         ok(near(value(c, TOPO_BW_P2P, 0, 1), 765.45) && near(value(c, TOPO_BW_P2P, 1, 0), 765.80),
            "B300 nvbandwidth: read CE gpu0->gpu1 765.45, gpu1->gpu0 765.80");
+        /* all_to_one and one_to_all: one figure per GPU, the copy between it and all the others
+         * (the first of them, all_to_one_write_ce at line 179) */
+        ok(find(c, TOPO_BW_P2P_OTHER, 0, -1) && find(c, TOPO_BW_P2P_OTHER, 0, -1)->line == 179 &&
+               near(value(c, TOPO_BW_P2P_OTHER, 0, -1), 795.28) &&
+               near(value(c, TOPO_BW_P2P_OTHER, 3, -1), 795.49) &&
+               !find(c, TOPO_BW_P2P_OTHER, 0, 3),
+           "B300 nvbandwidth: all_to_one_write_ce a figure per GPU, gpu0 795.28, gpu3 795.49");
+        /* the copy engine's host copies and the SM's are told apart by the test's name */
+        ok(find(c, TOPO_BW_H2D, 0, -1) && !find(c, TOPO_BW_H2D, 0, -1)->sm &&
+               find(c, TOPO_BW_P2P, 0, 1) && !find(c, TOPO_BW_P2P, 0, 1)->sm,
+           "B300 nvbandwidth: host_to_device_memcpy_ce and the peer reads by copy engine, not SM");
         ok(near(value(c, TOPO_BW_P2P_LATENCY, 6, 4), 1.61612) &&
                near(value(c, TOPO_BW_HOST_LATENCY, 2, -1), 1.15615),
            "B300 nvbandwidth: latency in ns read as microseconds");
@@ -389,6 +400,138 @@ static void bad(reader_fn rd, const char *text, const char *line, const char *wa
        what, err.text);
     unlink(path);
     topo_node_destroy(node);
+}
+
+/* a file the reader takes: the node (a capture in it), else NULL and why said */
+static struct topo_node *good(reader_fn rd, const char *text, const char *what)
+{
+    char path[64];
+    ry_error_t err = { "" };
+    struct topo_node *node = topo_node_create();
+    int rc = write_file(path, text) == 0 ? rd(node, path, &err) : -1;
+
+    unlink(path);
+    if (rc == 0 && node->nbw == 1)
+        return node;
+    diag("%s: %s", what, err.text);
+    topo_node_destroy(node);
+    return NULL;
+}
+
+/* the edges of the readers' grammar: each line kind at the point where it stops being one */
+static void reader_edges(void)
+{
+    static const char nvb_head[] = "nvbandwidth Version: v0.8\nRunning host_to_device_memcpy_ce.\n";
+    static const char p2p_lat[] =
+        "[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]\n"
+        "P2P=Enabled Latency (P2P Writes) Matrix (us)\n"
+        "   GPU     0      1\n     0   2.50   2.10\n     1   2.20   2.40\n";
+    struct topo_node *n;
+    char text[8192];
+    size_t len;
+
+    /* nvbandwidth: a file that ends after a matrix's title, one whose run printed nothing */
+    snprintf(text, sizeof(text), "%smemcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n",
+             nvb_head);
+    bad(topo_nvbandwidth_read, text, ":3:", "ends before the matrix's column header",
+        "nvbandwidth: the file ends after a matrix's title");
+    bad(topo_nvbandwidth_read, nvb_head,
+        ":2:", "the run of host_to_device_memcpy_ce printed no matrix",
+        "nvbandwidth: a 'Running' line and nothing after it");
+    /* a title is a line that ends in its unit, the unit alone too (a paste cut at the left) */
+    snprintf(text, sizeof(text), "%s(GB/s)\n   0   1\n 0  55.1  55.2\n 1  55.3  55.4\n", nvb_head);
+    n = good(topo_nvbandwidth_read, text, "a title of its unit alone");
+    ok(n && n->bw[0]->n == 2 && near(value(n->bw[0], TOPO_BW_H2D, 0, 1), 55.2),
+       "nvbandwidth: a title of its unit alone, '(GB/s)', opens a matrix");
+    topo_node_destroy(n);
+    /* a row longer than the most GPUs a matrix has: refused, never read past its end */
+    len = (size_t)snprintf(text, sizeof(text),
+                           "%smemcpy CE CPU(row) -> GPU(column) bandwidth "
+                           "(GB/s)\n  0  1  2\n 0",
+                           nvb_head);
+    for (int i = 0; i < 1000 && len < sizeof(text) - 8; i++)
+        len += (size_t)snprintf(text + len, sizeof(text) - len, " 5");
+    snprintf(text + len, sizeof(text) - len, "\n");
+    bad(topo_nvbandwidth_read, text, ":5:", "more or fewer columns",
+        "nvbandwidth: a row of 1000 values under a header of 3");
+
+    /* p2pBandwidthLatencyTest: a latency title names P2P=Enabled or Disabled, 'Latency' and
+     * ends in 'Matrix (us)'; each missing part makes it a line of another format */
+    bad(topo_p2p_bandwidth_read,
+        "[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]\nP2P=Enabled Latency (P2P Writes) "
+        "Matrix (ms)\n",
+        ":2:", "not p2pBandwidthLatencyTest output", "p2p: a latency title in another unit");
+    bad(topo_p2p_bandwidth_read,
+        "[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]\nLatency (P2P Writes) Matrix (us)\n",
+        ":2:", "not p2pBandwidthLatencyTest output", "p2p: a latency title without P2P=");
+    bad(topo_p2p_bandwidth_read,
+        "[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]\nP2P=Enabled Bandwidth Matrix (us)\n",
+        ":2:", "not p2pBandwidthLatencyTest output",
+        "p2p: a title in microseconds without 'Latency'");
+    /* blank lines between a latency matrix and its CPU block: the block is still its own */
+    snprintf(text, sizeof(text),
+             "%s\n\n   CPU     0      1\n     0   3.10   3.20\n"
+             "     1   3.30   3.40\n",
+             p2p_lat);
+    n = good(topo_p2p_bandwidth_read, text, "two blank lines before the CPU block");
+    ok(n && n->bw[0]->n == 2 && near(value(n->bw[0], TOPO_BW_P2P_LATENCY, 0, 1), 2.10),
+       "p2p: two blank lines before a latency matrix's CPU block: the GPU pairs' 2 figures only");
+    topo_node_destroy(n);
+    /* a matrix with a column header and no row, after a whole one: where the file ends, and
+     * where a blank line follows the header */
+    {
+        static const char *const cut[][4] = {
+            { "", ":8:", "ends inside the matrix", "p2p: the file ends after its column header" },
+            { "\n", ":9:", "has no row", "p2p: a blank line after its column header" },
+        };
+        for (size_t i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
+            snprintf(text, sizeof(text),
+                     "%s\nUnidirectional P2P=Enabled Bandwidth (P2P Writes) Matrix (GB/s)\n"
+                     "   D\\D     0      1\n%s",
+                     p2p_lat, cut[i][0]);
+            bad(topo_p2p_bandwidth_read, text, cut[i][1], cut[i][2], cut[i][3]);
+        }
+    }
+    /* a peer access line of a negative GPU number, on either side */
+    bad(topo_p2p_bandwidth_read,
+        "[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]\nDevice=-1 CAN Access Peer Device=0\n",
+        ":2:", "GPU number out of range", "p2p: a peer access line of GPU -1");
+    bad(topo_p2p_bandwidth_read,
+        "[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]\nDevice=0 CAN Access Peer Device=-1\n",
+        ":2:", "GPU number out of range", "p2p: ...of peer GPU -1");
+    /* a capture of peer access lines alone that does not fit the node is named at its first
+     * GPU line, not where the file ends */
+    {
+        char fn[64];
+        ry_error_t e = { "" };
+        struct topo_node *four = topo_node_create();
+        for (int i = 0; i < 4; i++)
+            topo_node_add_gpu(four)->index = i;
+        int rc = write_file(fn, "[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]\n"
+                                "Device=0 CAN Access Peer Device=1\n"
+                                "Device=1 CAN Access Peer Device=0\n\nResult = PASS\n") == 0
+                     ? topo_p2p_bandwidth_read(four, fn, &e)
+                     : 0;
+        char want[128];
+        snprintf(want, sizeof(want), "%s:2: the capture measures 2 GPUs, the node has 4", fn);
+        ok(rc < 0 && strstr(e.text, want),
+           "p2p: 2 GPUs' peer access lines on a node of 4: named at line 2 (%s)", e.text);
+        unlink(fn);
+        topo_node_destroy(four);
+    }
+    /* the lines the sample prints about itself, each alone */
+    {
+        static const char *const own[] = { "[./p2pBandwidthLatencyTest] - Starting...",
+                                           "./p2pBandwidthLatencyTest] - Starting...",
+                                           "Result = PASS" };
+        for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+            snprintf(text, sizeof(text), "%s\n%s\n", own[i],
+                     p2p_lat + strlen("[P2P (Peer-to-Peer) GPU Bandwidth Latency Test]\n"));
+            n = good(topo_p2p_bandwidth_read, text, own[i]);
+            ok(n && n->bw[0]->n == 2, "p2p: '%s' passed over", own[i]);
+            topo_node_destroy(n);
+        }
+    }
 }
 
 static void bad_input(void)
@@ -1542,6 +1685,7 @@ int main(void)
         snprintf(fixdir, sizeof(fixdir), "%s/../shared/fixtures/gpu-bandwidth", src ? src : ".");
     fixtures();
     bad_input();
+    reader_edges();
     rules();
     map_rules();
     latency_rules();
