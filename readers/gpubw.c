@@ -107,7 +107,7 @@ static int split(char *s, char **tok, int max)
  * "CPU"). Returns n, or -1 when s is not one. label gets the label ("" none). */
 static int column_header(const char *line, char *label, size_t len)
 {
-    char tmp[4096], *tok[MAX_COLS + 2];
+    char tmp[4096], *tok[MAX_COLS + 2] = { NULL };
     int n, first = 0;
 
     snprintf(tmp, sizeof(tmp), "%s", line);
@@ -733,10 +733,8 @@ int topo_bandwidth_test_read(struct topo_node *node, const char *path, ry_error_
         int csv;
 
         s = ry_trim(line);
-        if (!*s) {
-            note = 0;
-            continue;
-        }
+        /* a note's second line is passed over, blank or not; a blank line elsewhere is a line of
+         * no character that is not a dot */
         if (starts(s, "NOTE:")) {
             note = 1;
             continue;

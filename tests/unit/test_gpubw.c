@@ -138,6 +138,12 @@ static void fixtures(void)
                near(value(c, TOPO_BW_P2P_OTHER, 3, -1), 795.49) &&
                !find(c, TOPO_BW_P2P_OTHER, 0, 3),
            "B300 nvbandwidth: all_to_one_write_ce a figure per GPU, gpu0 795.28, gpu3 795.49");
+        /* a bidirectional peer test's Read1 and Read2 matrices are each one direction: only its
+         * Total (line 95 on) is kept, as both directions at once */
+        ok(find(c, TOPO_BW_P2P_BIDIR, 0, 1) && find(c, TOPO_BW_P2P_BIDIR, 0, 1)->line == 95 &&
+               near(value(c, TOPO_BW_P2P_BIDIR, 0, 1), 1521.89),
+           "B300 nvbandwidth: device_to_device_bidirectional_memcpy_read_ce's Total, gpu0<->gpu1 "
+           "1521.89");
         /* the copy engine's host copies and the SM's are told apart by the test's name */
         ok(find(c, TOPO_BW_H2D, 0, -1) && !find(c, TOPO_BW_H2D, 0, -1)->sm &&
                find(c, TOPO_BW_P2P, 0, 1) && !find(c, TOPO_BW_P2P, 0, 1)->sm,
@@ -454,6 +460,125 @@ static void reader_edges(void)
     snprintf(text + len, sizeof(text) - len, "\n");
     bad(topo_nvbandwidth_read, text, ":5:", "more or fewer columns",
         "nvbandwidth: a row of 1000 values under a header of 3");
+
+    /* a row is a whole GPU number from 0 and its values: one with a tail or a negative one ends
+     * the matrix (and is then no line of nvbandwidth's), one past the last GPU is refused */
+    {
+        static const char *const rows[][3] = {
+            { "0x   55.3   55.4", "not nvbandwidth output: '0x", "a row number with a tail" },
+            { "-1   55.3   55.4", "not nvbandwidth output: '-1", "a negative row number" },
+            { "2    55.3   55.4", "row 2 of a matrix of 2 GPUs", "row 2 of a matrix of 2" },
+        };
+        for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+            char what[96];
+            snprintf(text, sizeof(text),
+                     "nvbandwidth Version: v0.8\nRunning device_to_device_memcpy_read_ce.\n"
+                     "memcpy CE GPU(row) -> GPU(column) bandwidth (GB/s)\n   0   1\n"
+                     " 0   N/A   55.1\n 1  55.2   N/A\n%s\n",
+                     rows[i][0]);
+            snprintf(what, sizeof(what), "nvbandwidth: %s", rows[i][2]);
+            bad(topo_nvbandwidth_read, text, ":7:", rows[i][1], what);
+        }
+    }
+    /* a title followed by a blank line where its column header belongs */
+    snprintf(text, sizeof(text),
+             "%smemcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n\n"
+             "   0   1\n 0  55.1  55.2\n",
+             nvb_head);
+    bad(topo_nvbandwidth_read, text, ":4:", "column header (0 1 2 ...) was expected",
+        "nvbandwidth: a blank line where the column header belongs");
+    /* a row of its number alone */
+    snprintf(text, sizeof(text),
+             "%smemcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n"
+             "   0   1\n 0\n",
+             nvb_head);
+    bad(topo_nvbandwidth_read, text, ":5:", "row 0 has 0 values",
+        "nvbandwidth: a row of its number alone");
+    /* the most GPUs a matrix has, 256, under a labelled header: read whole */
+    len = (size_t)snprintf(text, sizeof(text),
+                           "%smemcpy CE CPU(row) -> GPU(column) bandwidth "
+                           "(GB/s)\n  GPU",
+                           nvb_head);
+    for (int i = 0; i < 256 && len < sizeof(text) - 8; i++)
+        len += (size_t)snprintf(text + len, sizeof(text) - len, " %d", i);
+    len += (size_t)snprintf(text + len, sizeof(text) - len, "\n 0");
+    for (int i = 0; i < 256 && len < sizeof(text) - 8; i++)
+        len += (size_t)snprintf(text + len, sizeof(text) - len, " 5%d", i % 10);
+    snprintf(text + len, sizeof(text) - len, "\n");
+    n = good(topo_nvbandwidth_read, text, "256 GPUs under a labelled header");
+    ok(n && n->bw[0]->n == 256 && near(value(n->bw[0], TOPO_BW_H2D, 255, -1), 55),
+       "nvbandwidth: 256 GPUs under a labelled header ('GPU 0 ... 255'): 256 figures, gpu255 55");
+    topo_node_destroy(n);
+    /* a Device line of an address alone gives the GPU no model (not an empty one) */
+    snprintf(text, sizeof(text),
+             "nvbandwidth Version: v0.8\nDevice 0: (00000000:34:00)\n%s"
+             "memcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n   0\n 0  55.1\n",
+             nvb_head + strlen("nvbandwidth Version: v0.8\n"));
+    n = good(topo_nvbandwidth_read, text, "a Device line of an address alone");
+    ok(n && n->bw[0]->busid[0] && !strcmp(n->bw[0]->busid[0], "0000:34:00.0") &&
+           !n->bw[0]->model[0],
+       "nvbandwidth: 'Device 0: (00000000:34:00)': address 0000:34:00.0, no model");
+    topo_node_destroy(n);
+    /* a capture without addresses on a node of one GPU: its count must be the node's */
+    {
+        char fn[64], want[128];
+        ry_error_t e = { "" };
+        struct topo_node *one = topo_node_create();
+        topo_node_add_gpu(one)->index = 0;
+        snprintf(text, sizeof(text),
+                 "%smemcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n"
+                 "   0   1\n 0  55.1  55.2\n",
+                 nvb_head);
+        int rc = write_file(fn, text) == 0 ? topo_nvbandwidth_read(one, fn, &e) : 0;
+        snprintf(want, sizeof(want), "%s:5: the capture measures 2 GPUs, the node has 1", fn);
+        ok(rc < 0 && strstr(e.text, want) && one->nbw == 0,
+           "nvbandwidth: 2 GPUs measured on a node of 1: refused at the first figure (%s)", e.text);
+        unlink(fn);
+        topo_node_destroy(one);
+    }
+
+    /* bandwidthTest: a GPU number out of range either side; a note wrapped onto a second line;
+     * the CSV lines in MB/s, pageable memory passed over (even after pinned, of the same size),
+     * the device-to-device line kept */
+    bad(topo_bandwidth_test_read, "[CUDA Bandwidth Test] - Starting...\nDevice 256: NVIDIA H100\n",
+        ":2:", "GPU number 256 out of range", "bandwidthTest: Device 256 (one past the last)");
+    bad(topo_bandwidth_test_read, "[CUDA Bandwidth Test] - Starting...\nDevice -1: NVIDIA H100\n",
+        ":2:", "GPU number -1 out of range", "bandwidthTest: Device -1");
+    n = good(
+        topo_bandwidth_test_read,
+        "[CUDA Bandwidth Test] - Starting...\nRunning on...\n\n Device 0: NVIDIA H100 80GB HBM3\n"
+        " Quick Mode\n\n"
+        "bandwidthTest-H2D-Pinned, Bandwidth = 24500.0 MB/s, Time = 0.00131 s, Size = 32000000 "
+        "bytes\n"
+        "bandwidthTest-H2D-Paged, Bandwidth = 9000.0 MB/s, Time = 0.00356 s, Size = 32000000 "
+        "bytes\n"
+        "bandwidthTest-D2H-Pinned, Bandwidth = 26.1 GB/s, Time = 0.00123 s, Size = 32000000 bytes\n"
+        "bandwidthTest-D2D, Bandwidth = 1500.0 GB/s, Time = 0.00002 s, Size = 32000000 bytes\n"
+        "NOTE: The CUDA Samples are not meant for performance measurements.\n"
+        "Results may vary when GPU Boost is enabled.\n",
+        "bandwidthTest CSV");
+    ok(n && n->bw[0]->n == 3 && near(value(n->bw[0], TOPO_BW_H2D, 0, -1), 24.5) &&
+           near(value(n->bw[0], TOPO_BW_D2H, 0, -1), 26.1) &&
+           near(value(n->bw[0], TOPO_BW_LOCAL, 0, -1), 1500),
+       "bandwidthTest CSV: H2D 24500 MB/s as 24.5 GB/s (the paged line after it passed over), "
+       "D2H 26.1, D2D 1500; a wrapped NOTE passed over");
+    topo_node_destroy(n);
+
+    /* a run on pageable memory (--memory=pageable): its host copies measure the host's own
+     * copies and are passed over; the device-to-device copy is kept */
+    n = good(
+        topo_bandwidth_test_read,
+        "[CUDA Bandwidth Test] - Starting...\nRunning on...\n\n Device 0: NVIDIA H100 80GB HBM3\n"
+        " Quick Mode\n\n Host to Device Bandwidth, 1 Device(s)\n PAGEABLE Memory Transfers\n"
+        "   Transfer Size (Bytes)\tBandwidth(GB/s)\n   32000000\t\t\t9.5\n\n"
+        " Device to Host Bandwidth, 1 Device(s)\n PAGEABLE Memory Transfers\n"
+        "   Transfer Size (Bytes)\tBandwidth(GB/s)\n   32000000\t\t\t8.7\n\n"
+        " Device to Device Bandwidth, 1 Device(s)\n PAGEABLE Memory Transfers\n"
+        "   Transfer Size (Bytes)\tBandwidth(GB/s)\n   32000000\t\t\t1400.5\n\nResult = PASS\n",
+        "bandwidthTest on pageable memory");
+    ok(n && n->bw[0]->n == 1 && near(value(n->bw[0], TOPO_BW_LOCAL, 0, -1), 1400.5),
+       "bandwidthTest on pageable memory: the device-to-device figure alone (1400.5)");
+    topo_node_destroy(n);
 
     /* p2pBandwidthLatencyTest: a latency title names P2P=Enabled or Disabled, 'Latency' and
      * ends in 'Matrix (us)'; each missing part makes it a line of another format */
