@@ -436,11 +436,24 @@ static void reader_edges(void)
     char text[8192];
     size_t len;
 
-    /* nvbandwidth: a file that ends after a matrix's title, one whose run printed nothing */
-    snprintf(text, sizeof(text), "%smemcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n",
-             nvb_head);
-    bad(topo_nvbandwidth_read, text, ":3:", "ends before the matrix's column header",
-        "nvbandwidth: the file ends after a matrix's title");
+    /* nvbandwidth: what follows a matrix's title: the end of the file, a blank line where its
+     * column header belongs, a row of its number alone */
+    {
+        static const char *const after[][4] = {
+            { "", ":3:", "ends before the matrix's column header", "the file ends after a title" },
+            { "\n   0   1\n 0  55.1  55.2\n", ":4:", "column header (0 1 2 ...) was expected",
+              "a blank line where the column header belongs" },
+            { "   0   1\n 0\n", ":5:", "row 0 has 0 values", "a row of its number alone" },
+        };
+        for (size_t i = 0; i < sizeof(after) / sizeof(after[0]); i++) {
+            char what[96];
+            snprintf(text, sizeof(text), "%smemcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n%s",
+                     nvb_head, after[i][0]);
+            snprintf(what, sizeof(what), "nvbandwidth: %s", after[i][3]);
+            bad(topo_nvbandwidth_read, text, after[i][1], after[i][2], what);
+        }
+    }
+    /* one whose run printed nothing */
     bad(topo_nvbandwidth_read, nvb_head,
         ":2:", "the run of host_to_device_memcpy_ce printed no matrix",
         "nvbandwidth: a 'Running' line and nothing after it");
@@ -480,20 +493,6 @@ static void reader_edges(void)
             bad(topo_nvbandwidth_read, text, ":7:", rows[i][1], what);
         }
     }
-    /* a title followed by a blank line where its column header belongs */
-    snprintf(text, sizeof(text),
-             "%smemcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n\n"
-             "   0   1\n 0  55.1  55.2\n",
-             nvb_head);
-    bad(topo_nvbandwidth_read, text, ":4:", "column header (0 1 2 ...) was expected",
-        "nvbandwidth: a blank line where the column header belongs");
-    /* a row of its number alone */
-    snprintf(text, sizeof(text),
-             "%smemcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n"
-             "   0   1\n 0\n",
-             nvb_head);
-    bad(topo_nvbandwidth_read, text, ":5:", "row 0 has 0 values",
-        "nvbandwidth: a row of its number alone");
     /* the most GPUs a matrix has, 256, under a labelled header: read whole */
     len = (size_t)snprintf(text, sizeof(text),
                            "%smemcpy CE CPU(row) -> GPU(column) bandwidth "
