@@ -392,7 +392,7 @@ static int nvb_parse(struct topo_node *node, struct reader r)
             starts(s, "MPI version") || starts(s, "Current offset") || !strcmp(s, "..."))
             continue;
         {
-            int idx, proc;
+            int idx = -1, proc = -1;
             char name[200] = "", bus[64];
             const char *p;
             if (sscanf(s, "Device %d: %199[^\n]", &idx, name) == 2 ||

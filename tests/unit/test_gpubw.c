@@ -444,6 +444,8 @@ static void reader_edges(void)
             { "\n   0   1\n 0  55.1  55.2\n", ":4:", "column header (0 1 2 ...) was expected",
               "a blank line where the column header belongs" },
             { "   0   1\n 0\n", ":5:", "row 0 has 0 values", "a row of its number alone" },
+            { "   0   1\n\n 0  55.1  55.2\n", ":5:", "the matrix has no row",
+              "a blank line after the column header" },
         };
         for (size_t i = 0; i < sizeof(after) / sizeof(after[0]); i++) {
             char what[96];
@@ -451,6 +453,26 @@ static void reader_edges(void)
                      nvb_head, after[i][0]);
             snprintf(what, sizeof(what), "nvbandwidth: %s", after[i][3]);
             bad(topo_nvbandwidth_read, text, after[i][1], after[i][2], what);
+        }
+    }
+    /* the lines nvbandwidth prints about itself, also after a GPU is listed (a second run's
+     * preamble in the same file): passed over */
+    {
+        static const char *const own[] = { "Built from Git version: v0.7",
+                                           "MPI version: Open MPI v4.1.4",
+                                           "CUDA Runtime Version: 12080",
+                                           "CUDA Driver Version: 12080",
+                                           "Driver Version: 570.124.06",
+                                           "Current offset: 0",
+                                           "..." };
+        for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+            snprintf(text, sizeof(text),
+                     "nvbandwidth Version: v0.7\nDevice 0: NVIDIA H100 80GB HBM3 (00000000:34:00)\n"
+                     "%s\n%smemcpy CE CPU(row) -> GPU(column) bandwidth (GB/s)\n   0\n 0  55.1\n",
+                     own[i], nvb_head + strlen("nvbandwidth Version: v0.8\n"));
+            n = good(topo_nvbandwidth_read, text, own[i]);
+            ok(n && n->bw[0]->n == 1, "nvbandwidth: '%s' after a Device line: passed over", own[i]);
+            topo_node_destroy(n);
         }
     }
     /* one whose run printed nothing */
