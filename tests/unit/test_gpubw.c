@@ -569,6 +569,8 @@ static void reader_edges(void)
         topo_bandwidth_test_read,
         "[CUDA Bandwidth Test] - Starting...\nRunning on...\n\n Device 0: NVIDIA H100 80GB HBM3\n"
         " Quick Mode\n\n"
+        "bandwidthTest-H2D-Pinned, Bandwidth = 20000.0 MB/s, Time = 0.00160 s, Size = 32000000 "
+        "bytes\n"
         "bandwidthTest-H2D-Pinned, Bandwidth = 24500.0 MB/s, Time = 0.00131 s, Size = 32000000 "
         "bytes\n"
         "bandwidthTest-H2D-Paged, Bandwidth = 9000.0 MB/s, Time = 0.00356 s, Size = 32000000 "
@@ -580,9 +582,12 @@ static void reader_edges(void)
         "bandwidthTest CSV");
     ok(n && n->bw[0]->n == 3 && near(value(n->bw[0], TOPO_BW_H2D, 0, -1), 24.5) &&
            near(value(n->bw[0], TOPO_BW_D2H, 0, -1), 26.1) &&
-           near(value(n->bw[0], TOPO_BW_LOCAL, 0, -1), 1500),
-       "bandwidthTest CSV: H2D 24500 MB/s as 24.5 GB/s (the paged line after it passed over), "
-       "D2H 26.1, D2D 1500; a wrapped NOTE passed over");
+           near(value(n->bw[0], TOPO_BW_LOCAL, 0, -1), 1500) &&
+           find(n->bw[0], TOPO_BW_LOCAL, 0, -1)->counts_rw &&
+           !find(n->bw[0], TOPO_BW_H2D, 0, -1)->counts_rw,
+       "bandwidthTest CSV: H2D 24500 MB/s as 24.5 GB/s (the later of two of 32 MB; the paged line "
+       "after it passed over), D2H 26.1, D2D 1500 counted read plus write; a wrapped NOTE passed "
+       "over");
     topo_node_destroy(n);
 
     /* a run on pageable memory (--memory=pageable): its host copies measure the host's own
@@ -599,6 +604,18 @@ static void reader_edges(void)
         "bandwidthTest on pageable memory");
     ok(n && n->bw[0]->n == 1 && near(value(n->bw[0], TOPO_BW_LOCAL, 0, -1), 1400.5),
        "bandwidthTest on pageable memory: the device-to-device figure alone (1400.5)");
+    topo_node_destroy(n);
+
+    /* two runs of the same direction and size in one file: the figure printed last */
+    n = good(topo_bandwidth_test_read,
+             " Host to Device Bandwidth, 1 Device(s)\n PINNED Memory Transfers\n"
+             "   Transfer Size (Bytes)\tBandwidth(GB/s)\n   32000000\t\t\t12.2\n\n"
+             " Host to Device Bandwidth, 1 Device(s)\n PINNED Memory Transfers\n"
+             "   Transfer Size (Bytes)\tBandwidth(GB/s)\n   32000000\t\t\t24.6\n",
+             "bandwidthTest twice");
+    ok(n && n->bw[0]->n == 1 && near(value(n->bw[0], TOPO_BW_H2D, 0, -1), 24.6) &&
+           find(n->bw[0], TOPO_BW_H2D, 0, -1)->line == 9,
+       "bandwidthTest: two runs of 32 MB host to device: the later figure (24.6, line 9)");
     topo_node_destroy(n);
 
     /* p2pBandwidthLatencyTest: a latency title names P2P=Enabled or Disabled, 'Latency' and
