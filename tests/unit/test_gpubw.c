@@ -1325,27 +1325,43 @@ static void rules(void)
         }
     }
 
-    /* a GPU low against its siblings on a link as fast as its model's: the hint is not that a
-     * link caps it */
-    n = synthetic("NVIDIA A100-SXM4-40GB", 4);
-    for (int i = 0; i < 4; i++) {
-        struct topo_gpu *g = topo_node_add_gpu(n);
-        g->model = xstrdup("NVIDIA A100-SXM4-40GB");
-        g->loc.up = -1;
-        snprintf(g->loc.busid, TOPO_BUSID_LEN, "0000:%02x:00.0", 0x10 + i);
-        g->link.cur_gen = g->link.max_gen = 4;
-        g->link.cur_width = g->link.max_width = 16;
-        n->bw[0]->node_gpu[i] = i;
-        put(n, TOPO_BW_H2D, i, -1, i == 3 ? 22.1 : 30, "h2d");
+    /* a GPU low against its siblings: on a link as fast as its model's the hint is not that a
+     * link caps it; on a link below 0.9 of its model's (half: Gen4 x8; under 1 GB/s: Gen3 x1)
+     * it names that link */
+    {
+        static const struct {
+            int gen, width;
+            double v;
+            int capped;
+            const char *what;
+        } on[] = {
+            { 4, 16, 22.1, 0, "its full Gen4 x16 link" },
+            { 4, 8, 14.0, 1, "a Gen4 x8 link (half its model's)" },
+            { 3, 1, 0.9, 1, "a Gen3 x1 link (0.98 GB/s)" },
+        };
+        for (size_t k = 0; k < sizeof(on) / sizeof(on[0]); k++) {
+            n = synthetic("NVIDIA A100-SXM4-40GB", 4);
+            for (int i = 0; i < 4; i++) {
+                struct topo_gpu *g = topo_node_add_gpu(n);
+                g->model = xstrdup("NVIDIA A100-SXM4-40GB");
+                g->loc.up = -1;
+                snprintf(g->loc.busid, TOPO_BUSID_LEN, "0000:%02x:00.0", 0x10 + i);
+                g->link.cur_gen = g->link.max_gen = i == 3 ? on[k].gen : 4;
+                g->link.cur_width = g->link.max_width = i == 3 ? on[k].width : 16;
+                n->bw[0]->node_gpu[i] = i;
+                put(n, TOPO_BW_H2D, i, -1, i == 3 ? on[k].v : 30, "h2d");
+            }
+            n->gpus_listed = 1;
+            judge(n, NULL, &j);
+            ok(!strcmp(j.fails, "gpu.pcie.bw node/gpu3") &&
+                   (on[k].capped ? strstr(j.hint, "its host path is capped by") != NULL
+                                 : strstr(j.hint, "well below the node's other") &&
+                                       !strstr(j.hint, "capped")),
+               "gpu3 at %g of 30 on %s: low against its siblings, %s (%s)", on[k].v, on[k].what,
+               on[k].capped ? "the link named" : "no link blamed", j.hint);
+            topo_node_destroy(n);
+        }
     }
-    n->gpus_listed = 1;
-    judge(n, NULL, &j);
-    ok(!strcmp(j.fails, "gpu.pcie.bw node/gpu3") && strstr(j.hint, "well below the node's other") &&
-           !strstr(j.hint, "capped"),
-       "gpu3 at 22.1 of 30 on its full Gen4 x16 link: low against its siblings, no link blamed "
-       "(%s)",
-       j.hint);
-    topo_node_destroy(n);
 
     /* a PCIe pair on Gen1 x1 links (0.25 GB/s): still bounded, 0.50 x 0.25 */
     n = gen1_pair("NVIDIA GeForce RTX 4090");
@@ -1646,6 +1662,10 @@ static void gdr_rules(void)
     n->bw[0]->v[0].value = 37.4;
     judge(n, NULL, &j);
     is_str(j.fails, "gpu.gdr.bw node/gpu0", "... at 37.4 GB/s: below, gpu.gdr.bw fails");
+    ok(strstr(j.observed, " through mlx5_0") != NULL,
+       "... the figure names the NIC it went "
+       "through, the node's first and only (%s)",
+       j.observed);
     /* host memory through the same port at 47: GPU memory must reach 0.80 x 47 = 37.6 */
     n->bw[0]->v[0].value = 37.5;
     x.kind = TOPO_BW_NIC_LOOP;
