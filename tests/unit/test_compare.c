@@ -519,9 +519,29 @@ static void test_gpu_kind(void)
     node->gpus[0].link.cur_width = node->gpus[0].link.max_width = 0;
     is_str(typed(node, &t, "gpu.pcie.width", "gpu0", buf, sizeof(buf), NULL, 0), "none",
            "gpu.pcie.width: the input gives no width: no finding");
+    node->gpus[0].link.max_gen = 0;
+    /* a link the input says nothing of: what was expected, said as the map gives it (a width
+     * alone, a generation alone, Gen1 x1) */
+    {
+        static const struct {
+            int gen, width;
+            const char *want;
+        } exp[] = {
+            { -1, 16, "link (x16 expected)" },
+            { 5, -1, "link (Gen5 expected)" },
+            { 1, 1, "link (Gen1 x1 expected)" },
+        };
+        for (size_t i = 0; i < sizeof(exp) / sizeof(exp[0]); i++) {
+            t.pcie_gen = exp[i].gen;
+            t.pcie_width = exp[i].width;
+            typed(node, &t, "gpu.pcie.gen", "gpu0", buf, sizeof(buf), why, sizeof(why));
+            ok(strstr(why, exp[i].want) != NULL,
+               "gpu.pcie: nothing of the link, the map's gen %d width %d: '%s' (%s)", exp[i].gen,
+               exp[i].width, exp[i].want + strlen("link "), why);
+        }
+    }
     t.pcie_gen = 5;
     t.pcie_width = 16;
-    node->gpus[0].link.max_gen = 0;
 
     /* the driver: asked and answering, asked and silent, not asked */
     node->gpu_driver = 1;
