@@ -578,7 +578,8 @@ static void judge_value(struct judge *j, const struct topo_bw_capture *c, const 
                 v->kind == TOPO_BW_LOCAL && v->counts_rw
                     ? "below what the map's golden node measured (this tool counts a local "
                       "copy's bytes read and written: the map's figure is bytes copied, half)"
-                    : "beyond what the map's golden node measured for this node type");
+                : mk_ceiling(mk) ? "above what the map's golden node measured for this node type"
+                                 : "below what the map's golden node measured for this node type");
         }
     }
     /* (a) the bound of the links */

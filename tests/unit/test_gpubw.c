@@ -1540,11 +1540,19 @@ static void map_rules(void)
     n->bw[0]->v[0].value = 990;
     judge(n, &th, &j);
     is_str(j.fails, "gpu.mem.bw node/gpu0", "local copy 990 GB/s: fails");
+    ok(strstr(j.hint, "below what the map's golden node measured for this node type") &&
+           !strstr(j.hint, "read and written"),
+       "...the hint: below the golden node's figure, nothing of bytes counted twice (%s)", j.hint);
+    n->bw[0]->v[0].value = 1000;
+    judge(n, &th, &j);
+    ok(!j.nfail, "local copy at the map's 1000 GB/s exactly: passes (%s)", j.fails);
     n->bw[0]->v[0].value = 1990;
     n->bw[0]->v[0].counts_rw = 1;
     judge(n, &th, &j);
     is_str(j.fails, "gpu.mem.bw node/gpu0",
            "1990 GB/s counted read + written is 995 copied: fails against 1000");
+    ok(strstr(j.hint, "counts a local copy's bytes read and written") != NULL,
+       "...the hint says the tool counts a local copy's bytes read and written (%s)", j.hint);
     n->bw[0]->v[0].value = 2010;
     judge(n, &th, &j);
     ok(!j.nfail, "2010 GB/s counted read + written is 1005 copied: passes");
@@ -1568,6 +1576,10 @@ static void map_rules(void)
     n->bw[0]->v[2].value = 4;
     judge(n, &th, &j);
     ok(!j.nfail, "each latency at its ceiling exactly passes (%s)", j.fails);
+    n->bw[0]->v[1].value = 8.1;
+    judge(n, &th, &j);
+    ok(strstr(j.hint, "above what the map's golden node measured for this node type") != NULL,
+       "a latency over its ceiling: above what the golden node measured (%s)", j.hint);
     /* a pair without peer access goes through the host: not the peer ceiling's */
     topo_bw_capture_gpu(n->bw[0], 1);
     n->bw[0]->peer[0 * 2 + 1] = n->bw[0]->peer[1 * 2 + 0] = 0;
