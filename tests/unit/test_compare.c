@@ -540,6 +540,18 @@ static void test_gpu_kind(void)
                exp[i].width, exp[i].want + strlen("link "), why);
         }
     }
+    /* the rate alone, under 1 GB/s: Gen1 x1's 0.25 passes both terms, 0.1 is said below it */
+    t.pcie_gen = 1;
+    t.pcie_width = 1;
+    node->gpus[0].link.cur_gbytes = 0.25;
+    is_str(typed(node, &t, "gpu.pcie.gen", "gpu0", buf, sizeof(buf), NULL, 0),
+           "ok Gen1 / 0.2 GB/s (the rate only)",
+           "gpu.pcie: only the rate, Gen1 x1's 0.25 GB/s: passes");
+    node->gpus[0].link.cur_gbytes = 0.1;
+    typed(node, &t, "gpu.pcie.gen", "gpu0", buf, sizeof(buf), why, sizeof(why));
+    ok(strstr(why, "rate (0.1 GB/s, below the 0.2 GB/s of Gen1 x1)") != NULL,
+       "gpu.pcie: only a rate of 0.1 GB/s: not judged, below Gen1 x1's said (%s)", why);
+    node->gpus[0].link.cur_gbytes = 0;
     t.pcie_gen = 5;
     t.pcie_width = 16;
 

@@ -1558,6 +1558,27 @@ static void map_rules(void)
     ok(!j.nfail, "2010 GB/s counted read + written is 1005 copied: passes");
     topo_node_destroy(n);
 
+    /* host copies on a node whose links are not listed: a map's floor judges them, under 1 GB/s
+     * too; a floor of 0 judges nothing, and the figure is listed as not judged (no bound) */
+    {
+        static const struct {
+            double floor;
+            size_t nok, nunjudged;
+        } h[] = { { 0.5, 1, 0 }, { 0, 0, 1 } };
+        for (size_t k = 0; k < sizeof(h) / sizeof(h[0]); k++) {
+            struct map_thresholds hth;
+            topo_map_thresholds_unset(&hth);
+            hth.h2d_gbps = h[k].floor;
+            n = synthetic(NULL, 1);
+            put(n, TOPO_BW_H2D, 0, -1, 0.6, "h2d");
+            judge(n, &hth, &j);
+            ok(!j.nfail && j.nok == h[k].nok && j.nunjudged == h[k].nunjudged,
+               "host copy 0.6 GB/s, the map's h2d_gbps %g: %zu judged, %zu not (%zu, %zu)",
+               h[k].floor, h[k].nok, h[k].nunjudged, j.nok, j.nunjudged);
+            topo_node_destroy(n);
+        }
+    }
+
     n = synthetic(NULL, 2);
     put(n, TOPO_BW_L2_LATENCY, 0, -1, 0.19, "l2");
     put(n, TOPO_BW_LAUNCH_LATENCY, 1, -1, 7.9, "launch");
@@ -1605,6 +1626,8 @@ static void latency_rules(void)
         { 4, 11.9, "",
           "median 4 us, 11.9: above the median + 5, under 3 x the median (binding): passes" },
         { 4, 12.1, "gpu.pcie.latency node/gpu3", "median 4 us, 12.1: over 3 x the median: fails" },
+        { 2, 7, "", "median 2 us, 7: at the median + 5 exactly: passes" },
+        { 4, 12, "", "median 4 us, 12: at 3 x the median exactly: passes" },
     };
     struct map_thresholds th;
     struct topo_node *n;
@@ -1627,6 +1650,29 @@ static void latency_rules(void)
     judge(n, NULL, &j);
     is_str(j.fails, "gpu.mem.latency node/gpu0",
            "memory latency 1001 us: over the millisecond, fails");
+    /* over the millisecond, the hint says where to look: a copy staged through host memory (a
+     * pair without peer access) at the destination's host path, a peer path at both links */
+    {
+        static const struct {
+            enum topo_bw_kind kind;
+            const char *fails, *hint;
+        } ms[] = {
+            { TOPO_BW_P2P_HOST_LATENCY, "gpu.p2p.latency node/gpu0-gpu1",
+              "a copy staged through host memory takes milliseconds" },
+            { TOPO_BW_P2P_LATENCY, "gpu.p2p.latency node/gpu0-gpu1",
+              "the path answers in milliseconds: look at both GPUs' links" },
+        };
+        for (size_t k = 0; k < sizeof(ms) / sizeof(ms[0]); k++) {
+            struct topo_node *p = synthetic(NULL, 2);
+            put(p, ms[k].kind, 0, 1, 1500, "pair latency");
+            judge(p, NULL, &j);
+            ok(!strcmp(j.fails, ms[k].fails) && strstr(j.hint, ms[k].hint),
+               "a pair's latency of 1500 us (%s): fails, the hint '%s' (%s)",
+               ms[k].kind == TOPO_BW_P2P_LATENCY ? "peer" : "through host memory", ms[k].hint,
+               j.hint);
+            topo_node_destroy(p);
+        }
+    }
     /* the map's ceiling, the binding term below the millisecond */
     topo_map_thresholds_unset(&th);
     th.mem_latency_us = 0.8;
