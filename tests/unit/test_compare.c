@@ -547,6 +547,13 @@ static void test_gpu_kind(void)
     is_str(typed(node, &t, "gpu.pcie.gen", "gpu0", buf, sizeof(buf), NULL, 0),
            "ok Gen1 / 0.2 GB/s (the rate only)",
            "gpu.pcie: only the rate, Gen1 x1's 0.25 GB/s: passes");
+    /* hwloc's six decimals: a rate within 1e-3 of the link's is the link's, at that edge too */
+    node->gpus[0].link.cur_gbytes = 0.25 * (1 - 1e-3);
+    is_str(typed(node, &t, "gpu.pcie.gen", "gpu0", buf, sizeof(buf), NULL, 0),
+           "ok Gen1 / 0.2 GB/s (the rate only)", "gpu.pcie: a rate of 0.999 x Gen1 x1's: passes");
+    node->gpus[0].link.cur_gbytes = 0.2497;
+    is_str(typed(node, &t, "gpu.pcie.gen", "gpu0", buf, sizeof(buf), NULL, 0), "none",
+           "gpu.pcie: a rate of 0.2497 GB/s, under 0.999 x Gen1 x1's: not judged");
     node->gpus[0].link.cur_gbytes = 0.1;
     typed(node, &t, "gpu.pcie.gen", "gpu0", buf, sizeof(buf), why, sizeof(why));
     ok(strstr(why, "rate (0.1 GB/s, below the 0.2 GB/s of Gen1 x1)") != NULL,
