@@ -1235,6 +1235,19 @@ static void rules(void)
     ok(strstr(j.fails, "gpu.p2p.access node/gpu0-gpu1") != NULL,
        "no peer access on a pair with NVLinks fails gpu.p2p.access");
     topo_node_destroy(n);
+    /* a listed pair without peer access: with one NVLink it fails, with none a warning */
+    for (int links = 0; links <= 1; links++) {
+        n = nvlinked_by("NVIDIA A100-SXM4-40GB", links);
+        topo_bw_capture_gpu(n->bw[0], 1);
+        n->bw[0]->peer[0 * 2 + 1] = n->bw[0]->peer[1 * 2 + 0] = 0;
+        judge(n, NULL, &j);
+        ok(links ? strstr(j.fails, "gpu.p2p.access node/gpu0-gpu1") != NULL
+                 : !strstr(j.fails, "gpu.p2p.access") &&
+                       strstr(j.warns, "gpu.p2p.access node/gpu0-gpu1"),
+           "no peer access on a listed pair of %d NVLink%s: %s (%s; %s)", links, links ? "" : "s",
+           links ? "fails" : "a warning", j.fails, j.warns);
+        topo_node_destroy(n);
+    }
 
     /* NVLinks in the node's topology between GPUs of a model railyard has no reference for:
      * no bound (never a bound of zero links' speed, nor a read of a missing reference) */
@@ -1540,6 +1553,7 @@ static void map_rules(void)
     n->bw[0]->v[0].value = 990;
     judge(n, &th, &j);
     is_str(j.fails, "gpu.mem.bw node/gpu0", "local copy 990 GB/s: fails");
+    ok(j.nok == 0, "...and the check has no passing finding beside it (%zu)", j.nok);
     ok(strstr(j.hint, "below what the map's golden node measured for this node type") &&
            !strstr(j.hint, "read and written"),
        "...the hint: below the golden node's figure, nothing of bytes counted twice (%s)", j.hint);
