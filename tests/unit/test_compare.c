@@ -461,6 +461,15 @@ static void test_gpu_kind(void)
     t.gpu_count = 1;
     is_str(typed(node, &t, "gpu.count", "", buf, sizeof(buf), NULL, 0), "fail 1 / 2",
            "gpu.count: 2 where the map has 1");
+    typed_hint = 1; /* the hint of a missing GPU: where one is missing, never at the count */
+    t.gpu_count = 2;
+    is_str(typed(node, &t, "gpu.count", "", buf, sizeof(buf), NULL, 0), "ok 2 / 2 []",
+           "gpu.count: 2 of 2, no hint");
+    t.gpu_count = 3;
+    ok(strstr(typed(node, &t, "gpu.count", "", buf, sizeof(buf), NULL, 0), "[a GPU is missing") !=
+           NULL,
+       "gpu.count: 2 of 3, the hint of a missing GPU (%s)", buf);
+    typed_hint = 0;
 
     /* the PCIe link: the map's generation and width; the rate alone where that is all */
     t.gpu_count = -1;
@@ -527,15 +536,16 @@ static void test_gpu_kind(void)
             int gen, width;
             const char *want;
         } exp[] = {
-            { -1, 16, "link (x16 expected)" },
-            { 5, -1, "link (Gen5 expected)" },
-            { 1, 1, "link (Gen1 x1 expected)" },
+            { -1, 16, "link (x16 expected)" },   { 5, -1, "link (Gen5 expected)" },
+            { 1, 1, "link (Gen1 x1 expected)" }, { 1, -1, "link (Gen1 expected)" },
+            { -1, 1, "link (x1 expected)" },
         };
         for (size_t i = 0; i < sizeof(exp) / sizeof(exp[0]); i++) {
             t.pcie_gen = exp[i].gen;
             t.pcie_width = exp[i].width;
             typed(node, &t, "gpu.pcie.gen", "gpu0", buf, sizeof(buf), why, sizeof(why));
-            ok(strstr(why, exp[i].want) != NULL,
+            /* the map names a term: gpu0's missing reference is no reason to leave it */
+            ok(strstr(why, exp[i].want) != NULL && !strstr(why, "gpu0: no built-in reference"),
                "gpu.pcie: nothing of the link, the map's gen %d width %d: '%s' (%s)", exp[i].gen,
                exp[i].width, exp[i].want + strlen("link "), why);
         }
