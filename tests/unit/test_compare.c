@@ -492,6 +492,10 @@ static void test_gpu_kind(void)
     node->gpus[1].link.cur_gen = 4;
     is_str(typed(node, &t, "gpu.pcie.gen", "gpu1", buf, sizeof(buf), NULL, 0), "fail Gen5 / Gen4",
            "gpu.pcie.gen: no maximum given: the current one, Gen4 of Gen5");
+    t.pcie_gen = 0;
+    is_str(typed(node, &t, "gpu.pcie.gen", "gpu1", buf, sizeof(buf), NULL, 0), "fail Gen5 / Gen4",
+           "gpu.pcie.gen: a map's generation of 0 is none given: the reference's Gen5");
+    t.pcie_gen = 5;
     node->gpus[0].link.cur_gbytes = 63.015385;
     is_str(typed(node, &t, "gpu.pcie.gen", "gpu0", buf, sizeof(buf), why, sizeof(why)),
            "ok Gen5 / 63.0 GB/s (the rate only)",
@@ -1562,6 +1566,26 @@ int main(void)
         is_str(port_verdict(s, 4, 0, "nic.port.rate", buf, sizeof(buf)),
                "ok 200 Gb/s (like 2 ports of this kind) / 400 Gb/s []",
                "ports: ...judged by its rate");
+    }
+    {
+        /* the most common rate, also where a faster one is listed after it */
+        struct port_spec s[] = { { "MT4129", 4, 5, 200, 4, "HDR", IB },
+                                 { "MT4129", 4, 5, 200, 4, "HDR", IB },
+                                 { "MT4129", 4, 5, 200, 4, "HDR", IB },
+                                 { "MT4129", 4, 5, 400, 4, "NDR", IB } };
+        is_str(port_verdict(s, 4, 0, "nic.port.rate", buf, sizeof(buf)),
+               "ok 200 Gb/s (like 3 ports of this kind) / 200 Gb/s []",
+               "ports: three at 200 listed first, one at 400 after: 200 is the peers' rate");
+    }
+    {
+        /* a port of unknown state judged by its rate: active ports of another link layer or
+         * HCA type are no peers, and with no peer its rate is not judged */
+        struct port_spec s[] = { { "MT4129", -1, -1, 200, 4, "HDR", IB },
+                                 { "MT4129", 4, 5, 400, 4, "NDR", ETH },
+                                 { "MT4123", 4, 5, 400, 4, "NDR", IB } };
+        is_str(port_verdict(s, 3, 0, "nic.port.rate", buf, sizeof(buf)), "none",
+               "ports: a port of unknown state beside active ones of another layer and HCA type: "
+               "no peer, its rate not judged");
     }
     {
         /* the physical state, and an InfiniBand link trained with fewer lanes */
