@@ -1550,6 +1550,10 @@ int main(void)
         s[0].state = 0; /* NOP: known, and not ACTIVE */
         is_str(port_verdict(s, 4, 0, "nic.port.rate", buf, sizeof(buf)), "none",
                "ports: a port in state 0 (NOP): its rate not judged");
+        is_str(port_verdict(s, 4, 0, "nic.port.state", buf, sizeof(buf)),
+               "fail ACTIVE / not active [link down: check the cable, transceiver and switch "
+               "port]",
+               "ports: ...and its state, known and not ACTIVE, fails");
         s[0].state = 1;
         is_str(port_verdict(s, 4, 0, "nic.port.state", buf, sizeof(buf)),
                "fail ACTIVE / not active [link down: check the cable, transceiver and switch "
