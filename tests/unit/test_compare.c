@@ -1607,6 +1607,10 @@ int main(void)
                "ports: Disabled");
         is_str(port_verdict(s, 5, 2, "nic.port.phys_state", buf, sizeof(buf)),
                "fail LinkUp / not LinkUp [the physical link is not up]", "ports: another state");
+        s[2].phys_state = 0; /* no state change: known, and not LinkUp */
+        is_str(port_verdict(s, 5, 2, "nic.port.phys_state", buf, sizeof(buf)),
+               "fail LinkUp / not LinkUp [the physical link is not up]", "ports: state 0");
+        s[2].phys_state = 7;
         is_str(port_verdict(s, 5, 3, "nic.port.phys_state", buf, sizeof(buf)),
                "ok LinkUp / not LinkUp []", "ports: LinkUp");
         is_str(port_verdict(s, 5, 3, "nic.port.rate", buf, sizeof(buf)),
