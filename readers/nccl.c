@@ -181,9 +181,15 @@ static void add_gpu_links(struct walk *w, struct topo_gpu *g, xmlNodePtr gpuel)
         struct nvrow *r;
         char *target, *count;
         int n;
-        if (is(c, "c2c")) { /* the GPU reaches the CPU over NVLink-C2C */
+        if (is(c, "c2c") || is(c, "xgmi")) {
+            /* the GPU reaches the CPU over NVLink-C2C; an AMD GPU (RCCL's dump) its peers over
+             * xGMI */
             count = attr(c, "count");
-            g->c2c_links += count && atoi(count) > 0 ? atoi(count) : 0;
+            n = count && atoi(count) > 0 ? atoi(count) : 0;
+            if (is(c, "c2c"))
+                g->c2c_links += n;
+            else
+                g->xgmi_links += n;
             free(count);
             continue;
         }
@@ -358,7 +364,11 @@ static int walk_pci(struct walk *w, xmlNodePtr pci)
             /* a compute capability (10 x major + minor) is 10 or more: anything else ("0", a
              * word strtoll reads as 0) is unknown, never a kind two GPUs share */
             long long sm = int_attr(gpuel, "sm", -1);
-            g->sm = sm >= 10 && sm < 10000 ? (int)sm : -1;
+            char *gcn = attr(gpuel, "gcn");
+            /* RCCL writes an AMD GPU's architecture there (sm="942" beside gcn="gfx942"): no
+             * compute capability */
+            g->sm = sm >= 10 && sm < 10000 && !gcn ? (int)sm : -1;
+            free(gcn);
             add_gpu_links(w, g, gpuel);
         }
     } else if (kind == TOPO_PCI_NIC_IB || kind == TOPO_PCI_NIC_ETH) {

@@ -351,6 +351,16 @@ static void check_nvlink(struct ctx *c, size_t i, const struct topo_gpu_ref *ref
     int from_sib = 0;
     char e[64], o[64];
 
+    if (g->pci_vendor && g->pci_vendor != TOPO_PCI_VENDOR_NVIDIA) {
+        /* another vendor's GPU (an RCCL dump's AMD GPUs): its peer links are not NVLink */
+        topo_findings_unjudged(c->out,
+                               "%s/gpu%d: nvlink.state: a GPU of %s (PCI vendor %04x): its peer "
+                               "links (%d xGMI in the input) are not judged; railyard judges "
+                               "NVIDIA's NVLink",
+                               c->host, g->index, g->vendor ? g->vendor : "another vendor",
+                               g->pci_vendor, g->xgmi_links);
+        return;
+    }
     if (olinks < 0) { /* the input says nothing of NVLink: never a silent pass */
         int want = from_map ? c->type->nvlink_links : ref ? ref->nvlink_links : -1;
         if (want > 0)

@@ -74,6 +74,7 @@ struct topo_gpu {
     int nvlink_active; /* links up, -1 unknown */
     int sm;            /* compute capability x 10 (90 Hopper, 100 Blackwell), -1 unknown */
     int c2c_links;     /* NVLink-C2C links to the CPU (a superchip's host path), 0 none known */
+    int xgmi_links;    /* AMD xGMI links to peers the input lists (RCCL), 0 none listed */
 };
 
 enum topo_link_layer { TOPO_LL_UNKNOWN = 0, TOPO_LL_INFINIBAND, TOPO_LL_ETHERNET };

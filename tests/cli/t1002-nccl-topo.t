@@ -71,4 +71,26 @@ awk '/sm="90"/ { n++; if (n == 1) sub(/sm="90"/, "sm=\"0\""); if (n == 2) sub(/s
 is "$?" 0 "GPUs with odd compute capabilities: read"
 is "$(jq -r '[.gpus[] | .sm // "none" | tostring] | join(",")' "$TMP/sm.json")" "none,none,none,none,10,90,90,90" \
    "sm 0, abc, -90 and 9 unknown; 10 (1.0) and 90 kept"
+
+# an RCCL dump (four AMD MI300X, their xGMI links): their PCIe links judged on the MI300's
+# reference, their peer links listed as not judged (never a silent pass); RCCL's sm="942" is
+# an architecture beside gcn="gfx942", not a compute capability
+R=$RAILYARD_SRCDIR/tests/fixtures/nccl/rccl-mi300x-4.xml
+"$RAILYARD" inventory --json --nccl-topo "$R" >"$TMP/rccl.json" 2>"$TMP/err"
+is "$?:$(jq -r '[.gpus[] | .sm // "none" | tostring] | unique | join(",")' "$TMP/rccl.json")" "0:none" \
+   "RCCL dump: read; no compute capability from sm=\"942\" beside gcn"
+"$RAILYARD" check --no-archive --json --nccl-topo "$R" >"$TMP/rccl-check.json" 2>"$TMP/err"
+is "$?:$(jq -r '[.findings[] | select(.severity != "ok")] | length' "$TMP/rccl-check.json")" "0:0" \
+   "RCCL dump: nothing fails (exit 0)"
+is "$(jq -r '[.findings[] | select(.check == "gpu.pcie.gen" and .severity == "ok")] | length' "$TMP/rccl-check.json")" 4 \
+   "RCCL dump: each MI300X's PCIe generation judged on its reference"
+is "$(jq -r '[.not_judged[] | select(test("^node/gpu[0-3]: nvlink.state: a GPU of AMD \\(PCI vendor 1002\\): its peer links \\(3 xGMI in the input\\) are not judged"))] | length' "$TMP/rccl-check.json")" 4 \
+   "RCCL dump: each GPU's 3 xGMI links listed under not judged"
+"$RAILYARD" check --no-archive --nccl-topo "$R" >"$TMP/rccl.txt" 2>&1
+grep -q "gpu0: nvlink.state: a GPU of AMD (PCI vendor 1002): its peer links (3 xGMI" "$TMP/rccl.txt"
+ok $? "RCCL dump: the text report says so too"
+# an NVIDIA node's dump is unchanged by it: no such line
+"$RAILYARD" check --no-archive --json --nccl-topo "$X" >"$TMP/h200.json" 2>"$TMP/err"
+is "$(jq -r '[.not_judged[]? | select(test("a GPU of"))] | length' "$TMP/h200.json")" 0 \
+   "an NVIDIA node: no GPU of another vendor said"
 done_testing

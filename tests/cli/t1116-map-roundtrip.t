@@ -32,7 +32,7 @@ findings() {
 
 # ---- every healthy capture is its own golden node
 healthy=0
-for f in "$X"/nccl/hgx-b200-fabric.xml "$X"/nccl/hgx-h200-nvswitch.xml "$X"/nccl/nic-shapes.xml \
+for f in "$X"/nccl/hgx-b200-fabric.xml "$X"/nccl/hgx-h200-nvswitch.xml "$X"/nccl/nic-shapes.xml "$X"/nccl/rccl-mi300x-4.xml \
     "$S"/nccl-topo/*-topo*.xml; do
     [ -f "$f" ] || continue
     is "$(rt --nccl-topo "$f")" "0 0 0 " "round trip, NCCL topology: $(basename "$f") ($(head -c 300 "$TMP/rt.err"))"

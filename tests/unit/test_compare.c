@@ -387,6 +387,33 @@ static const char *typed(const struct topo_node *node, const struct map_node_typ
     return buf;
 }
 
+/* a GPU of another vendor (an RCCL dump's AMD MI300X with 3 xGMI links): its peer links are
+ * listed as not judged, never passed in silence; an NVIDIA GPU, or one of no known vendor, is
+ * judged as before */
+static void test_other_vendor(void)
+{
+    static const struct {
+        unsigned vendor;
+        int said;
+    } v[] = { { 0x1002, 1 }, { 0x10de, 0 }, { 0, 0 } };
+    char buf[400], why[2000];
+
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        struct gpu_spec s[] = { { "AMD Instinct MI300X", v[i].vendor, 0x74a1, -1, 0, 0 } };
+        struct topo_node *node = mk_node(s, 1, 0);
+        free(node->gpus[0].vendor);
+        node->gpus[0].vendor = xstrdup(v[i].vendor == 0x1002 ? "AMD" : "NVIDIA");
+        node->gpus[0].xgmi_links = 3;
+        typed(node, NULL, "nvlink.state", "gpu0", buf, sizeof(buf), why, sizeof(why));
+        ok(!strstr(why, "a GPU of AMD (PCI vendor 1002): its peer links (3 xGMI in the input) are "
+                        "not judged") == !v[i].said &&
+               !strcmp(buf, "none"),
+           "a GPU of PCI vendor %04x: its peer links %s (%s)", v[i].vendor,
+           v[i].said ? "listed as not judged" : "not said to be another vendor's", why);
+        topo_node_destroy(node);
+    }
+}
+
 static void test_gpu_kind(void)
 {
     struct gpu_spec s[] = { { "NVIDIA H100 80GB HBM3", 0x10de, 0x2330, 90, 18, 18 },
@@ -1281,6 +1308,7 @@ int main(void)
     test_nvlink_refs();
     test_map_nics();
     test_gpu_kind();
+    test_other_vendor();
     test_nothing_to_judge();
     char buf[256];
 
