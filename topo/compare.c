@@ -339,6 +339,12 @@ static int sibling_links(const struct topo_node *node, size_t gpu, int *switched
     return best;
 }
 
+/* a GPU of NVIDIA's, by its PCI vendor or the vendor its reader named */
+static int nvidia(const struct topo_gpu *g)
+{
+    return g->pci_vendor == TOPO_PCI_VENDOR_NVIDIA || (g->vendor && !strcmp(g->vendor, "NVIDIA"));
+}
+
 static void check_nvlink(struct ctx *c, size_t i, const struct topo_gpu_ref *ref)
 {
     const struct topo_node *node = c->node;
@@ -351,14 +357,16 @@ static void check_nvlink(struct ctx *c, size_t i, const struct topo_gpu_ref *ref
     int from_sib = 0;
     char e[64], o[64];
 
-    if (g->pci_vendor && g->pci_vendor != TOPO_PCI_VENDOR_NVIDIA) {
+    if (g->pci_vendor && !nvidia(g)) {
         /* another vendor's GPU (an RCCL dump's AMD GPUs): its peer links are not NVLink */
+        char xgmi[40] = "";
+        if (g->xgmi_links > 0)
+            snprintf(xgmi, sizeof(xgmi), " (%d xGMI in the input)", g->xgmi_links);
         topo_findings_unjudged(c->out,
                                "%s/gpu%d: nvlink.state: a GPU of %s (PCI vendor %04x): its peer "
-                               "links (%d xGMI in the input) are not judged; railyard judges "
-                               "NVIDIA's NVLink",
+                               "links%s are not judged; railyard judges NVIDIA's NVLink",
                                c->host, g->index, g->vendor ? g->vendor : "another vendor",
-                               g->pci_vendor, g->xgmi_links);
+                               g->pci_vendor, xgmi);
         return;
     }
     if (olinks < 0) { /* the input says nothing of NVLink: never a silent pass */
@@ -409,10 +417,6 @@ static void check_nvlink(struct ctx *c, size_t i, const struct topo_gpu_ref *ref
 /* An NVIDIA GPU on this machine's PCI bus whose driver does not answer (NVML could not be
  * loaded or initialised: a module that failed to build after a kernel update) is a fault, not
  * a node without GPUs: every other GPU check would pass on what the bus alone shows. */
-static int nvidia(const struct topo_gpu *g)
-{
-    return g->pci_vendor == 0x10de || (g->vendor && !strcmp(g->vendor, "NVIDIA"));
-}
 
 static void check_driver(struct ctx *c)
 {

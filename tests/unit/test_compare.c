@@ -394,22 +394,35 @@ static void test_other_vendor(void)
 {
     static const struct {
         unsigned vendor;
-        int said;
-    } v[] = { { 0x1002, 1 }, { 0x10de, 0 }, { 0, 0 } };
+        const char *name; /* the vendor its reader named, NULL none */
+        int xgmi;
+        const char *said; /* NULL: not said to be another vendor's */
+    } v[] = {
+        { 0x1002, "AMD", 3,
+          "n1/gpu0: nvlink.state: a GPU of AMD (PCI vendor 1002): its peer links (3 xGMI in the "
+          "input) are not judged" },
+        { 0x1002, "AMD", 1,
+          "n1/gpu0: nvlink.state: a GPU of AMD (PCI vendor 1002): its peer links (1 xGMI in the "
+          "input) are not judged" },
+        { 0x1002, "AMD", 0,
+          "n1/gpu0: nvlink.state: a GPU of AMD (PCI vendor 1002): its peer links are not judged" },
+        { 0x10de, "NVIDIA", 3, NULL },
+        { 0, "NVIDIA", 3, NULL },
+        { 0, NULL, 3, NULL }, /* no vendor known: judged as NVIDIA's */
+    };
     char buf[400], why[2000];
 
     for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
         struct gpu_spec s[] = { { "AMD Instinct MI300X", v[i].vendor, 0x74a1, -1, 0, 0 } };
         struct topo_node *node = mk_node(s, 1, 0);
         free(node->gpus[0].vendor);
-        node->gpus[0].vendor = xstrdup(v[i].vendor == 0x1002 ? "AMD" : "NVIDIA");
-        node->gpus[0].xgmi_links = 3;
+        node->gpus[0].vendor = v[i].name ? xstrdup(v[i].name) : NULL;
+        node->gpus[0].xgmi_links = v[i].xgmi;
         typed(node, NULL, "nvlink.state", "gpu0", buf, sizeof(buf), why, sizeof(why));
-        ok((v[i].said ? strstr(why, "n1/gpu0: nvlink.state: a GPU of AMD (PCI vendor 1002): its "
-                                    "peer links (3 xGMI in the input) are not judged") != NULL
-                      : !strstr(why, "nvlink.state: a GPU of")) &&
+        ok((v[i].said ? strstr(why, v[i].said) != NULL : !strstr(why, "nvlink.state: a GPU of")) &&
                !strcmp(buf, "none"),
-           "a GPU of PCI vendor %04x: its peer links %s (%s)", v[i].vendor,
+           "a GPU of PCI vendor %04x (%s), %d xGMI links: its peer links %s (%s)", v[i].vendor,
+           v[i].name ? v[i].name : "no name", v[i].xgmi,
            v[i].said ? "listed as not judged" : "not said to be another vendor's", why);
         topo_node_destroy(node);
     }
