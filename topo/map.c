@@ -328,9 +328,13 @@ static int parse_nic(struct parse *p, yaml_node_t *n, struct map_nic *nic)
             rc = get_int(p, v, "port", 1, 255, &nic->port);
         else if (is_key(k, "link_layer"))
             rc = parse_link_layer(p, v, &nic->link_layer);
-        else if (is_key(k, "rate_gbps"))
+        else if (is_key(k, "rate_gbps")) {
             rc = get_double(p, v, "rate_gbps", &nic->rate_gbps);
-        else if (is_key(k, "near_gpu"))
+            /* a port trains to some rate: 0 would pass any port, a link down included */
+            if (rc == 0 && nic->rate_gbps <= 0)
+                rc = perr(p, v, "rate_gbps must be above 0 (the port's rate in Gb/s), not '%s'",
+                          scalar(v));
+        } else if (is_key(k, "near_gpu"))
             rc = get_int(p, v, "near_gpu", 0, 1023, &nic->near_gpu);
         else if (is_key(k, "numa"))
             rc = get_int(p, v, "numa", 0, 4095, &nic->numa);

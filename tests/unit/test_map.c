@@ -271,10 +271,20 @@ static void test_numbers(void)
     bad(NIC("name: a, pcie: 16"), "t.map:4:25: pcie must be a mapping, not a scalar",
         "a NIC's pcie not a mapping");
 
-    /* rate_gbps and the thresholds: non-negative numbers */
-    m = good(NIC("name: a, rate_gbps: 0"), "rate_gbps 0");
+    /* rate_gbps: above 0 (0 would pass any port); the thresholds: non-negative numbers */
+    bad(NIC("name: a, rate_gbps: 0"),
+        "t.map:4:30: rate_gbps must be above 0 (the port's rate in Gb/s), not '0'",
+        "rate_gbps 0: refused, it would pass any port");
+    bad(NIC("name: a, rate_gbps: 0.0"),
+        "t.map:4:30: rate_gbps must be above 0 (the port's rate in Gb/s), not '0.0'",
+        "rate_gbps 0.0: refused");
+    m = good(NIC("name: a, rate_gbps: 0.001"), "rate_gbps just above 0");
     if (m)
-        ok(m->types[0].nics[0].rate_gbps == 0, "...kept as 0, not unset");
+        ok(fabs(m->types[0].nics[0].rate_gbps - 0.001) < 1e-12, "...kept as given");
+    topo_map_destroy(m);
+    m = good(NIC("name: a, rate_gbps: 2.5"), "rate_gbps 2.5 (an SDR lane)");
+    if (m)
+        ok(fabs(m->types[0].nics[0].rate_gbps - 2.5) < 1e-12, "...kept as 2.5");
     topo_map_destroy(m);
     bad(NIC("name: a, rate_gbps: -0.5"),
         "t.map:4:30: rate_gbps must be a non-negative number, not '-0.5'", "a negative rate");
