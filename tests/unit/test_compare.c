@@ -760,6 +760,24 @@ static void test_map_nics(void)
     node->nics[0].loc.numa = 1;
     is_str(typed(node, &t, "affinity.numa", "mlx5_0", buf, sizeof(buf), NULL, 0),
            "ok NUMA 1 / NUMA 1", "affinity.numa: on its own");
+    m[0].numa = 0;
+    is_str(typed(node, &t, "affinity.numa", "mlx5_0", buf, sizeof(buf), NULL, 0),
+           "fail NUMA 0 / NUMA 1", "affinity.numa: the map's NUMA 0 is a NUMA node like another");
+    node->nics[0].loc.numa = 0;
+    is_str(typed(node, &t, "affinity.numa", "mlx5_0", buf, sizeof(buf), NULL, 0),
+           "ok NUMA 0 / NUMA 0", "affinity.numa: NUMA 0 on both sides");
+    m[0].numa = 1;
+    {
+        /* a NIC the map ignores: never judged, on the wrong socket or not */
+        char *ig[1] = { "mlx5_0" };
+        node->nics[0].loc.numa = 0;
+        t.ignore = ig;
+        t.nignore = 1;
+        is_str(typed(node, &t, "affinity.numa", "mlx5_0", buf, sizeof(buf), NULL, 0), "none",
+               "affinity.numa: the NIC on the other socket, ignored by the map: no finding");
+        t.nignore = 0;
+        t.ignore = NULL;
+    }
     node->nics[0].loc.numa = -1;
     is_str(typed(node, &t, "affinity.numa", "mlx5_0", buf, sizeof(buf), NULL, 0), "none",
            "affinity.numa: the input does not say: no finding");
