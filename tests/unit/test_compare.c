@@ -766,6 +766,14 @@ static void test_map_nics(void)
     node->nics[0].loc.numa = 0;
     is_str(typed(node, &t, "affinity.numa", "mlx5_0", buf, sizeof(buf), NULL, 0),
            "ok NUMA 0 / NUMA 0", "affinity.numa: NUMA 0 on both sides");
+    typed_hint = 1;
+    is_str(typed(node, &t, "affinity.numa", "mlx5_0", buf, sizeof(buf), NULL, 0),
+           "ok NUMA 0 / NUMA 0 []", "affinity.numa: ...no hint");
+    m[0].numa = 1;
+    is_str(typed(node, &t, "affinity.numa", "mlx5_0", buf, sizeof(buf), NULL, 0),
+           "fail NUMA 1 / NUMA 0 [the NIC sits in a slot of the other socket]",
+           "affinity.numa: the other socket, with its hint");
+    typed_hint = 0;
     m[0].numa = 1;
     {
         /* a NIC the map ignores: never judged, on the wrong socket or not */
@@ -1130,6 +1138,8 @@ static const char *path_verdict(int gen, int width, double rate, int map_gen, ch
     return buf;
 }
 
+static const char *path_findings(struct topo_node *node, int hint, char *buf, size_t len);
+
 static void test_pcie_path(void)
 {
     char buf[400];
@@ -1157,6 +1167,29 @@ static void test_pcie_path(void)
     is_str(path_verdict(0, 0, 59.8, 0, buf, sizeof(buf)),
            "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 59.8 GB/s",
            "pcie.path: 59.8 GB/s: said, the rate alone");
+    {
+        /* the narrow bridge the first the node lists (index 0): a switch's upstream port at
+         * Gen4 above its downstream port above the GPU */
+        struct gpu_spec s[] = { { "Acme X1", 0x10de, 0x1234, 90, 0, 0 } };
+        struct topo_node *node = mk_node(s, 1, 0);
+        int up = topo_node_add_bridge(node, "0000:01:00.0", -1);
+        int down = topo_node_add_bridge(node, "0000:02:00.0", up);
+
+        node->bridges[down].faces_down = 1;
+        node->bridges[up].link.max_gen = node->bridges[down].link.max_gen = 5;
+        node->bridges[up].link.max_width = node->bridges[down].link.max_width = 16;
+        node->bridges[up].link.cur_gen = 4;
+        node->bridges[up].link.cur_width = 16;
+        node->gpus[0].loc.up = down;
+        node->gpus[0].link.max_gen = 5;
+        node->gpus[0].link.max_width = 16;
+        node->gpus[0].link.cur_gen = 1;
+        node->gpus[0].link.cur_width = 16;
+        is_int(up, 0, "pcie.path: the switch's upstream port is bridge 0");
+        is_str(path_findings(node, 0, buf, sizeof(buf)),
+               "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
+               "pcie.path: the narrow bridge is bridge 0: said");
+    }
 }
 
 /* compare the node against a node type of no GPU and no NIC, then destroy it: its pcie.path
