@@ -308,6 +308,11 @@ static void test_findings(void)
     ok(!topo_check_id_known("nic.port.rat"), "check ids: nor a part of one");
     ok(!topo_check_id_known(""), "check ids: nor nothing");
     {
+        /* nothing, right after a dot: never read as the prefix "." of every check */
+        static const char dotted[] = "nic.";
+        ok(!topo_check_id_known(dotted + 4), "check ids: nor nothing that follows a dot");
+    }
+    {
         /* an empty name right after a dot in memory: the name's own length decides, never the
          * byte before it */
         char after_dot[] = "nic.port.";
