@@ -62,6 +62,12 @@ judge affinity.path "$TMP/m.map" --nccl-topo "$H200"
 is "$got $rc" "mlx5_2 fail 1" "the map's PXB, the dump's PIX (gpu2 and mlx5_2 on one switch): fails on mlx5_2"
 jq -r '.findings[] | select(.check == "affinity.path" and .severity == "fail") | "\(.expected)|\(.observed)"' "$TMP/c.json" |
     grep -qx 'gpu2 PXB|gpu2 PIX'; ok $? "...saying both classes"
+hints() { # CHECK: each finding of CHECK in the last judge's JSON, "SEVERITY|HINT" (null: none), sorted
+    jq -r --arg c "$1" '.findings[] | select(.check == $c) | "\(.severity)|\(.hint)"' "$TMP/c.json" | sort | uniq -c |
+        awk '{ $1 = $1 "x"; print }' | paste -sd';'
+}
+is "$(hints affinity.path)" "1x fail|the GPU and NIC are not where the map puts them: a card in the wrong slot, or a PCIe switch in another mode;7x ok|null" \
+    "...the failure with its hint, the 7 others ok with none"
 judge affinity.path "$TMP/h200.map" --nccl-topo "$H200"
 is "$got|$(oks affinity.path)" "|8" "the captured map: PIX for each of 8 NICs, 8 ok"
 
@@ -72,6 +78,8 @@ judge rail.assignment "$TMP/swap.map" --nccl-topo "$H200"
 is "$got $rc" "gpu0 fail;gpu1 fail 1" "the map swaps mlx5_0 and mlx5_1 (rails 0 and 1): rail.assignment fails on gpu0 and gpu1"
 jq -r '.findings[] | select(.check == "rail.assignment" and .severity == "fail") | "\(.expected)|\(.observed)"' "$TMP/c.json" |
     head -1 | grep -qx 'rail 0: mlx5_1|rail 0: mlx5_0'; ok $? "...naming the rail's NIC and the one nearest"
+is "$(hints rail.assignment)" "2x fail|another NIC is closest to this GPU: NICs swapped between slots, or the map's rail order is wrong;6x ok|null" \
+    "...the two failures with their hint, the 6 others ok with none"
 judge rail.assignment "$TMP/h200.map" --nccl-topo "$H200"
 is "$got|$(oks rail.assignment)" "|8" "the captured map: 8 rails, each its GPU's nearest NIC"
 
