@@ -1195,6 +1195,30 @@ static void test_pcie_path(void)
                "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
                "pcie.path: the narrow bridge is bridge 0: said");
     }
+    {
+        /* a root port (facing down) trained at Gen4 x16 of its Gen5 x16, above a switch whose
+         * downstream port is the GPU's: the root port is said as trained, not as it can train */
+        struct gpu_spec s[] = { { "Acme X1", 0x10de, 0x1234, 90, 0, 0 } };
+        struct topo_node *node = mk_node(s, 1, 0);
+        int root = topo_node_add_bridge(node, "0000:00:01.0", -1);
+        int up = topo_node_add_bridge(node, "0000:01:00.0", root);
+        int down = topo_node_add_bridge(node, "0000:02:00.0", up);
+
+        node->bridges[root].faces_down = node->bridges[down].faces_down = 1;
+        for (int b = 0; b < 3; b++) {
+            node->bridges[b].link.max_gen = 5;
+            node->bridges[b].link.max_width = node->bridges[b].link.cur_width = 16;
+            node->bridges[b].link.cur_gen = b == root ? 4 : 5;
+        }
+        node->gpus[0].loc.up = down;
+        node->gpus[0].link.max_gen = 5;
+        node->gpus[0].link.max_width = 16;
+        node->gpus[0].link.cur_gen = 1;
+        node->gpus[0].link.cur_width = 16;
+        is_str(path_findings(node, 0, buf, sizeof(buf)),
+               "n1/0000:00:01.0 warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
+               "pcie.path: a root port above the GPU's switch, at Gen4 of Gen5: said as trained");
+    }
 }
 
 /* compare the node against a node type of no GPU and no NIC, then destroy it: its pcie.path
