@@ -1101,6 +1101,16 @@ static void test_edges(void)
     topo_node_destroy(node);
 }
 
+/* the node's gpu0 below bridge b: able to train at Gen5 x16, idle at Gen1 x16 */
+static void idle_gpu_below(struct topo_node *node, int b)
+{
+    node->gpus[0].loc.up = b;
+    node->gpus[0].link.max_gen = 5;
+    node->gpus[0].link.max_width = 16;
+    node->gpus[0].link.cur_gen = 1;
+    node->gpus[0].link.cur_width = 16;
+}
+
 /* pcie.path: a GPU (Gen5 x16, 63 GB/s) below a switch: root port 0000:00:01.0 -> the switch's
  * upstream port 0000:01:00.0 (its link: gen x width as trained, else only its rate) -> a
  * downstream port above the GPU */
@@ -1124,11 +1134,7 @@ static const char *path_verdict(int gen, int width, double rate, int map_gen, ch
     node->bridges[up].link.cur_gbytes = rate;
     node->bridges[down].link.max_gen = 5;
     node->bridges[down].link.max_width = 16;
-    node->gpus[0].loc.up = down;
-    node->gpus[0].link.max_gen = 5;
-    node->gpus[0].link.max_width = 16;
-    node->gpus[0].link.cur_gen = 1; /* idle */
-    node->gpus[0].link.cur_width = 16;
+    idle_gpu_below(node, down);
     mk_type(&t);
     t.pcie_gen = map_gen;
     topo_compare(node, "n1", NULL, &t, &f);
@@ -1144,6 +1150,29 @@ static const char *path_verdict(int gen, int width, double rate, int map_gen, ch
 }
 
 static const char *path_findings(struct topo_node *node, int hint, char *buf, size_t len);
+
+/* pcie.path of a GPU (idle) below a switch's downstream port, the switch's upstream port
+ * bridge 0; with root, below a root port (bridge 0, facing down). The top bridge is trained at
+ * Gen4 x16 of its Gen5 x16, the others at Gen5 x16 */
+static const char *gen4_bridge_verdict(int root, char *buf, size_t len)
+{
+    struct gpu_spec s[] = { { "Acme X1", 0x10de, 0x1234, 90, 0, 0 } };
+    struct topo_node *node = mk_node(s, 1, 0);
+    int top = root ? topo_node_add_bridge(node, "0000:00:01.0", -1) : -1;
+    int up = topo_node_add_bridge(node, "0000:01:00.0", top);
+    int down = topo_node_add_bridge(node, "0000:02:00.0", up);
+
+    node->bridges[down].faces_down = 1;
+    if (root)
+        node->bridges[top].faces_down = 1;
+    for (size_t b = 0; b < node->nbridges; b++) {
+        node->bridges[b].link.max_gen = 5;
+        node->bridges[b].link.max_width = node->bridges[b].link.cur_width = 16;
+        node->bridges[b].link.cur_gen = b == 0 ? 4 : 5;
+    }
+    idle_gpu_below(node, down);
+    return path_findings(node, 0, buf, len);
+}
 
 static void test_pcie_path(void)
 {
@@ -1172,53 +1201,14 @@ static void test_pcie_path(void)
     is_str(path_verdict(0, 0, 59.8, 0, buf, sizeof(buf)),
            "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 59.8 GB/s",
            "pcie.path: 59.8 GB/s: said, the rate alone");
-    {
-        /* the narrow bridge the first the node lists (index 0): a switch's upstream port at
-         * Gen4 above its downstream port above the GPU */
-        struct gpu_spec s[] = { { "Acme X1", 0x10de, 0x1234, 90, 0, 0 } };
-        struct topo_node *node = mk_node(s, 1, 0);
-        int up = topo_node_add_bridge(node, "0000:01:00.0", -1);
-        int down = topo_node_add_bridge(node, "0000:02:00.0", up);
-
-        node->bridges[down].faces_down = 1;
-        node->bridges[up].link.max_gen = node->bridges[down].link.max_gen = 5;
-        node->bridges[up].link.max_width = node->bridges[down].link.max_width = 16;
-        node->bridges[up].link.cur_gen = 4;
-        node->bridges[up].link.cur_width = 16;
-        node->gpus[0].loc.up = down;
-        node->gpus[0].link.max_gen = 5;
-        node->gpus[0].link.max_width = 16;
-        node->gpus[0].link.cur_gen = 1;
-        node->gpus[0].link.cur_width = 16;
-        is_int(up, 0, "pcie.path: the switch's upstream port is bridge 0");
-        is_str(path_findings(node, 0, buf, sizeof(buf)),
-               "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
-               "pcie.path: the narrow bridge is bridge 0: said");
-    }
-    {
-        /* a root port (facing down) trained at Gen4 x16 of its Gen5 x16, above a switch whose
-         * downstream port is the GPU's: the root port is said as trained, not as it can train */
-        struct gpu_spec s[] = { { "Acme X1", 0x10de, 0x1234, 90, 0, 0 } };
-        struct topo_node *node = mk_node(s, 1, 0);
-        int root = topo_node_add_bridge(node, "0000:00:01.0", -1);
-        int up = topo_node_add_bridge(node, "0000:01:00.0", root);
-        int down = topo_node_add_bridge(node, "0000:02:00.0", up);
-
-        node->bridges[root].faces_down = node->bridges[down].faces_down = 1;
-        for (int b = 0; b < 3; b++) {
-            node->bridges[b].link.max_gen = 5;
-            node->bridges[b].link.max_width = node->bridges[b].link.cur_width = 16;
-            node->bridges[b].link.cur_gen = b == root ? 4 : 5;
-        }
-        node->gpus[0].loc.up = down;
-        node->gpus[0].link.max_gen = 5;
-        node->gpus[0].link.max_width = 16;
-        node->gpus[0].link.cur_gen = 1;
-        node->gpus[0].link.cur_width = 16;
-        is_str(path_findings(node, 0, buf, sizeof(buf)),
-               "n1/0000:00:01.0 warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
-               "pcie.path: a root port above the GPU's switch, at Gen4 of Gen5: said as trained");
-    }
+    /* the narrow bridge the first the node lists (index 0): a switch's upstream port at Gen4 */
+    is_str(gen4_bridge_verdict(0, buf, sizeof(buf)),
+           "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
+           "pcie.path: the narrow bridge is bridge 0: said");
+    /* a root port (facing down) above the GPU's switch: said as trained, not as it can train */
+    is_str(gen4_bridge_verdict(1, buf, sizeof(buf)),
+           "n1/0000:00:01.0 warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
+           "pcie.path: a root port above the GPU's switch, at Gen4 of Gen5: said as trained");
 }
 
 /* compare the node against a node type of no GPU and no NIC, then destroy it: its pcie.path
