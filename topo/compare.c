@@ -928,12 +928,12 @@ struct capped {
     char gdr[200]; /* "gpu4<->mlx5_4" */
 };
 
+/* each name comes once: a device is capped at one bridge, and the two sides of a GPUDirect pair
+ * lie below their common bridge on paths that share none */
 static void append(char *buf, size_t len, const char *what)
 {
     size_t n = strlen(buf);
 
-    if (strstr(buf, what))
-        return;
     snprintf(buf + n, len - n, "%s%s", n ? ", " : "", what);
 }
 
