@@ -1153,8 +1153,9 @@ static const char *path_findings(struct topo_node *node, int hint, char *buf, si
 
 /* pcie.path of a GPU (idle) below a switch's downstream port, the switch's upstream port
  * bridge 0; with root, below a root port (bridge 0, facing down). The top bridge is trained at
- * Gen4 x16 of its Gen5 x16, the others at Gen5 x16 */
-static const char *gen4_bridge_verdict(int root, char *buf, size_t len)
+ * Gen4 x16 of its Gen5 x16 (with unread_gen: its generation as trained unread, Gen4 x16 the
+ * most it can), the others at Gen5 x16 */
+static const char *gen4_bridge_verdict(int root, int unread_gen, char *buf, size_t len)
 {
     struct gpu_spec s[] = { { "Acme X1", 0x10de, 0x1234, 90, 0, 0 } };
     struct topo_node *node = mk_node(s, 1, 0);
@@ -1169,6 +1170,10 @@ static const char *gen4_bridge_verdict(int root, char *buf, size_t len)
         node->bridges[b].link.max_gen = 5;
         node->bridges[b].link.max_width = node->bridges[b].link.cur_width = 16;
         node->bridges[b].link.cur_gen = b == 0 ? 4 : 5;
+    }
+    if (unread_gen) {
+        node->bridges[0].link.cur_gen = 0;
+        node->bridges[0].link.max_gen = 4;
     }
     idle_gpu_below(node, down);
     return path_findings(node, 0, buf, len);
@@ -1202,11 +1207,15 @@ static void test_pcie_path(void)
            "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 59.8 GB/s",
            "pcie.path: 59.8 GB/s: said, the rate alone");
     /* the narrow bridge the first the node lists (index 0): a switch's upstream port at Gen4 */
-    is_str(gen4_bridge_verdict(0, buf, sizeof(buf)),
+    is_str(gen4_bridge_verdict(0, 0, buf, sizeof(buf)),
            "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
            "pcie.path: the narrow bridge is bridge 0: said");
+    /* its generation as trained unread, its width read: what it can train to, said so */
+    is_str(gen4_bridge_verdict(0, 1, buf, sizeof(buf)),
+           "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
+           "pcie.path: a bridge whose trained generation is unread: its Gen4 x16 said");
     /* a root port (facing down) above the GPU's switch: said as trained, not as it can train */
-    is_str(gen4_bridge_verdict(1, buf, sizeof(buf)),
+    is_str(gen4_bridge_verdict(1, 0, buf, sizeof(buf)),
            "n1/0000:00:01.0 warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
            "pcie.path: a root port above the GPU's switch, at Gen4 of Gen5: said as trained");
 }
