@@ -1114,7 +1114,8 @@ static void idle_gpu_below(struct topo_node *node, int b)
 /* pcie.path: a GPU (Gen5 x16, 63 GB/s) below a switch: root port 0000:00:01.0 -> the switch's
  * upstream port 0000:01:00.0 (its link: gen x width as trained, else only its rate) -> a
  * downstream port above the GPU */
-static const char *path_verdict(int gen, int width, double rate, int map_gen, char *buf, size_t len)
+static const char *path_verdict(int gen, int width, double rate, int map_gen, int map_width,
+                                char *buf, size_t len)
 {
     struct gpu_spec s[] = { { "Acme X1", 0x10de, 0x1234, 90, 0, 0 } };
     struct topo_node *node = mk_node(s, 1, 0);
@@ -1137,6 +1138,7 @@ static const char *path_verdict(int gen, int width, double rate, int map_gen, ch
     idle_gpu_below(node, down);
     mk_type(&t);
     t.pcie_gen = map_gen;
+    t.pcie_width = map_width;
     topo_compare(node, "n1", NULL, &t, &f);
     snprintf(buf, len, "none");
     for (size_t i = 0; i < f.n; i++)
@@ -1153,9 +1155,9 @@ static const char *path_findings(struct topo_node *node, int hint, char *buf, si
 
 /* pcie.path of a GPU (idle) below a switch's downstream port, the switch's upstream port
  * bridge 0; with root, below a root port (bridge 0, facing down). The top bridge is trained at
- * Gen4 x16 of its Gen5 x16 (with unread_gen: its generation as trained unread, Gen4 x16 the
- * most it can), the others at Gen5 x16 */
-static const char *gen4_bridge_verdict(int root, int unread_gen, char *buf, size_t len)
+ * Gen4 x16 of its Gen5 x16 (unread 1: its generation as trained and its rate unread, 2: its
+ * width as trained unread; Gen4 x16 the most it can), the others at Gen5 x16 */
+static const char *gen4_bridge_verdict(int root, int unread, char *buf, size_t len)
 {
     struct gpu_spec s[] = { { "Acme X1", 0x10de, 0x1234, 90, 0, 0 } };
     struct topo_node *node = mk_node(s, 1, 0);
@@ -1171,8 +1173,12 @@ static const char *gen4_bridge_verdict(int root, int unread_gen, char *buf, size
         node->bridges[b].link.max_width = node->bridges[b].link.cur_width = 16;
         node->bridges[b].link.cur_gen = b == 0 ? 4 : 5;
     }
-    if (unread_gen) {
+    if (unread == 1) {
         node->bridges[0].link.cur_gen = 0;
+        node->bridges[0].link.cur_gbytes = 0; /* unknown, as hwloc says it */
+        node->bridges[0].link.max_gen = 4;
+    } else if (unread == 2) {
+        node->bridges[0].link.cur_width = 0;
         node->bridges[0].link.max_gen = 4;
     }
     idle_gpu_below(node, down);
@@ -1183,29 +1189,44 @@ static void test_pcie_path(void)
 {
     char buf[400];
 
-    is_str(path_verdict(5, 16, -1, 0, buf, sizeof(buf)), "none",
+    is_str(path_verdict(5, 16, -1, 0, 0, buf, sizeof(buf)), "none",
            "pcie.path: the switch's link at Gen5 x16: nothing said");
-    is_str(path_verdict(4, 16, -1, 0, buf, sizeof(buf)),
+    is_str(path_verdict(4, 16, -1, 0, 0, buf, sizeof(buf)),
            "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
            "pcie.path: the switch at Gen4: a warning (it may be idle), the bridge named");
-    is_str(path_verdict(4, 16, -1, 5, buf, sizeof(buf)),
+    is_str(path_verdict(4, 16, -1, 5, 0, buf, sizeof(buf)),
            "n1/0000:01:00.0 fail >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
            "pcie.path: ...a failure where the map sets the GPU's link");
-    is_str(path_verdict(5, 8, -1, 0, buf, sizeof(buf)),
+    /* what the map sets, below what the GPU can: the map's link is the floor */
+    is_str(path_verdict(4, 8, -1, 4, 0, buf, sizeof(buf)),
+           "n1/0000:01:00.0 fail >= 31.5 GB/s (what gpu0 can use) / 15.8 GB/s (Gen4 x8)",
+           "pcie.path: the map's Gen4 (the GPU's x16), the switch at Gen4 x8: a failure");
+    is_str(path_verdict(1, 8, -1, 1, 0, buf, sizeof(buf)),
+           "n1/0000:01:00.0 fail >= 4.0 GB/s (what gpu0 can use) / 2.0 GB/s (Gen1 x8)",
+           "pcie.path: the map's Gen1, the switch at Gen1 x8: a failure");
+    is_str(path_verdict(1, 8, -1, 0, 1, buf, sizeof(buf)),
+           "n1/0000:01:00.0 fail >= 3.9 GB/s (what gpu0 can use) / 2.0 GB/s (Gen1 x8)",
+           "pcie.path: the map's x1 (the GPU's Gen5), the switch at Gen1 x8: a failure");
+    is_str(path_verdict(1, 16, -1, 1, 0, buf, sizeof(buf)), "none",
+           "pcie.path: the map's Gen1, the switch at Gen1 x16: nothing said");
+    is_str(path_verdict(5, 8, -1, 0, 0, buf, sizeof(buf)),
            "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen5 x8)",
            "pcie.path: the switch at x8");
-    is_str(path_verdict(1, 16, -1, 0, buf, sizeof(buf)),
+    is_str(path_verdict(1, 16, -1, 0, 0, buf, sizeof(buf)),
            "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 4.0 GB/s (Gen1 x16)",
            "pcie.path: the switch at Gen1 (as trained)");
     /* the edge: 95% of what the GPU can use passes, less does not (Gen5 x15 is 93.75%) */
-    is_str(path_verdict(5, 15, -1, 0, buf, sizeof(buf)),
+    is_str(path_verdict(5, 15, -1, 0, 0, buf, sizeof(buf)),
            "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 59.1 GB/s (Gen5 x15)",
            "pcie.path: 94%% of it: said");
-    is_str(path_verdict(0, 0, 59.9, 0, buf, sizeof(buf)), "none",
+    is_str(path_verdict(0, 0, 59.9, 0, 0, buf, sizeof(buf)), "none",
            "pcie.path: 59.9 GB/s (the rate only), 95%% of 63.0: nothing said");
-    is_str(path_verdict(0, 0, 59.8, 0, buf, sizeof(buf)),
+    is_str(path_verdict(0, 0, 59.8, 0, 0, buf, sizeof(buf)),
            "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 59.8 GB/s",
            "pcie.path: 59.8 GB/s: said, the rate alone");
+    is_str(path_verdict(0, 0, 0.9, 0, 0, buf, sizeof(buf)),
+           "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 0.9 GB/s",
+           "pcie.path: 0.9 GB/s (under 1): said, the rate alone");
     /* the narrow bridge the first the node lists (index 0): a switch's upstream port at Gen4 */
     is_str(gen4_bridge_verdict(0, 0, buf, sizeof(buf)),
            "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
@@ -1214,6 +1235,9 @@ static void test_pcie_path(void)
     is_str(gen4_bridge_verdict(0, 1, buf, sizeof(buf)),
            "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
            "pcie.path: a bridge whose trained generation is unread: its Gen4 x16 said");
+    is_str(gen4_bridge_verdict(0, 2, buf, sizeof(buf)),
+           "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
+           "pcie.path: a bridge whose trained width is unread: its Gen4 x16 said");
     /* a root port (facing down) above the GPU's switch: said as trained, not as it can train */
     is_str(gen4_bridge_verdict(1, 0, buf, sizeof(buf)),
            "n1/0000:00:01.0 warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
