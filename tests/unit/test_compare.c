@@ -1187,46 +1187,48 @@ static const char *gen4_bridge_verdict(int root, int unread, char *buf, size_t l
 
 static void test_pcie_path(void)
 {
-    char buf[400];
+    /* the switch's upstream port trained at gen x width (0 x 0: its rate alone), the map's
+     * generation and width (0: none) */
+    static const struct {
+        int gen, width;
+        double rate;
+        int map_gen, map_width;
+        const char *want, *what;
+    } t[] = {
+        { 5, 16, -1, 0, 0, "", "the switch's link at Gen5 x16: nothing said" },
+        { 4, 16, -1, 0, 0, "warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
+          "the switch at Gen4: a warning (it may be idle), the bridge named" },
+        { 4, 16, -1, 5, 0, "fail >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
+          "...a failure where the map sets the GPU's link" },
+        /* what the map sets, below what the GPU can: the map's link is the floor */
+        { 4, 8, -1, 4, 0, "fail >= 31.5 GB/s (what gpu0 can use) / 15.8 GB/s (Gen4 x8)",
+          "the map's Gen4 (the GPU's x16), the switch at Gen4 x8: a failure" },
+        { 1, 8, -1, 1, 0, "fail >= 4.0 GB/s (what gpu0 can use) / 2.0 GB/s (Gen1 x8)",
+          "the map's Gen1, the switch at Gen1 x8: a failure" },
+        { 1, 8, -1, 0, 1, "fail >= 3.9 GB/s (what gpu0 can use) / 2.0 GB/s (Gen1 x8)",
+          "the map's x1 (the GPU's Gen5), the switch at Gen1 x8: a failure" },
+        { 1, 16, -1, 1, 0, "", "the map's Gen1, the switch at Gen1 x16: nothing said" },
+        { 5, 8, -1, 0, 0, "warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen5 x8)",
+          "the switch at x8" },
+        { 1, 16, -1, 0, 0, "warn >= 63.0 GB/s (what gpu0 can use) / 4.0 GB/s (Gen1 x16)",
+          "the switch at Gen1 (as trained)" },
+        /* the edge: 95% of what the GPU can use passes, less does not (Gen5 x15 is 93.75%) */
+        { 5, 15, -1, 0, 0, "warn >= 63.0 GB/s (what gpu0 can use) / 59.1 GB/s (Gen5 x15)",
+          "94% of it: said" },
+        { 0, 0, 59.9, 0, 0, "", "59.9 GB/s (the rate only), 95% of 63.0: nothing said" },
+        { 0, 0, 59.8, 0, 0, "warn >= 63.0 GB/s (what gpu0 can use) / 59.8 GB/s",
+          "59.8 GB/s: said, the rate alone" },
+        { 0, 0, 0.9, 0, 0, "warn >= 63.0 GB/s (what gpu0 can use) / 0.9 GB/s",
+          "0.9 GB/s (under 1): said, the rate alone" },
+    };
+    char buf[400], want[200];
 
-    is_str(path_verdict(5, 16, -1, 0, 0, buf, sizeof(buf)), "none",
-           "pcie.path: the switch's link at Gen5 x16: nothing said");
-    is_str(path_verdict(4, 16, -1, 0, 0, buf, sizeof(buf)),
-           "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
-           "pcie.path: the switch at Gen4: a warning (it may be idle), the bridge named");
-    is_str(path_verdict(4, 16, -1, 5, 0, buf, sizeof(buf)),
-           "n1/0000:01:00.0 fail >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
-           "pcie.path: ...a failure where the map sets the GPU's link");
-    /* what the map sets, below what the GPU can: the map's link is the floor */
-    is_str(path_verdict(4, 8, -1, 4, 0, buf, sizeof(buf)),
-           "n1/0000:01:00.0 fail >= 31.5 GB/s (what gpu0 can use) / 15.8 GB/s (Gen4 x8)",
-           "pcie.path: the map's Gen4 (the GPU's x16), the switch at Gen4 x8: a failure");
-    is_str(path_verdict(1, 8, -1, 1, 0, buf, sizeof(buf)),
-           "n1/0000:01:00.0 fail >= 4.0 GB/s (what gpu0 can use) / 2.0 GB/s (Gen1 x8)",
-           "pcie.path: the map's Gen1, the switch at Gen1 x8: a failure");
-    is_str(path_verdict(1, 8, -1, 0, 1, buf, sizeof(buf)),
-           "n1/0000:01:00.0 fail >= 3.9 GB/s (what gpu0 can use) / 2.0 GB/s (Gen1 x8)",
-           "pcie.path: the map's x1 (the GPU's Gen5), the switch at Gen1 x8: a failure");
-    is_str(path_verdict(1, 16, -1, 1, 0, buf, sizeof(buf)), "none",
-           "pcie.path: the map's Gen1, the switch at Gen1 x16: nothing said");
-    is_str(path_verdict(5, 8, -1, 0, 0, buf, sizeof(buf)),
-           "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen5 x8)",
-           "pcie.path: the switch at x8");
-    is_str(path_verdict(1, 16, -1, 0, 0, buf, sizeof(buf)),
-           "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 4.0 GB/s (Gen1 x16)",
-           "pcie.path: the switch at Gen1 (as trained)");
-    /* the edge: 95% of what the GPU can use passes, less does not (Gen5 x15 is 93.75%) */
-    is_str(path_verdict(5, 15, -1, 0, 0, buf, sizeof(buf)),
-           "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 59.1 GB/s (Gen5 x15)",
-           "pcie.path: 94%% of it: said");
-    is_str(path_verdict(0, 0, 59.9, 0, 0, buf, sizeof(buf)), "none",
-           "pcie.path: 59.9 GB/s (the rate only), 95%% of 63.0: nothing said");
-    is_str(path_verdict(0, 0, 59.8, 0, 0, buf, sizeof(buf)),
-           "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 59.8 GB/s",
-           "pcie.path: 59.8 GB/s: said, the rate alone");
-    is_str(path_verdict(0, 0, 0.9, 0, 0, buf, sizeof(buf)),
-           "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 0.9 GB/s",
-           "pcie.path: 0.9 GB/s (under 1): said, the rate alone");
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+        snprintf(want, sizeof(want), "%s%s", *t[i].want ? "n1/0000:01:00.0 " : "none", t[i].want);
+        is_str(path_verdict(t[i].gen, t[i].width, t[i].rate, t[i].map_gen, t[i].map_width, buf,
+                            sizeof(buf)),
+               want, "pcie.path: %s", t[i].what);
+    }
     /* the narrow bridge the first the node lists (index 0): a switch's upstream port at Gen4 */
     is_str(gen4_bridge_verdict(0, 0, buf, sizeof(buf)),
            "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
