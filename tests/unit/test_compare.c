@@ -1115,7 +1115,7 @@ static void idle_gpu_below(struct topo_node *node, int b)
  * upstream port 0000:01:00.0 (its link: gen x width as trained, else only its rate) -> a
  * downstream port above the GPU */
 static const char *path_verdict(int gen, int width, double rate, int map_gen, int map_width,
-                                char *buf, size_t len)
+                                int gpu_width_unread, char *buf, size_t len)
 {
     struct gpu_spec s[] = { { "Acme X1", 0x10de, 0x1234, 90, 0, 0 } };
     struct topo_node *node = mk_node(s, 1, 0);
@@ -1136,6 +1136,8 @@ static const char *path_verdict(int gen, int width, double rate, int map_gen, in
     node->bridges[down].link.max_gen = 5;
     node->bridges[down].link.max_width = 16;
     idle_gpu_below(node, down);
+    if (gpu_width_unread)
+        node->gpus[0].link.max_width = 0; /* the width it can train to unread: as trained */
     mk_type(&t);
     t.pcie_gen = map_gen;
     t.pcie_width = map_width;
@@ -1194,39 +1196,42 @@ static void test_pcie_path(void)
         double rate;
         int map_gen, map_width;
         const char *want, *what;
+        int gpu_width_unread; /* the GPU's widest link unread, its link as trained x16 */
     } t[] = {
-        { 5, 16, -1, 0, 0, "", "the switch's link at Gen5 x16: nothing said" },
+        { 5, 16, -1, 0, 0, "", "the switch's link at Gen5 x16: nothing said", 0 },
         { 4, 16, -1, 0, 0, "warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
-          "the switch at Gen4: a warning (it may be idle), the bridge named" },
+          "the switch at Gen4: a warning (it may be idle), the bridge named", 0 },
         { 4, 16, -1, 5, 0, "fail >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
-          "...a failure where the map sets the GPU's link" },
+          "...a failure where the map sets the GPU's link", 0 },
         /* what the map sets, below what the GPU can: the map's link is the floor */
         { 4, 8, -1, 4, 0, "fail >= 31.5 GB/s (what gpu0 can use) / 15.8 GB/s (Gen4 x8)",
-          "the map's Gen4 (the GPU's x16), the switch at Gen4 x8: a failure" },
+          "the map's Gen4 (the GPU's x16), the switch at Gen4 x8: a failure", 0 },
         { 1, 8, -1, 1, 0, "fail >= 4.0 GB/s (what gpu0 can use) / 2.0 GB/s (Gen1 x8)",
-          "the map's Gen1, the switch at Gen1 x8: a failure" },
+          "the map's Gen1, the switch at Gen1 x8: a failure", 0 },
         { 1, 8, -1, 0, 1, "fail >= 3.9 GB/s (what gpu0 can use) / 2.0 GB/s (Gen1 x8)",
-          "the map's x1 (the GPU's Gen5), the switch at Gen1 x8: a failure" },
-        { 1, 16, -1, 1, 0, "", "the map's Gen1, the switch at Gen1 x16: nothing said" },
+          "the map's x1 (the GPU's Gen5), the switch at Gen1 x8: a failure", 0 },
+        { 1, 16, -1, 1, 0, "", "the map's Gen1, the switch at Gen1 x16: nothing said", 0 },
+        { 4, 8, -1, 4, 0, "fail >= 31.5 GB/s (what gpu0 can use) / 15.8 GB/s (Gen4 x8)",
+          "the map's Gen4, the GPU's widest link unread (x16 as trained): a failure", 1 },
         { 5, 8, -1, 0, 0, "warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen5 x8)",
-          "the switch at x8" },
+          "the switch at x8", 0 },
         { 1, 16, -1, 0, 0, "warn >= 63.0 GB/s (what gpu0 can use) / 4.0 GB/s (Gen1 x16)",
-          "the switch at Gen1 (as trained)" },
+          "the switch at Gen1 (as trained)", 0 },
         /* the edge: 95% of what the GPU can use passes, less does not (Gen5 x15 is 93.75%) */
         { 5, 15, -1, 0, 0, "warn >= 63.0 GB/s (what gpu0 can use) / 59.1 GB/s (Gen5 x15)",
-          "94% of it: said" },
-        { 0, 0, 59.9, 0, 0, "", "59.9 GB/s (the rate only), 95% of 63.0: nothing said" },
+          "94% of it: said", 0 },
+        { 0, 0, 59.9, 0, 0, "", "59.9 GB/s (the rate only), 95% of 63.0: nothing said", 0 },
         { 0, 0, 59.8, 0, 0, "warn >= 63.0 GB/s (what gpu0 can use) / 59.8 GB/s",
-          "59.8 GB/s: said, the rate alone" },
+          "59.8 GB/s: said, the rate alone", 0 },
         { 0, 0, 0.9, 0, 0, "warn >= 63.0 GB/s (what gpu0 can use) / 0.9 GB/s",
-          "0.9 GB/s (under 1): said, the rate alone" },
+          "0.9 GB/s (under 1): said, the rate alone", 0 },
     };
     char buf[400], want[200];
 
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
         snprintf(want, sizeof(want), "%s%s", *t[i].want ? "n1/0000:01:00.0 " : "none", t[i].want);
-        is_str(path_verdict(t[i].gen, t[i].width, t[i].rate, t[i].map_gen, t[i].map_width, buf,
-                            sizeof(buf)),
+        is_str(path_verdict(t[i].gen, t[i].width, t[i].rate, t[i].map_gen, t[i].map_width,
+                            t[i].gpu_width_unread, buf, sizeof(buf)),
                want, "pcie.path: %s", t[i].what);
     }
     /* the narrow bridge the first the node lists (index 0): a switch's upstream port at Gen4 */
