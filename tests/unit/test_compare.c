@@ -865,6 +865,13 @@ static void test_map_nics(void)
             typed(node, &t, "nic.pcie.width", "mlx5_0", buf, sizeof(buf), why, sizeof(why));
             ok(strstr(why, "nic.pcie.width: the input does not give") != NULL,
                "...and so where the map wants x1 (%s)", why);
+            l->cur_gen = l->max_gen = 1;
+            m[0].pcie_width = 16;
+            typed(node, &t, "nic.pcie.width", "mlx5_0", buf, sizeof(buf), why, sizeof(why));
+            ok(strstr(why, "n1/mlx5_0: nic.pcie.width: the input does not give the link's width") !=
+                   NULL,
+               "...and so where the link is at Gen1, the width unread (%s)", why);
+            l->cur_gen = l->max_gen = 4;
             m[0].pcie_width = 0;
             typed(node, &t, "nic.pcie.width", "mlx5_0", buf, sizeof(buf), why, sizeof(why));
             ok(!strstr(why, "nic.pcie.width: the input does not give"),
@@ -1136,8 +1143,12 @@ static const char *path_verdict(int gen, int width, double rate, int map_gen, in
     node->bridges[down].link.max_gen = 5;
     node->bridges[down].link.max_width = 16;
     idle_gpu_below(node, down);
-    if (gpu_width_unread)
+    if (gpu_width_unread == 1) {
         node->gpus[0].link.max_width = 0; /* the width it can train to unread: as trained */
+    } else if (gpu_width_unread == 2) {
+        node->gpus[0].link.max_width = 1; /* an x1 GPU, its width as trained unread */
+        node->gpus[0].link.cur_width = 0;
+    }
     mk_type(&t);
     t.pcie_gen = map_gen;
     t.pcie_width = map_width;
@@ -1196,7 +1207,8 @@ static void test_pcie_path(void)
         double rate;
         int map_gen, map_width;
         const char *want, *what;
-        int gpu_width_unread; /* the GPU's widest link unread, its link as trained x16 */
+        int gpu_width_unread; /* 1: the GPU's widest link unread, as trained x16; 2: the GPU
+                               * x1 at most, its width as trained unread */
     } t[] = {
         { 5, 16, -1, 0, 0, "", "the switch's link at Gen5 x16: nothing said", 0 },
         { 4, 16, -1, 0, 0, "warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
@@ -1213,6 +1225,12 @@ static void test_pcie_path(void)
         { 1, 16, -1, 1, 0, "", "the map's Gen1, the switch at Gen1 x16: nothing said", 0 },
         { 4, 8, -1, 4, 0, "fail >= 31.5 GB/s (what gpu0 can use) / 15.8 GB/s (Gen4 x8)",
           "the map's Gen4, the GPU's widest link unread (x16 as trained): a failure", 1 },
+        { 1, 1, -1, 4, 0, "fail >= 2.0 GB/s (what gpu0 can use) / 0.2 GB/s (Gen1 x1)",
+          "the map's Gen4, an x1 GPU whose width as trained is unread: a failure", 2 },
+        { 0, 0, 0.1, 1, 1, "fail >= 0.2 GB/s (what gpu0 can use) / 0.1 GB/s",
+          "the map's Gen1 x1 (0.25 GB/s), the switch's rate 0.1 GB/s: a failure", 0 },
+        { 0, 0, 0.24, 1, 1, "",
+          "the map's Gen1 x1 (0.25 GB/s), the switch's 0.24 GB/s: nothing said", 0 },
         { 5, 8, -1, 0, 0, "warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen5 x8)",
           "the switch at x8", 0 },
         { 1, 16, -1, 0, 0, "warn >= 63.0 GB/s (what gpu0 can use) / 4.0 GB/s (Gen1 x16)",
