@@ -8,6 +8,7 @@
 #include "topo/compare.h"
 #include "topo/map.h"
 #include "topo/model.h"
+#include "topo/pci.h"
 #include "tests/tap/tap.h"
 
 /* topo/compare.c on nodes made up here: the NVLinks a GPU is held to when no reference knows
@@ -1169,7 +1170,8 @@ static const char *path_findings(struct topo_node *node, int hint, char *buf, si
 /* pcie.path of a GPU (idle) below a switch's downstream port, the switch's upstream port
  * bridge 0; with root, below a root port (bridge 0, facing down). The top bridge is trained at
  * Gen4 x16 of its Gen5 x16 (unread 1: its generation as trained and its rate unread, 2: its
- * width as trained unread; Gen4 x16 the most it can), the others at Gen5 x16 */
+ * width as trained unread; Gen4 x16 the most it can; 3: nothing of its link read), the others
+ * at Gen5 x16 */
 static const char *gen4_bridge_verdict(int root, int unread, char *buf, size_t len)
 {
     struct gpu_spec s[] = { { "Acme X1", 0x10de, 0x1234, 90, 0, 0 } };
@@ -1193,6 +1195,9 @@ static const char *gen4_bridge_verdict(int root, int unread, char *buf, size_t l
     } else if (unread == 2) {
         node->bridges[0].link.cur_width = 0;
         node->bridges[0].link.max_gen = 4;
+    } else if (unread == 3) {
+        memset(&node->bridges[0].link, 0, sizeof(node->bridges[0].link));
+        node->bridges[0].link.cur_gbytes = -1;
     }
     idle_gpu_below(node, down);
     return path_findings(node, 0, buf, len);
@@ -1252,6 +1257,9 @@ static void test_pcie_path(void)
                             t[i].gpu_width_unread, buf, sizeof(buf)),
                want, "pcie.path: %s", t[i].what);
     }
+    /* exactly 95% of what the GPU can use: enough */
+    is_str(path_verdict(0, 0, 0.95 * topo_pci_link_gbytes(5, 16), 0, 0, 0, buf, sizeof(buf)),
+           "none", "pcie.path: the switch's rate exactly 95%% of the GPU's Gen5 x16: nothing said");
     /* the narrow bridge the first the node lists (index 0): a switch's upstream port at Gen4 */
     is_str(gen4_bridge_verdict(0, 0, buf, sizeof(buf)),
            "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
@@ -1263,6 +1271,8 @@ static void test_pcie_path(void)
     is_str(gen4_bridge_verdict(0, 2, buf, sizeof(buf)),
            "n1/0000:01:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
            "pcie.path: a bridge whose trained width is unread: its Gen4 x16 said");
+    is_str(gen4_bridge_verdict(0, 3, buf, sizeof(buf)), "none",
+           "pcie.path: a bridge of which nothing is read is no bottleneck (the others at Gen5)");
     /* a root port (facing down) above the GPU's switch: said as trained, not as it can train */
     is_str(gen4_bridge_verdict(1, 0, buf, sizeof(buf)),
            "n1/0000:00:01.0 warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16)",
