@@ -1348,9 +1348,44 @@ static const char *switch_verdict(int up_gen, int gpu_port_gen, int nic_gen, cha
     return path_findings(node, 1, buf, len);
 }
 
+/* pcie.path of a NIC (Gen5 x16, PCI 15b3:device) below a switch whose upstream port is trained
+ * at Gen4 x16 of its Gen5 x16; rdma 0: a NIC without RDMA */
+static const char *nic_path_verdict(int rdma, unsigned device, char *buf, size_t len)
+{
+    struct topo_node *node = topo_node_create();
+    struct topo_nic *nic = topo_node_add_nic(node);
+    int up = topo_node_add_bridge(node, "0000:01:00.0", -1);
+    int down = topo_node_add_bridge(node, "0000:02:00.0", up);
+
+    node->nics_listed = 1;
+    nic->name = xstrdup("mlx5_0");
+    nic->rdma = rdma;
+    nic->pci_vendor = 0x15b3;
+    nic->pci_device = device;
+    nic->loc.up = down;
+    nic->link.max_gen = nic->link.cur_gen = 5;
+    nic->link.max_width = nic->link.cur_width = 16;
+    node->bridges[down].faces_down = 1;
+    for (size_t b = 0; b < node->nbridges; b++) {
+        node->bridges[b].link.max_gen = 5;
+        node->bridges[b].link.cur_gen = b == (size_t)up ? 4 : 5;
+        node->bridges[b].link.max_width = node->bridges[b].link.cur_width = 16;
+    }
+    return path_findings(node, 0, buf, len);
+}
+
 static void test_pcie_switch(void)
 {
     char buf[2000];
+
+    /* the NICs pcie.path looks at: RDMA NICs that are not virtual functions */
+    is_str(nic_path_verdict(1, 0x1021, buf, sizeof(buf)),
+           "n1/0000:01:00.0 warn >= 63.0 GB/s (what mlx5_0 can use) / 31.5 GB/s (Gen4 x16)",
+           "pcie.path: an RDMA NIC (ConnectX-7) below a switch at Gen4: said");
+    is_str(nic_path_verdict(0, 0x1021, buf, sizeof(buf)), "none",
+           "pcie.path: ...a NIC without RDMA: nothing said");
+    is_str(nic_path_verdict(1, 0x101e, buf, sizeof(buf)), "none",
+           "pcie.path: ...a virtual function (its link is the hypervisor's): nothing said");
     static const char tail[] =
         ": reseat the PCIe switch board, riser or cable, check the BIOS PCIe "
         "speed; some platforms slow links down at idle: confirm under load "
