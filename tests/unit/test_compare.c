@@ -1349,8 +1349,9 @@ static const char *switch_verdict(int up_gen, int gpu_port_gen, int nic_gen, cha
 }
 
 /* pcie.path of a NIC (Gen5 x16, PCI 15b3:device) below a switch whose upstream port is trained
- * at Gen4 x16 of its Gen5 x16; rdma 0: a NIC without RDMA */
-static const char *nic_path_verdict(int rdma, unsigned device, char *buf, size_t len)
+ * at Gen4 x16 of its Gen5 x16; rdma 0: a NIC without RDMA; map_gen: the generation the map's
+ * entry for the NIC gives (its finding then "sev expected / observed", or "none") */
+static const char *nic_path_verdict(int rdma, unsigned device, int map_gen, char *buf, size_t len)
 {
     struct topo_node *node = topo_node_create();
     struct topo_nic *nic = topo_node_add_nic(node);
@@ -1371,6 +1372,17 @@ static const char *nic_path_verdict(int rdma, unsigned device, char *buf, size_t
         node->bridges[b].link.cur_gen = b == (size_t)up ? 4 : 5;
         node->bridges[b].link.max_width = node->bridges[b].link.cur_width = 16;
     }
+    if (map_gen) {
+        struct map_node_type t;
+        struct map_nic m = map_nic("mlx5_0");
+        mk_type(&t);
+        m.pcie_gen = map_gen;
+        t.nics = &m;
+        t.nnics = 1;
+        typed(node, &t, "pcie.path", "0000:01:00.0", buf, len, NULL, 0);
+        topo_node_destroy(node);
+        return buf;
+    }
     return path_findings(node, 0, buf, len);
 }
 
@@ -1379,13 +1391,19 @@ static void test_pcie_switch(void)
     char buf[2000];
 
     /* the NICs pcie.path looks at: RDMA NICs that are not virtual functions */
-    is_str(nic_path_verdict(1, 0x1021, buf, sizeof(buf)),
+    is_str(nic_path_verdict(1, 0x1021, 0, buf, sizeof(buf)),
            "n1/0000:01:00.0 warn >= 63.0 GB/s (what mlx5_0 can use) / 31.5 GB/s (Gen4 x16)",
            "pcie.path: an RDMA NIC (ConnectX-7) below a switch at Gen4: said");
-    is_str(nic_path_verdict(0, 0x1021, buf, sizeof(buf)), "none",
+    is_str(nic_path_verdict(0, 0x1021, 0, buf, sizeof(buf)), "none",
            "pcie.path: ...a NIC without RDMA: nothing said");
-    is_str(nic_path_verdict(1, 0x101e, buf, sizeof(buf)), "none",
+    is_str(nic_path_verdict(1, 0x101e, 0, buf, sizeof(buf)), "none",
            "pcie.path: ...a virtual function (its link is the hypervisor's): nothing said");
+    /* the map's generation for the NIC is its floor, below what it can or above */
+    is_str(nic_path_verdict(1, 0x1021, 3, buf, sizeof(buf)), "none",
+           "pcie.path: the map's Gen3 for the NIC, the switch at Gen4 x16: nothing said");
+    is_str(nic_path_verdict(1, 0x1021, 5, buf, sizeof(buf)),
+           "fail >= 63.0 GB/s (what mlx5_0 can use) / 31.5 GB/s (Gen4 x16)",
+           "pcie.path: the map's Gen5 for the NIC, the switch at Gen4 x16: a failure");
     static const char tail[] =
         ": reseat the PCIe switch board, riser or cable, check the BIOS PCIe "
         "speed; some platforms slow links down at idle: confirm under load "
