@@ -1305,11 +1305,13 @@ static const char *path_findings(struct topo_node *node, int hint, char *buf, si
     return buf;
 }
 
-/* pcie.path with a GPU (Gen5 x16, 63 GB/s, idle at Gen1) and an RDMA NIC (Gen nic_gen x16) under
+/* pcie.path with a GPU (Gen5 x16, 63 GB/s, idle at Gen1) and an RDMA NIC (Gen nic_gen) under
  * one switch: root port 0000:00:01.0 -> upstream port 0000:01:00.0 (trained at up_gen x16) ->
  * downstream ports 0000:02:00.0 above the GPU (able to train at gpu_port_gen, idle at Gen1)
- * and 0000:02:01.0 above the NIC. Every pcie.path finding, with its hint, joined with "; " */
-static const char *switch_verdict(int up_gen, int gpu_port_gen, int nic_gen, char *buf, size_t len)
+ * and 0000:02:01.0 above the NIC (x nic_width). Every pcie.path finding, with its hint, joined
+ * with "; " */
+static const char *switch_verdict(int up_gen, int gpu_port_gen, int nic_gen, int nic_width,
+                                  char *buf, size_t len)
 {
     struct gpu_spec s[] = { { "Acme X1", 0x10de, 0x1234, 90, 0, 0 } };
     struct topo_node *node = mk_node(s, 1, 0);
@@ -1328,7 +1330,7 @@ static const char *switch_verdict(int up_gen, int gpu_port_gen, int nic_gen, cha
     nic->loc.nswitch = node->gpus[0].loc.nswitch = 1;
     nic->loc.switches[0] = node->gpus[0].loc.switches[0] = 1;
     nic->link.max_gen = nic->link.cur_gen = nic_gen;
-    nic->link.max_width = nic->link.cur_width = 16;
+    nic->link.max_width = nic->link.cur_width = nic_width;
     node->bridges[root].faces_down = node->bridges[dg].faces_down = node->bridges[dn].faces_down =
         1;
     node->bridges[root].link.cur_gen = node->bridges[root].link.max_gen = 5;
@@ -1350,8 +1352,10 @@ static const char *switch_verdict(int up_gen, int gpu_port_gen, int nic_gen, cha
 
 /* pcie.path of a NIC (Gen5 x16, PCI 15b3:device) below a switch whose upstream port is trained
  * at Gen4 x16 of its Gen5 x16; rdma 0: a NIC without RDMA; map_gen: the generation the map's
- * entry for the NIC gives (its finding then "sev expected / observed", or "none") */
-static const char *nic_path_verdict(int rdma, unsigned device, int map_gen, char *buf, size_t len)
+ * entry for the NIC gives (its finding then "sev expected / observed", or "none"); up_rate > 0:
+ * the upstream port's rate alone, in GB/s */
+static const char *nic_path_verdict(int rdma, unsigned device, int map_gen, double up_rate,
+                                    char *buf, size_t len)
 {
     struct topo_node *node = topo_node_create();
     struct topo_nic *nic = topo_node_add_nic(node);
@@ -1372,6 +1376,10 @@ static const char *nic_path_verdict(int rdma, unsigned device, int map_gen, char
         node->bridges[b].link.cur_gen = b == (size_t)up ? 4 : 5;
         node->bridges[b].link.max_width = node->bridges[b].link.cur_width = 16;
     }
+    if (up_rate > 0) {
+        node->bridges[up].link.cur_gen = node->bridges[up].link.cur_width = 0;
+        node->bridges[up].link.cur_gbytes = up_rate;
+    }
     if (map_gen) {
         struct map_node_type t;
         struct map_nic m = map_nic("mlx5_0");
@@ -1391,26 +1399,29 @@ static void test_pcie_switch(void)
     char buf[2000];
 
     /* the NICs pcie.path looks at: RDMA NICs that are not virtual functions */
-    is_str(nic_path_verdict(1, 0x1021, 0, buf, sizeof(buf)),
+    is_str(nic_path_verdict(1, 0x1021, 0, 0, buf, sizeof(buf)),
            "n1/0000:01:00.0 warn >= 63.0 GB/s (what mlx5_0 can use) / 31.5 GB/s (Gen4 x16)",
            "pcie.path: an RDMA NIC (ConnectX-7) below a switch at Gen4: said");
-    is_str(nic_path_verdict(0, 0x1021, 0, buf, sizeof(buf)), "none",
+    is_str(nic_path_verdict(0, 0x1021, 0, 0, buf, sizeof(buf)), "none",
            "pcie.path: ...a NIC without RDMA: nothing said");
-    is_str(nic_path_verdict(1, 0x101e, 0, buf, sizeof(buf)), "none",
+    is_str(nic_path_verdict(1, 0x101e, 0, 0, buf, sizeof(buf)), "none",
            "pcie.path: ...a virtual function (its link is the hypervisor's): nothing said");
     /* the map's generation for the NIC is its floor, below what it can or above */
-    is_str(nic_path_verdict(1, 0x1021, 3, buf, sizeof(buf)), "none",
+    is_str(nic_path_verdict(1, 0x1021, 3, 0, buf, sizeof(buf)), "none",
            "pcie.path: the map's Gen3 for the NIC, the switch at Gen4 x16: nothing said");
-    is_str(nic_path_verdict(1, 0x1021, 5, buf, sizeof(buf)),
+    is_str(nic_path_verdict(1, 0x1021, 5, 0, buf, sizeof(buf)),
            "fail >= 63.0 GB/s (what mlx5_0 can use) / 31.5 GB/s (Gen4 x16)",
            "pcie.path: the map's Gen5 for the NIC, the switch at Gen4 x16: a failure");
+    /* at exactly 95% of what the NIC can use, enough */
+    is_str(nic_path_verdict(1, 0x1021, 0, 0.95 * topo_pci_link_gbytes(5, 16), buf, sizeof(buf)),
+           "none", "pcie.path: the switch's rate exactly 95%% of the NIC's Gen5 x16: nothing said");
     static const char tail[] =
         ": reseat the PCIe switch board, riser or cable, check the BIOS PCIe "
         "speed; some platforms slow links down at idle: confirm under load "
         "(lspci -vv: LnkSta) before acting]";
     char want[1200];
 
-    is_str(switch_verdict(5, 5, 5, buf, sizeof(buf)), "none",
+    is_str(switch_verdict(5, 5, 5, 16, buf, sizeof(buf)), "none",
            "pcie.path, a switch at Gen5 throughout: nothing said");
     /* two links below the GPU's need: the narrower named, as it can train (the GPU's own port) */
     snprintf(want, sizeof(want),
@@ -1421,7 +1432,7 @@ static void test_pcie_switch(void)
              "gpu0<->mlx5_0%s",
              tail, tail);
     is_str(
-        switch_verdict(4, 3, 5, buf, sizeof(buf)), want,
+        switch_verdict(4, 3, 5, 16, buf, sizeof(buf)), want,
         "pcie.path: the upstream port at Gen4 and the GPU's port able to train only at Gen3: the "
         "GPU's port for the GPU, as it can train (not its idle Gen1), and the upstream port for "
         "the NIC");
@@ -1430,7 +1441,7 @@ static void test_pcie_switch(void)
              "[the link of PCIe bridge 0000:01:00.0 caps the host bandwidth of gpu0, mlx5_0%s",
              tail);
     is_str(
-        switch_verdict(3, 4, 5, buf, sizeof(buf)), want,
+        switch_verdict(3, 4, 5, 16, buf, sizeof(buf)), want,
         "pcie.path: the upstream port at Gen3 (as trained), the GPU's port able to train at Gen4: "
         "the upstream port for both, and no GPUDirect (it does not cross the upstream port)");
     /* GPUDirect between the GPU and its NIC goes through the GPU's port: said when that port
@@ -1440,15 +1451,17 @@ static void test_pcie_switch(void)
              "[the link of PCIe bridge 0000:02:00.0 caps the host bandwidth of gpu0 and GPUDirect "
              "gpu0<->mlx5_0%s",
              tail);
-    is_str(switch_verdict(5, 4, 5, buf, sizeof(buf)), want,
+    is_str(switch_verdict(5, 4, 5, 16, buf, sizeof(buf)), want,
            "pcie.path: the GPU's port at Gen4, the NIC at Gen5: GPUDirect said too");
     snprintf(want, sizeof(want),
              "n1/0000:02:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16) "
              "[the link of PCIe bridge 0000:02:00.0 caps the host bandwidth of gpu0%s",
              tail);
-    is_str(switch_verdict(5, 4, 4, buf, sizeof(buf)), want,
+    is_str(switch_verdict(5, 4, 4, 16, buf, sizeof(buf)), want,
            "pcie.path: ...the NIC at Gen4 (the smaller end, 31.5 GB/s, which the port carries): "
            "no GPUDirect");
+    is_str(switch_verdict(5, 4, 1, 1, buf, sizeof(buf)), want,
+           "pcie.path: ...the NIC at Gen1 x1 (the smaller end, 0.25 GB/s): no GPUDirect");
 }
 
 /* pcie.path for an RDMA NIC alone on links below 1 GB/s (Gen1: 0.25 GB/s a lane): the NIC able
