@@ -1310,8 +1310,7 @@ static const char *path_findings(struct topo_node *node, int hint, char *buf, si
  * downstream ports 0000:02:00.0 above the GPU (able to train at gpu_port_gen, idle at Gen1)
  * and 0000:02:01.0 above the NIC (x nic_width). Every pcie.path finding, with its hint, joined
  * with "; " */
-static const char *switch_verdict(int up_gen, int gpu_port_gen, int nic_gen, int nic_width,
-                                  char *buf, size_t len)
+static struct topo_node *switch_node(int up_gen, int gpu_port_gen, int nic_gen, int nic_width)
 {
     struct gpu_spec s[] = { { "Acme X1", 0x10de, 0x1234, 90, 0, 0 } };
     struct topo_node *node = mk_node(s, 1, 0);
@@ -1347,7 +1346,13 @@ static const char *switch_verdict(int up_gen, int gpu_port_gen, int nic_gen, int
     node->gpus[0].link.max_gen = 5;
     node->gpus[0].link.max_width = node->gpus[0].link.cur_width = 16;
     node->gpus[0].link.cur_gen = 1;
-    return path_findings(node, 1, buf, len);
+    return node;
+}
+
+static const char *switch_verdict(int up_gen, int gpu_port_gen, int nic_gen, int nic_width,
+                                  char *buf, size_t len)
+{
+    return path_findings(switch_node(up_gen, gpu_port_gen, nic_gen, nic_width), 1, buf, len);
 }
 
 /* pcie.path of a NIC (Gen5 x16, PCI 15b3:device) below a switch whose upstream port is trained
@@ -1462,6 +1467,22 @@ static void test_pcie_switch(void)
            "no GPUDirect");
     is_str(switch_verdict(5, 4, 1, 1, buf, sizeof(buf)), want,
            "pcie.path: ...the NIC at Gen1 x1 (the smaller end, 0.25 GB/s): no GPUDirect");
+    {
+        /* the GPU the smaller end (Gen1 x1, 0.25 GB/s), the NIC's port at Gen4 (31.5 GB/s) below
+         * what the NIC (Gen5 x16) can use: the NIC's port said, GPUDirect not (it carries the
+         * GPU's 0.25 GB/s) */
+        struct topo_node *node = switch_node(5, 5, 5, 16);
+        node->gpus[0].link.max_gen = 1;
+        node->gpus[0].link.max_width = node->gpus[0].link.cur_width = 1;
+        node->bridges[3].link.max_gen = node->bridges[3].link.cur_gen = 4;
+        snprintf(want, sizeof(want),
+                 "n1/0000:02:01.0 warn >= 63.0 GB/s (what mlx5_0 can use) / 31.5 GB/s (Gen4 x16) "
+                 "[the link of PCIe bridge 0000:02:01.0 caps the host bandwidth of mlx5_0%s",
+                 tail);
+        is_str(path_findings(node, 1, buf, sizeof(buf)), want,
+               "pcie.path: a GPU at Gen1 x1 (the smaller end), the NIC's port at Gen4: no "
+               "GPUDirect");
+    }
 }
 
 /* pcie.path for an RDMA NIC alone on links below 1 GB/s (Gen1: 0.25 GB/s a lane): the NIC able
