@@ -1483,6 +1483,63 @@ static void test_pcie_switch(void)
                "pcie.path: a GPU at Gen1 x1 (the smaller end), the NIC's port at Gen4: no "
                "GPUDirect");
     }
+    {
+        /* a NIC whose link is unread: GPUDirect held to the GPU's end */
+        struct topo_node *node = switch_node(5, 4, 5, 16);
+        memset(&node->nics[0].link, 0, sizeof(node->nics[0].link));
+        node->nics[0].link.cur_gbytes = -1;
+        snprintf(want, sizeof(want),
+                 "n1/0000:02:00.0 warn >= 63.0 GB/s (what gpu0 can use) / 31.5 GB/s (Gen4 x16) "
+                 "[the link of PCIe bridge 0000:02:00.0 caps the host bandwidth of gpu0 and "
+                 "GPUDirect gpu0<->mlx5_0%s",
+                 tail);
+        is_str(path_findings(node, 1, buf, sizeof(buf)), want,
+               "pcie.path: the GPU's port at Gen4, the NIC's link unread: GPUDirect said, held to "
+               "the GPU's end");
+    }
+    {
+        /* the NIC (Gen6 x16, 121 GB/s) below a port that does not face down, at exactly 95% of
+         * the GPU's 63.0 GB/s (the smaller end): the port capped for the NIC, GPUDirect not */
+        struct topo_node *node = switch_node(5, 5, 6, 16);
+        struct topo_bridge *dn = &node->bridges[3];
+        dn->faces_down = 0;
+        dn->link.max_gen = 6;
+        dn->link.cur_gen = dn->link.cur_width = 0;
+        dn->link.cur_gbytes = 0.95 * topo_pci_link_gbytes(5, 16);
+        ok(strstr(path_findings(node, 1, buf, sizeof(buf)), "caps the host bandwidth of mlx5_0:") &&
+               !strstr(buf, "GPUDirect"),
+           "pcie.path: the NIC's port at exactly 95%% of the GPU's end: no GPUDirect (%s)", buf);
+    }
+    {
+        /* the GPU's port the node's first bridge (index 0), at Gen4: GPUDirect said too */
+        struct gpu_spec g[] = { { "Acme X1", 0x10de, 0x1234, 90, 0, 0 } };
+        struct topo_node *node = mk_node(g, 1, 0);
+        int dg = topo_node_add_bridge(node, "0000:02:00.0", -1); /* its parent comes next */
+        int root = topo_node_add_bridge(node, "0000:00:01.0", -1);
+        int up = topo_node_add_bridge(node, "0000:01:00.0", root);
+        int dn = topo_node_add_bridge(node, "0000:02:01.0", up);
+        struct topo_nic *nic = topo_node_add_nic(node);
+
+        node->bridges[dg].up = up;
+        node->nics_listed = 1;
+        nic->name = xstrdup("mlx5_0");
+        nic->rdma = 1;
+        nic->loc.up = dn;
+        nic->loc.nswitch = node->gpus[0].loc.nswitch = 1;
+        nic->loc.switches[0] = node->gpus[0].loc.switches[0] = 1;
+        nic->link.max_gen = nic->link.cur_gen = 5;
+        nic->link.max_width = nic->link.cur_width = 16;
+        for (size_t b = 0; b < node->nbridges; b++) {
+            node->bridges[b].faces_down = (int)b != up;
+            node->bridges[b].link.max_gen = node->bridges[b].link.cur_gen = (int)b == dg ? 4 : 5;
+            node->bridges[b].link.max_width = node->bridges[b].link.cur_width = 16;
+        }
+        idle_gpu_below(node, dg);
+        is_int(dg, 0, "pcie.path: the GPU's port is bridge 0");
+        ok(strstr(path_findings(node, 1, buf, sizeof(buf)), "caps the host bandwidth of gpu0 and "
+                                                            "GPUDirect gpu0<->mlx5_0") != NULL,
+           "pcie.path: the GPU's port, bridge 0, at Gen4: GPUDirect said too (%s)", buf);
+    }
 }
 
 /* pcie.path for an RDMA NIC alone on links below 1 GB/s (Gen1: 0.25 GB/s a lane): the NIC able
