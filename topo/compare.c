@@ -754,8 +754,14 @@ static void check_nic_pcie(struct ctx *c, const struct topo_nic *nic, const stru
     const char *why = "";
     char as[64] = "";
 
-    if (ref && ref->virtual_fn)
-        return; /* a virtual function's link is the hypervisor's */
+    if (ref && ref->virtual_fn) {
+        /* said, never passed in silence */
+        topo_findings_unjudged(c->out,
+                               "%s/%s: nic.pcie.gen and .width: a virtual function (%s): its PCIe "
+                               "link is the hypervisor's",
+                               c->host, nic->name, ref->name);
+        return;
+    }
     if (!ref && !(m && (m->pcie_gen > 0 || m->pcie_width > 0))) {
         char what[96];
         if (nic->pci_vendor)

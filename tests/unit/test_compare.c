@@ -889,6 +889,24 @@ static void test_map_nics(void)
            "reference judges (%s)",
            why);
         topo_node_destroy(node);
+        /* a virtual function: its link is the hypervisor's, listed under not judged, with or
+         * without the map's pcie for it, never passed in silence */
+        u[0].device = 0x101e;
+        u[0].cur_width = 1;
+        node = mk_nics(u, 1);
+        for (int k = 0; k < 2; k++) {
+            m[0].pcie_gen = k ? 5 : 0;
+            m[0].pcie_width = k ? 16 : 0;
+            is_str(typed(node, &t, "nic.pcie.width", "mlx5_0", buf, sizeof(buf), why, sizeof(why)),
+                   "none", "a virtual function (ConnectX VF) at x1%s: its width not judged",
+                   k ? ", the map giving Gen5 x16" : "");
+            ok(strstr(why, "n1/mlx5_0: nic.pcie.gen and .width: a virtual function (ConnectX VF): "
+                           "its PCIe link is the hypervisor's") != NULL,
+               "...listed under not judged, saying why (%s)", why);
+            is_str(typed(node, &t, "nic.pcie.gen", "mlx5_0", buf, sizeof(buf), NULL, 0), "none",
+                   "...nor its generation");
+        }
+        topo_node_destroy(node);
     }
 }
 
@@ -1802,7 +1820,10 @@ int main(void)
                                          { 0x15b3, 0x101c, NULL, 1, 1 } };
                 is_str(nic_verdict(vf, 3, 2, buf, sizeof(buf), why, sizeof(why)), "none",
                        "NICs: a ConnectX-6 VF at x1 beside two at x16: its link not judged");
-                is_str(why, "none", "NICs: ...and nothing said of it");
+                is_str(why,
+                       "n1/mlx5_2: nic.pcie.gen and .width: a virtual function (ConnectX-6 VF): "
+                       "its PCIe link is the hypervisor's",
+                       "NICs: ...and listed under not judged, saying why");
             }
             {
                 struct nic_spec r[] = { { 0x15b3, 0xfff0, NULL, 16, 16 },
