@@ -177,7 +177,8 @@ static int get_capability(struct parse *p, yaml_node_t *n, int *sm)
     return 0;
 }
 
-static int get_double(struct parse *p, yaml_node_t *n, const char *what, double *out)
+/* a number, 0 and up; with positive, above 0 */
+static int get_double(struct parse *p, yaml_node_t *n, const char *what, int positive, double *out)
 {
     const char *s;
     char *end;
@@ -187,8 +188,9 @@ static int get_double(struct parse *p, yaml_node_t *n, const char *what, double 
         return -1;
     s = scalar(n);
     v = strtod(s, &end);
-    if (!*s || *end || v < 0 || v != v)
-        return perr(p, n, "%s must be a non-negative number, not '%s'", what, s);
+    if (!*s || *end || v < 0 || v != v || (positive && v == 0))
+        return perr(p, n, "%s must be a %s number, not '%s'", what,
+                    positive ? "positive" : "non-negative", s);
     *out = v;
     return 0;
 }
@@ -328,13 +330,9 @@ static int parse_nic(struct parse *p, yaml_node_t *n, struct map_nic *nic)
             rc = get_int(p, v, "port", 1, 255, &nic->port);
         else if (is_key(k, "link_layer"))
             rc = parse_link_layer(p, v, &nic->link_layer);
-        else if (is_key(k, "rate_gbps")) {
-            rc = get_double(p, v, "rate_gbps", &nic->rate_gbps);
-            /* a port trains to some rate: 0 would pass any port, a link down included */
-            if (rc == 0 && nic->rate_gbps <= 0)
-                rc = perr(p, v, "rate_gbps must be above 0 (the port's rate in Gb/s), not '%s'",
-                          scalar(v));
-        } else if (is_key(k, "near_gpu"))
+        else if (is_key(k, "rate_gbps")) /* 0 would pass any port, a link down included */
+            rc = get_double(p, v, "rate_gbps", 1, &nic->rate_gbps);
+        else if (is_key(k, "near_gpu"))
             rc = get_int(p, v, "near_gpu", 0, 1023, &nic->near_gpu);
         else if (is_key(k, "numa"))
             rc = get_int(p, v, "numa", 0, 4095, &nic->numa);
@@ -419,7 +417,7 @@ static int parse_thresholds(struct parse *p, yaml_node_t *n, struct map_threshol
             return -1;
         if (!(dst = topo_map_threshold(th, scalar(k))))
             return unknown_key(p, k, "thresholds", keys);
-        if (get_double(p, v, scalar(k), dst) < 0)
+        if (get_double(p, v, scalar(k), 0, dst) < 0)
             return -1;
         if (*dst > 1 && topo_map_threshold_is_share(scalar(k)))
             return perr(p, v, "%s is a share of the traffic, from 0 to 1, not '%s'", scalar(k),
@@ -629,7 +627,7 @@ static int parse_fabric(struct parse *p, yaml_node_t *n)
             }
             free(str);
         } else if (is_key(k, "interval")) {
-            if (get_double(p, v, "interval", &fb->interval) < 0)
+            if (get_double(p, v, "interval", 0, &fb->interval) < 0)
                 return -1;
             if (fb->interval <= 0 || fb->interval > 3600)
                 return perr(p, v, "interval takes seconds (0 < s <= 3600)");

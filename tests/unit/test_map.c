@@ -272,12 +272,10 @@ static void test_numbers(void)
         "a NIC's pcie not a mapping");
 
     /* rate_gbps: above 0 (0 would pass any port); the thresholds: non-negative numbers */
-    bad(NIC("name: a, rate_gbps: 0"),
-        "t.map:4:30: rate_gbps must be above 0 (the port's rate in Gb/s), not '0'",
+    bad(NIC("name: a, rate_gbps: 0"), "t.map:4:30: rate_gbps must be a positive number, not '0'",
         "rate_gbps 0: refused, it would pass any port");
     bad(NIC("name: a, rate_gbps: 0.0"),
-        "t.map:4:30: rate_gbps must be above 0 (the port's rate in Gb/s), not '0.0'",
-        "rate_gbps 0.0: refused");
+        "t.map:4:30: rate_gbps must be a positive number, not '0.0'", "rate_gbps 0.0: refused");
     m = good(NIC("name: a, rate_gbps: 0.001"), "rate_gbps just above 0");
     if (m)
         ok(fabs(m->types[0].nics[0].rate_gbps - 0.001) < 1e-12, "...kept as given");
@@ -287,16 +285,16 @@ static void test_numbers(void)
         ok(fabs(m->types[0].nics[0].rate_gbps - 2.5) < 1e-12, "...kept as 2.5");
     topo_map_destroy(m);
     bad(NIC("name: a, rate_gbps: -0.5"),
-        "t.map:4:30: rate_gbps must be a non-negative number, not '-0.5'", "a negative rate");
+        "t.map:4:30: rate_gbps must be a positive number, not '-0.5'", "a negative rate");
     bad(NIC("name: a, rate_gbps: nan"),
-        "t.map:4:30: rate_gbps must be a non-negative number, not 'nan'",
+        "t.map:4:30: rate_gbps must be a positive number, not 'nan'",
         "a rate that is not a number");
     bad(NIC("name: a, rate_gbps: 400G"),
-        "t.map:4:30: rate_gbps must be a non-negative number, not '400G'", "a rate with a unit");
+        "t.map:4:30: rate_gbps must be a positive number, not '400G'", "a rate with a unit");
     bad(NIC("name: a, rate_gbps: [400]"), "t.map:4:30: rate_gbps must be a scalar, not a list",
         "a rate as a list");
-    bad(NIC("name: a, rate_gbps: ''"),
-        "t.map:4:30: rate_gbps must be a non-negative number, not ''", "an empty rate");
+    bad(NIC("name: a, rate_gbps: ''"), "t.map:4:30: rate_gbps must be a positive number, not ''",
+        "an empty rate");
     bad(TYPE("    thresholds: {goodput_ratio_min: 1.01}\n"),
         "t.map:3:37: goodput_ratio_min is a share of the traffic, from 0 to 1, not '1.01'",
         "a share above 1");
