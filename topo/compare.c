@@ -417,7 +417,6 @@ static void check_nvlink(struct ctx *c, size_t i, const struct topo_gpu_ref *ref
 /* An NVIDIA GPU on this machine's PCI bus whose driver does not answer (NVML could not be
  * loaded or initialised: a module that failed to build after a kernel update) is a fault, not
  * a node without GPUs: every other GPU check would pass on what the bus alone shows. */
-
 static void check_driver(struct ctx *c)
 {
     const struct topo_node *node = c->node;
