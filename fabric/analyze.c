@@ -512,16 +512,22 @@ static int touches_culprit(struct ctx *c, const struct fabric_link *l)
     return a->culprit_bw || a->culprit_unreach || b->culprit_bw || b->culprit_unreach;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* The spine layer: slow pairs that neither end explains (link.path), every one of them between
  * two leaves by its latency and at least three: the fault is above the leaves (a spine switch, a
  * leaf-spine cable), a switch's, not a node's. leaf_lat: per rail, the latency that parts
- * same-leaf peers from the others, <= 0 unknown. */
+ * same-leaf peers from the others, <= 0 unknown. The link.path findings of those pairs are
+ * folded under it (it counts them; each link stays in the run's links). */
 static void spine_layer(struct ctx *c, const double *leaf_lat)
 {
     const struct fabric_input *in = c->in;
     size_t far = 0, other = 0;
     unsigned rails = 0;
-    char o[160], list[64] = "";
+    char o[160], list[64] = "", **paths = xcalloc(in->nlinks + 1, sizeof(*paths));
 
     for (size_t i = 0; i < in->nlinks; i++) {
         const struct fabric_link *l = &in->links[i];
@@ -530,14 +536,20 @@ static void spine_layer(struct ctx *c, const double *leaf_lat)
             va->culprit_unreach || vb->culprit_unreach)
             continue;
         if (leaf_lat[l->rail] > 0 && l->lat_p50_us > leaf_lat[l->rail] * 1.15) {
-            far++;
+            /* the subject report_links gave its link.path finding */
+            paths[far++] =
+                xasprintf("%s<->%s/rail%d", in->node_names[l->a], in->node_names[l->b], l->rail);
             if (l->rail < 32)
                 rails |= 1u << l->rail;
         } else
             other++;
     }
-    if (far < 3 || other > 0)
+    if (far < 3 || other > 0) {
+        for (size_t i = 0; i < far; i++)
+            free(paths[i]);
+        free(paths);
         return;
+    }
     for (int r = 0; r < in->rails && r < 32; r++)
         if (rails & 1u << r) {
             size_t len = strlen(list);
@@ -553,6 +565,17 @@ static void spine_layer(struct ctx *c, const double *leaf_lat)
                       "the ports are fine and the leaves are fine within: a spine switch or a "
                       "leaf-spine cable is slow; check the spine layer's ports and counters "
                       "(ibdiagnet, the switches)");
+    qsort(paths, far, sizeof(*paths), cmp_str);
+    for (size_t i = 0; i < c->out->n; i++) {
+        struct topo_finding *x = &c->out->v[i];
+        if (!strcmp(x->check, "link.path") && x->sev != TOPO_SEV_OK &&
+            bsearch(&x->subject, paths, far, sizeof(*paths), cmp_str))
+            x->sev = TOPO_SEV_IGNORE;
+    }
+    topo_findings_compact(c->out);
+    for (size_t i = 0; i < far; i++)
+        free(paths[i]);
+    free(paths);
 }
 
 /* link i of the measured links and then of the latency sweep's */

@@ -1101,20 +1101,13 @@ static void check_pcie_path(struct ctx *c)
     free(cp);
 }
 
-void topo_findings_override(struct topo_findings *f, const struct topo_map *map,
-                            const struct map_node_type *type)
+void topo_findings_compact(struct topo_findings *f)
 {
     size_t kept = 0;
 
     f->nfail = f->nwarn = f->nok = 0;
     for (size_t i = 0; i < f->n; i++) {
         struct topo_finding *x = &f->v[i];
-        if (x->sev != TOPO_SEV_OK) {
-            if (type)
-                x->sev = override(type->severity, type->nseverity, x->check, x->sev);
-            if (map)
-                x->sev = override(map->severity, map->nseverity, x->check, x->sev);
-        }
         if (x->sev == TOPO_SEV_IGNORE) {
             free(x->check);
             free(x->subject);
@@ -1132,6 +1125,21 @@ void topo_findings_override(struct topo_findings *f, const struct topo_map *map,
             f->nok++;
     }
     f->n = kept;
+}
+
+void topo_findings_override(struct topo_findings *f, const struct topo_map *map,
+                            const struct map_node_type *type)
+{
+    for (size_t i = 0; i < f->n; i++) {
+        struct topo_finding *x = &f->v[i];
+        if (x->sev != TOPO_SEV_OK) {
+            if (type)
+                x->sev = override(type->severity, type->nseverity, x->check, x->sev);
+            if (map)
+                x->sev = override(map->severity, map->nseverity, x->check, x->sev);
+        }
+    }
+    topo_findings_compact(f);
 }
 
 /* The node's inputs list its GPUs and NICs, and show no GPU, no RDMA device and nothing a

@@ -50,6 +50,9 @@ void topo_findings_add(struct topo_findings *f, enum topo_sev sev, const char *c
 void topo_findings_unjudged(struct topo_findings *f, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Remove the findings whose severity was set to TOPO_SEV_IGNORE (those another finding
+ * explains, or a map ignores) and count the rest again. */
+void topo_findings_compact(struct topo_findings *f);
 /* Apply the severity overrides of a node type and of the map (either may be NULL) to findings
  * made elsewhere (railyard-fabric); findings set to ignore are removed. */
 void topo_findings_override(struct topo_findings *f, const struct topo_map *map,

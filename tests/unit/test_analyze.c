@@ -940,6 +940,8 @@ static void rule_edges(void)
         is_str(said(v, k, 8, 3, NULL, TOPO_SEV_FAIL, "fabric.spine", "spine layer"),
                "48 slow paths, every one between two leaves (rails 0,1,2)",
                "spine: at InfiniBand's latencies (0.6 and 1.3 us): named");
+        is_str(fails(v, k, 8, 3, NULL, NULL), "fabric.spine spine layer",
+               "spine: its 48 slow paths folded under it, no link.path beside it");
         k = two_leaves(v, 2, 3, 60, 3);
         is_str(said(v, k, 8, 2, NULL, TOPO_SEV_FAIL, "fabric.spine", "spine layer"),
                "32 slow paths, every one between two leaves (rails 0,1)",
@@ -953,6 +955,8 @@ static void rule_edges(void)
         ok(strcmp(said(v, k, 8, 3, NULL, TOPO_SEV_FAIL, "fabric.spine", "spine layer"), "none") &&
                strcmp(said(v, k, 8, 3, NULL, TOPO_SEV_FAIL, "link.bandwidth", "n8/rail0"), "none"),
            "spine: beside a slow port (n8/rail0), named with it");
+        ok(!strstr(fails(v, k, 8, 3, NULL, NULL), "link.path"),
+           "spine: beside a slow port, no link.path left: %s", fails(v, k, 8, 3, NULL, NULL));
         /* n8's rail 0 without carrier: one link failed, one slow within its leaf */
         k = two_leaves(v, 3, 3, 60, 7);
         for (size_t i = 0; i < k; i++)
@@ -973,11 +977,15 @@ static void rule_edges(void)
         is_str(said(v, k, 8, 3, NULL, TOPO_SEV_FAIL, "fabric.spine", "spine layer"),
                "3 slow paths, every one between two leaves (rails 0)",
                "spine: three slow paths between the leaves: named");
+        is_str(fails(v, k, 8, 3, NULL, NULL), "fabric.spine spine layer",
+               "spine: the three folded under it");
         for (size_t i = 0; i < k; i++)
             if (v[i].rail == 0 && v[i].a == 2 && v[i].b == 6)
                 v[i].bw_gbps = .95;
         is_str(said(v, k, 8, 3, NULL, TOPO_SEV_FAIL, "fabric.spine", "spine layer"), "none",
                "spine: two: not named (each is its pair's)");
+        is_str(fails(v, k, 8, 3, NULL, NULL), "link.path n1<->n5/rail0;link.path n2<->n6/rail0",
+               "spine: two: each named as its path");
         /* a slow path is far when its latency is past 1.15 times the boundary (here 4 us: 2 and
          * 8 us): a fourth slow path at 4.6 us exactly is no spine's evidence, and stops the
          * three; at 4.61 us it is the fourth (its host waited: its latency left the boundary
@@ -997,6 +1005,11 @@ static void rule_edges(void)
                    "spine: a fourth slow path at %s the boundary: %s",
                    g ? "4.61 us, past 1.15 times" : "4.6 us, 1.15 times",
                    g ? "one more" : "not between leaves, no spine");
+            is_str(fails(v, k, 8, 3, NULL, NULL),
+                   g ? "fabric.spine spine layer"
+                     : "link.path n1<->n5/rail0;link.path n2<->n6/rail0;link.path n3<->n7/rail0;"
+                       "link.path n4<->n8/rail0",
+                   "spine: %s", g ? "four folded under it" : "no spine: the four paths named");
         }
         /* one rail: its leaves part by latency as well, a slow spine layer is named */
         k = two_leaves(v, 1, 3, 60, 1);
