@@ -7,6 +7,23 @@ T_RUN=0
 T_FAIL=0
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/railyard-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
+# a test stopped by a signal (a soak stopped, a timeout: TERM to its session) lets what it runs
+# finish its own cleanup before its EXIT trap removes TMP: a rig whose state was removed under
+# it (a fault sweep's demo cluster) left its namespaces and processes behind
+# (at most RAILYARD_TEST_STOP_WAIT seconds, 15: a daemon of a session of its own, which the
+# signal did not reach, is not waited for)
+ry_stopped() { # STATUS
+    local kids k
+    for k in $(seq 1 $((${RAILYARD_TEST_STOP_WAIT:-15} * 10))); do
+        kids=
+        read -r kids <"/proc/$$/task/$$/children" 2>/dev/null || true
+        [ -n "$kids" ] || break
+        sleep 0.1
+    done
+    exit "$1"
+}
+trap 'ry_stopped 143' TERM
+trap 'ry_stopped 130' INT
 # python3 behind a version manager's shim (pyenv's, asdf's: a script that picks the interpreter at
 # each start, half a second of CPU) costs more than most of what the tests ask of it, and they
 # start it hundreds of times: they run the interpreter the shim picks directly, found once per
