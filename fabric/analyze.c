@@ -522,7 +522,7 @@ static int cmp_str(const void *a, const void *b)
  * leaf-spine cable), a switch's, not a node's. leaf_lat: per rail, the latency that parts
  * same-leaf peers from the others, <= 0 unknown. The link.path findings of those pairs are
  * folded under it (it counts them; each link stays in the run's links). */
-static void spine_layer(struct ctx *c, const double *leaf_lat)
+static int spine_layer(struct ctx *c, const double *leaf_lat)
 {
     const struct fabric_input *in = c->in;
     size_t far = 0, other = 0;
@@ -548,7 +548,7 @@ static void spine_layer(struct ctx *c, const double *leaf_lat)
         for (size_t i = 0; i < far; i++)
             free(paths[i]);
         free(paths);
-        return;
+        return 0;
     }
     for (int r = 0; r < in->rails && r < 32; r++)
         if (rails & 1u << r) {
@@ -576,6 +576,7 @@ static void spine_layer(struct ctx *c, const double *leaf_lat)
     for (size_t i = 0; i < far; i++)
         free(paths[i]);
     free(paths);
+    return 1;
 }
 
 /* link i of the measured links and then of the latency sweep's */
@@ -626,9 +627,33 @@ static double *leaf_boundaries(struct ctx *c)
     return leaf_lat;
 }
 
+/* a link of a port that reaches none of its peers (down, or on another rail's switch) */
+static int touches_dead(struct ctx *c, const struct fabric_link *l)
+{
+    return pv(c, l->a, l->rail)->culprit_unreach || pv(c, l->b, l->rail)->culprit_unreach;
+}
+
+/* port (n, r) is no bandwidth culprit after all, its slowness the spine layer's: its
+ * link.bandwidth finding withdrawn */
+static void spine_slowed(struct ctx *c, int n, int r)
+{
+    char subject[256];
+
+    snprintf(subject, sizeof(subject), "%s/rail%d", c->in->node_names[n], r);
+    for (size_t i = 0; i < c->out->n; i++)
+        if (!strcmp(c->out->v[i].check, "link.bandwidth") && !strcmp(c->out->v[i].subject, subject))
+            c->out->v[i].sev = TOPO_SEV_IGNORE;
+    topo_findings_compact(c->out);
+    pv(c, n, r)->culprit_bw = 0;
+}
+
 /* A port on another leaf of its rail: its peers are near where its other rails' are far and far
- * where they are near (rail.cabling, a warning) */
-static void vote_leaves(struct ctx *c, const double *leaf_lat)
+ * where they are near (rail.cabling, a warning). spine_slow: the spine layer was named slow; a
+ * port slow with every partner then votes with its latencies too, since on another leaf every
+ * path of it crosses the spines: slow there is the spine's, and its link.bandwidth finding is
+ * folded under the cabling one (with the spines fine, a slow port's latencies say nothing of
+ * its leaf). */
+static void vote_leaves(struct ctx *c, const double *leaf_lat, int spine_slow)
 {
     const struct fabric_input *in = c->in;
     int rails = in->rails, nodes = in->nodes;
@@ -638,7 +663,8 @@ static void vote_leaves(struct ctx *c, const double *leaf_lat)
     for (size_t i = 0; i < in->nlinks + in->nlat; i++) {
         const struct fabric_link *l = any_link(in, i);
         unsigned char v;
-        if (!l->ok || l->lat_p50_us <= 0 || touches_failed(in, l) || touches_culprit(c, l))
+        if (!l->ok || l->lat_p50_us <= 0 || touches_failed(in, l) ||
+            (spine_slow ? touches_dead(c, l) : touches_culprit(c, l)))
             continue;
         /* a latency close to the boundary votes for neither side */
         if (leaf_lat[l->rail] > 0 && l->lat_p50_us > leaf_lat[l->rail] / 1.15 &&
@@ -687,7 +713,14 @@ static void vote_leaves(struct ctx *c, const double *leaf_lat)
             /* a leaf is judged from at least 3 peers that disagree, more than agree: a port on
              * another leaf flips all its peers of one leaf; a latency or two taken on a busy
              * host is no evidence */
-            if (differs >= 3 && differs > agree)
+            if (differs >= 3 && differs > agree && pv(c, n, r)->culprit_bw) {
+                spine_slowed(c, n, r);
+                finding(c, TOPO_SEV_WARN, "rail.cabling", "the same leaf peers as its other rails",
+                        "other leaf peers (latency), slow with every partner",
+                        "plugged into another leaf of its rail: every path of it crosses the "
+                        "spine layer, which is slow; move the cable to its own leaf",
+                        "%s/rail%d", n, -1, r);
+            } else if (differs >= 3 && differs > agree)
                 finding(c, TOPO_SEV_WARN, "rail.cabling", "the same leaf peers as its other rails",
                         "other leaf peers (latency)",
                         "plugged into another leaf of its rail: bandwidth is fine through the "
@@ -698,15 +731,50 @@ static void vote_leaves(struct ctx *c, const double *leaf_lat)
     free(near);
 }
 
+/* With the spine layer named slow: a port slow with every partner whose every link crossed the
+ * spines (far by latency) cannot be told from the spines: slow there is the spine layer's, its
+ * own speed is not judged (said, never a pass; a retest against a peer of its own leaf measures
+ * it), and its link.bandwidth finding is withdrawn. One with a link within its leaf stays. */
+static void spine_explains(struct ctx *c, const double *leaf_lat)
+{
+    const struct fabric_input *in = c->in;
+
+    for (int n = 0; n < in->nodes; n++)
+        for (int r = 0; r < in->rails; r++) {
+            struct port_view *v = pv(c, n, r);
+            size_t far = 0, near = 0;
+            if (!v->culprit_bw || leaf_lat[r] <= 0)
+                continue;
+            for (size_t i = 0; i < in->nlinks; i++) {
+                const struct fabric_link *l = &in->links[i];
+                if (l->rail != r || (l->a != n && l->b != n) || excluded(c, l) || !l->ok)
+                    continue;
+                if (l->lat_p50_us > leaf_lat[r] * 1.15)
+                    far++;
+                else
+                    near++;
+            }
+            if (far == 0 || near > 0)
+                continue;
+            spine_slowed(c, n, r);
+            topo_findings_unjudged(c->out,
+                                   "%s/rail%d: its speed, since every link of it crossed the spine "
+                                   "layer, which is slow (--retest measures it within its leaf)",
+                                   in->node_names[n], r);
+        }
+}
+
 /* the leaves of each rail, from the latencies: a port on another leaf (with two rails or more:
- * one rail has no other to tell it), and a slow spine layer */
+ * one rail has no other to tell it), and a slow spine layer, with what it explains */
 static void report_leaf_sets(struct ctx *c)
 {
     double *leaf_lat = leaf_boundaries(c);
+    int spine_slow = spine_layer(c, leaf_lat);
 
     if (c->in->rails >= 2)
-        vote_leaves(c, leaf_lat);
-    spine_layer(c, leaf_lat);
+        vote_leaves(c, leaf_lat, spine_slow);
+    if (spine_slow)
+        spine_explains(c, leaf_lat);
     free(leaf_lat);
 }
 

@@ -969,6 +969,37 @@ static void rule_edges(void)
         ok(strstr(fails(v, k, 8, 3, down, NULL), "fabric.spine spine layer") &&
                strstr(fails(v, k, 8, 3, down, NULL), "nic.port.state n8/rail0"),
            "spine: beside a port without carrier (n8/rail0), named with it");
+        /* n4's rail 0 measured only with the other leaf (its links within its leaf not in the
+         * run), the spine layer slow: n4/rail0 is slow with every partner, and every link of it
+         * crossed the spines: its speed is not judged (no link.bandwidth), and said so; with one
+         * link within its leaf slow as well it is the port's own, named */
+        for (int own = 0; own < 2; own++) {
+            struct fabric_port ports[24];
+            struct topo_findings f = { 0 };
+            size_t m = 0;
+            k = two_leaves(v, 3, 3, 60, 7);
+            for (size_t i = 0; i < k; i++) {
+                int mine = v[i].rail == 0 && v[i].b == 3; /* n1..n3 with n4 */
+                if (mine && own && v[i].a == 0)           /* n1-n4 within the leaf, slow */
+                    v[i].bw_gbps = .2;
+                else if (mine)
+                    continue;
+                v[m++] = v[i];
+            }
+            for (int i = 0; i < 24; i++)
+                ports[i].carrier = 1;
+            struct fabric_input in = { 8, 3, names, ports, NULL, v, m, NULL, 0, NULL, 0, 0, 0 };
+            fabric_analyze(&in, &f);
+            topo_findings_sort(&f);
+            int unjudged = f.nunjudged == 1 && strstr(f.unjudged[0], "n4/rail0: its speed");
+            topo_findings_free(&f);
+            is_str(fails(v, m, 8, 3, NULL, NULL),
+                   own ? "fabric.spine spine layer;link.bandwidth n4/rail0"
+                       : "fabric.spine spine layer",
+                   "spine: n4/rail0 slow %s",
+                   own ? "within its leaf too: named" : "only across the slow spines: not named");
+            ok(unjudged == !own, "...%s", own ? "and judged" : "its speed said not judged");
+        }
         /* three slow paths between the leaves are the least that is a spine's: two are not */
         k = two_leaves(v, 3, 3, 60, 0);
         for (size_t i = 0; i < k; i++)
@@ -1781,6 +1812,43 @@ int main(void)
                "n1/rail1 warned (%zu, %s, %s)",
                port, nw, what, first_fail(&f)->subject);
             topo_findings_free(&f);
+        }
+        /* the spine layer slow (every pair between the leaves at 0.2 on every rail) and n7's
+         * rail-2 port on the other leaf, measured with its own leaf's peers only (as a
+         * neighbour schedule does): every path of it crosses the slow spines, so it is slow
+         * with every partner, and far where its other rails are near. The spine layer and the
+         * cable are named; the port's slowness is the spine's (no link.bandwidth). With the
+         * spines fine, the same slow port with far latencies is the port's own (link.bandwidth,
+         * no cabling: a slow port's latencies say nothing of its leaf); and far latencies
+         * without the slowness are a cable on another leaf, named as ever. */
+        for (int spine = 0; spine < 3; spine++) {
+            struct fabric_link sp[84];
+            size_t m = 0;
+            for (size_t i = 0; i < k; i++) {
+                struct fabric_link lk = ap[i];
+                int across = lk.a / 4 != lk.b / 4, mine = lk.rail == 2 && (lk.a == 6 || lk.b == 6);
+                if (lk.a == 0 && lk.rail == 1) /* n1's rail 1 as the fabric above has it */
+                    across = !across;
+                if (mine && across)
+                    continue; /* n7's rail 2 measured with its own leaf only */
+                if (mine) {
+                    lk.lat_p50_us = lk.lat_p99_us = 60;
+                    lk.bw_gbps = spine < 2 ? .2 : .95;
+                } else if (across && spine == 0)
+                    lk.bw_gbps = .2;
+                sp[m++] = lk;
+            }
+            const char *want[] = {
+                "fabric.spine spine layer;rail.cabling n1/rail1;rail.cabling n7/rail2",
+                "link.bandwidth n7/rail2;rail.cabling n1/rail1",
+                "rail.cabling n1/rail1;rail.cabling n7/rail2"
+            };
+            const char *says[] = {
+                "a slow spine: the spine and n7/rail2's cable, its slowness folded",
+                "spines fine: n7/rail2 slow is its own, no cabling said",
+                "n7/rail2 far and not slow: on the other leaf, as ever"
+            };
+            is_str(fails(sp, m, 8, 3, NULL, NULL), want[spine], "leaves: %s", says[spine]);
         }
         /* the same, the latencies from a latency sweep's ping-pong links (no goodput) and the
          * measured links carrying none: the same warning */
