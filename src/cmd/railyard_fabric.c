@@ -34,8 +34,9 @@ static void usage(FILE *fp)
         "  --streams <n>           parallel TCP streams per link (default 1)\n"
         "  --bidir                 also measure each link in the reverse direction\n"
         "  --retest                then retest suspect nodes against known-good ones\n"
-        "  --latency-sweep <k>     then k rounds of ping-pong only with the nodes 2..k+1 away:\n"
-        "                          the same-leaf peers of each rail compared (miscabling)\n"
+        "  --latency-sweep <k>     then k rings of ping-pong only with the nodes 2..k+1 away:\n"
+        "                          the same-leaf peers of each rail compared (miscabling);\n"
+        "                          default 2 after neighbor and ring, 0 (none) otherwise\n"
         "  --iters <n>             ping-pong iterations for latency (default 200)\n"
         "  --netdev <format>       rail netdev without a map, printf format (default rail%%d)\n"
         "  -t, --transport <name>  tcp (default), verbs (RC RDMA writes, libibverbs) or mpi\n"
@@ -135,6 +136,7 @@ static int parse_opts(int argc, char **argv, struct fabric_run_opts *o, int spea
     o->streams = 1;
     o->iters = 200;
     o->shift = 1;
+    o->lat_sweep = -1; /* by the schedule, below */
     o->round_timeout = -1;
     o->start_timeout = 60;
     o->connect_timeout = 5;
@@ -149,7 +151,7 @@ static int parse_opts(int argc, char **argv, struct fabric_run_opts *o, int spea
     optind = 0; /* a fresh scan, also where ranks share one process (SMPI) */
     while ((c = getopt_long(argc, argv, "m:s:d:o:t:jvh", lo, NULL)) != -1) {
         double v = 0;
-        if (optarg && strchr("dRAKSICQWkLD", c)) {
+        if (optarg && strchr("dRAKSICQWkD", c)) {
             v = strtod(optarg, &end);
             if (end == optarg || *end || v <= 0 || v > 86400) {
                 const char *name = "option";
@@ -175,16 +177,27 @@ static int parse_opts(int argc, char **argv, struct fabric_run_opts *o, int spea
         case 't': o->transport = optarg; break;
         case 'G':
         case 'Y':
-        case 'U': { /* small integers with a range: GID index, traffic class, ACK timeout */
-            long min = c == 'U' ? 1 : 0, max = c == 'U' ? 31 : 255, x = strtol(optarg, &end, 10);
-            const char *name = c == 'G' ? "gid-index" : c == 'Y' ? "tos" : "qp-timeout";
+        case 'U':
+        case 'L': { /* small integers with a range: GID index, traffic class, ACK timeout, sweep */
+            long min = c == 'U' ? 1 : 0,
+                 max = c == 'U'   ? 31
+                       : c == 'L' ? 16
+                                  : 255,
+                 x = strtol(optarg, &end, 10);
+            const char *name = c == 'G'   ? "gid-index"
+                               : c == 'Y' ? "tos"
+                               : c == 'L' ? "latency-sweep"
+                                          : "qp-timeout";
             if (end == optarg || *end || x < min || x > max) {
                 if (speak)
                     fprintf(stderr, "railyard-fabric: --%s takes %ld to %ld, not '%s'\n", name, min,
                             max, optarg);
                 return -1;
             }
-            *(c == 'G' ? &o->vo.gid_index : c == 'Y' ? &o->vo.tos : &o->vo.qp_timeout) = (int)x;
+            *(c == 'G'   ? &o->vo.gid_index
+              : c == 'Y' ? &o->vo.tos
+              : c == 'L' ? &o->lat_sweep
+                         : &o->vo.qp_timeout) = (int)x;
             break;
         }
         case 'O':
@@ -224,7 +237,6 @@ static int parse_opts(int argc, char **argv, struct fabric_run_opts *o, int spea
         case 'j': o->json = 1; break;
         case 'B': o->bidir = 1; break;
         case 'H': o->nic_hosts = 1; break;
-        case 'L': o->lat_sweep = (int)v; break;
         case 'X': o->retest = 1; break;
         case 'Z': o->link_records = optarg; break;
         case 'D': o->coll_duration = v; break;
@@ -305,11 +317,10 @@ static int parse_opts(int argc, char **argv, struct fabric_run_opts *o, int spea
             fprintf(stderr, "railyard-fabric: --schedule custom needs --pairs <file>\n");
         return -1;
     }
-    if (o->lat_sweep > 16) {
-        if (speak)
-            fprintf(stderr, "railyard-fabric: --latency-sweep is at most 16\n");
-        return -1;
-    }
+    /* the sweep by default: neighbor and ring meet two peers a port, too few to tell a port
+     * on another leaf; all-pairs meets them all, and custom pairs are the site's choice */
+    if (o->lat_sweep < 0)
+        o->lat_sweep = !strcmp(o->schedule, "neighbor") || !strcmp(o->schedule, "ring") ? 2 : 0;
     if (o->streams > 16) {
         if (speak)
             fprintf(stderr, "railyard-fabric: --streams is at most 16\n");

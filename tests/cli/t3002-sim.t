@@ -93,21 +93,35 @@ jq -e '(.latency_links | length) > 0 and ([.latency_links[] | select(.ok)] | len
     "$(res)" >/dev/null
 ok $? "... the latency sweep's links are kept apart (latency_links)"
 sim --nodes 64 --rails 8 --miscable 20:2:5
-is "$rc $(fails)" "0 " "without the sweep two partners per port are too few to judge a leaf: no finding"
+is "$rc $(fails)" "0 warn rail.cabling n20/rail2" \
+   "the default screen (its latency sweep of 2): the port on rail 5's leaf named, nothing else"
+is "$(jq '[.latency_links[] | select(.rail == 2 and (.from == "n20" or .to == "n20"))] | length' "$(res)")" 4 \
+   "... by the sweep's four more peers of n20 (rings 2 and 3)"
+sim --nodes 64 --rails 8 --miscable 20:2:5 -- --latency-sweep 0
+is "$rc $(fails)" "0 " "--latency-sweep 0: two partners per port are too few to judge a leaf: no finding"
+is "$(jq '.latency_links | length' "$(res)")" 0 "... and no latency link"
+# a port on the other leaf of its own rail (leaf 1: nodes 33-64), and one on the boundary of
+# its leaf (n32, whose neighbour n33 is on leaf 1): each named alone
+sim --nodes 64 --rails 8 --other-leaf 20:2:1 --other-leaf 32:6:1
+is "$rc $(fails)" "0 warn rail.cabling n20/rail2;warn rail.cabling n32/rail6" \
+   "two ports on the other leaf of their own rail, one at the leaves' boundary: both named, nothing else"
 
 sim --nodes 64 --rails 8 --slow-spine 1:100 -- --latency-sweep 2 --culprits "$TMP/culprits"
 f=$(fails)
-echo "$f" | tr ';' '\n' | grep -v '^fail link.path ' | grep -qx 'fail fabric.spine spine layer'
-ok $? "a slow spine: fabric.spine (the spine layer)"
-is "$(echo "$f" | tr ';' '\n' | grep -vc '^fail link.path \|^fail fabric.spine spine layer$')" 0 \
-   "... and otherwise only link.path findings between the leaves: no port, no node"
+is "$f" "fail fabric.spine spine layer" \
+   "a slow spine: fabric.spine (the spine layer) alone, its slow paths folded under it"
+jq -e '.findings[] | select(.check == "fabric.spine") | .observed | test("^[0-9]+ slow paths, every one between two leaves")' \
+    "$(res)" >/dev/null
+ok $? "... which counts them: $(jq -r '.findings[] | select(.check == "fabric.spine") | .observed' "$(res)")"
+is "$(jq '[.findings[] | select(.check == "link.path")] | length' "$(res)")" 0 \
+   "... no link.path finding beside it (each slow path kept in the links)"
 is "$(grep -c '^drain ' "$TMP/culprits" 2>/dev/null)" 0 "... no node to drain in the culprits"
 [ "$rc" = 1 ]; ok $? "... exit 1: the fabric is faulty"
 
 sim --nodes 128 --rails 8 --degrade 5:3:200 --down 9:1 --miscable 70:2:5 --slow-spine 1:100 -- \
     --latency-sweep 2 --retest
-is "$(fails | tr ';' '\n' | grep -v '^fail link.path ' | tr '\n' ';')" \
-   "fail fabric.spine spine layer;fail link.bandwidth n5/rail3;fail rail.cabling n9/rail1;warn rail.cabling n70/rail2;" \
+is "$(fails)" \
+   "fail fabric.spine spine layer;fail link.bandwidth n5/rail3;fail rail.cabling n9/rail1;warn rail.cabling n70/rail2" \
    "128 x 8, all four faults with the sweep and retests: exactly those four named"
 is "$(jq -r '.nodes, .rails' "$(res)" | tr '\n' ' ')" "128 8 " "... over 128 nodes x 8 rails"
 
@@ -120,4 +134,9 @@ is "$rc" 0 "a slow spine 0 of 4 on a cluster of one leaf per rail (no path cross
 sim --nodes 4 --rails 2 --spines 2 --slow-spine 2:100
 is "$rc" 3 "spine 2 of 2: refused (status 3)"
 grep -q 'spine 2 is not in 0..1' "$TMP/err"; ok $? "... naming the spine and the range"
+# --other-leaf: a leaf of the rail other than the node's own
+sim --nodes 64 --rails 2 --other-leaf 40:1:1
+is "$rc:$(cat "$TMP/err")" "3:sim-cluster: leaf 1 is node 40's own leaf" "--other-leaf onto the node's own leaf: refused"
+sim --nodes 64 --rails 2 --other-leaf 40:1:2
+is "$rc:$(cat "$TMP/err")" "3:sim-cluster: leaf 2 is not in 0..1" "--other-leaf past the rail's leaves: refused"
 done_testing
