@@ -13,8 +13,8 @@ trap 'rm -rf "$TMP"' EXIT
 # (at most RAILYARD_TEST_STOP_WAIT seconds, 15: a daemon of a session of its own, which the
 # signal did not reach, is not waited for)
 ry_stopped() { # STATUS
-    local kids k
-    for k in $(seq 1 $((${RAILYARD_TEST_STOP_WAIT:-15} * 10))); do
+    local kids _
+    for _ in $(seq 1 $((${RAILYARD_TEST_STOP_WAIT:-15} * 10))); do
         kids=
         read -r kids <"/proc/$$/task/$$/children" 2>/dev/null || true
         [ -n "$kids" ] || break
@@ -43,6 +43,33 @@ esac
 # the console keeps no fabric discovery between the tests' simulated fabrics unless a test
 # names its own cache (railyard top --fabric-cache)
 export RAILYARD_FABRIC_CACHE=none
+# sim_rig NAME TOOLS...: what a SimGrid test (railyard-fabric under SMPI) needs: at the lowest
+# priority beside the rigs (a simulation of hundreds of ranks holds a core; simulated time and CPU
+# seconds, what it reads, do not depend on it), or at the usual one with its SMPI build on one
+# core where it is CI's busy-stage load (RAILYARD_SIM_LOAD=1); CI's full stage only (its SMPI
+# build is the same in every stage); railyard-fabric built, SimGrid and TOOLS installed, a
+# configure script; then the simulations' lock, one at a time. Sets FABRIC.
+sim_rig() {
+    local name=$1 p
+    shift
+    FABRIC=$(dirname "$RAILYARD")/railyard-fabric
+    if [ "${RAILYARD_SIM_LOAD:-}" = 1 ]; then
+        export RAILYARD_SIM_JOBS=1
+    else
+        renice -n 19 -p $$ >/dev/null 2>&1 || true
+    fi
+    case ${RAILYARD_CI_STAGE:-} in
+    "" | full) ;;
+    *) skip_all "CI stage $RAILYARD_CI_STAGE: $name runs in CI's full stage (its SMPI build is the same in every stage)" ;;
+    esac
+    [ -x "$FABRIC" ] || skip_all "railyard-fabric not built (configure found no MPI)"
+    for p in smpicc smpirun "$@"; do
+        command -v "$p" >/dev/null || skip_all "$p is not installed (SimGrid: apt-get install libsimgrid-dev)"
+    done
+    [ -x "$RAILYARD_SRCDIR/configure" ] || skip_all "no configure script in $RAILYARD_SRCDIR (run ./autogen.sh)"
+    rig_lock sim
+}
+
 
 plan() { echo "1..$1"; T_PLAN=$1; }
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }

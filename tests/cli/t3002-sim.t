@@ -5,31 +5,8 @@
 # spine layer's and no node's; and railyard-fabric keeps no mutable globals (SMPI runs every
 # rank as a thread of one process).
 . "$RAILYARD_SRCDIR/tests/lib.sh"
-FABRIC=$(dirname "$RAILYARD")/railyard-fabric
 SIM=$RAILYARD_SRCDIR/scripts/sim-cluster
-# a simulation of hundreds of ranks holds a core: at the lowest priority, so that the rigs make
-# check runs beside it keep the CPU their shaped links need; simulated time and CPU seconds, what
-# this test reads, do not depend on it. RAILYARD_SIM_LOAD=1 (CI's busy stage, where it is the
-# CPU-bound process on one core beside the tests that measure in time): at the usual priority,
-# and its SMPI build on one core, so that it loads that core as a loop would and no more
-if [ "${RAILYARD_SIM_LOAD:-}" = 1 ]; then
-    export RAILYARD_SIM_JOBS=1
-else
-    renice -n 19 -p $$ >/dev/null 2>&1 || true
-fi
-# its SimGrid build (smpicc) is the same whatever the build under test: in CI it runs once, in
-# the full build's stage (.ci/run)
-case ${RAILYARD_CI_STAGE:-} in
-"" | full) ;;
-*) skip_all "CI stage $RAILYARD_CI_STAGE: t3002 runs in CI's full stage (its SMPI build is the same in every stage)" ;;
-esac
-[ -x "$FABRIC" ] || skip_all "railyard-fabric not built (configure found no MPI)"
-for p in smpicc smpirun jq objdump; do
-    command -v $p >/dev/null || skip_all "$p is not installed (SimGrid: apt-get install libsimgrid-dev)"
-done
-[ -x "$RAILYARD_SRCDIR/configure" ] || skip_all "no configure script in $RAILYARD_SRCDIR (run ./autogen.sh)"
-# one simulation at a time (beside the rigs, at the lowest priority: CI's full stage)
-rig_lock sim
+sim_rig t3002 jq objdump
 export RAILYARD_SIM_BUILD=$TMP/simbuild
 trap 'rm -rf "$TMP"' EXIT
 

@@ -1,0 +1,69 @@
+#!/bin/bash
+# The seeded fault campaign (scripts/fault-campaign) on a simulated 64 x 8 cluster: four
+# scenarios whose faults cover every class (a port down, at 50% and at 85%, on another rail's
+# leaf and on another leaf of its own rail, a slow spine, two slow ports paired in the schedule)
+# and one without a fault, with the default options and with the full validation: every fault
+# named exactly (rail.cabling, link.bandwidth, fabric.spine: the campaign's classes), nothing
+# extra, in both; a scenario run again alone is the same scenario; the
+# campaign says a miss when the tool misses (the default screen without its latency sweep
+# cannot tell a port on another leaf); bad usage refused.
+. "$RAILYARD_SRCDIR/tests/lib.sh"
+CAMP=$RAILYARD_SRCDIR/scripts/fault-campaign
+sim_rig t3005 jq python3
+# the SMPI build of this build tree, kept between runs (this user's own folder)
+export RAILYARD_SIM_BUILD
+RAILYARD_SIM_BUILD=$(cd "$(dirname "$RAILYARD")" && pwd)/tests/.sim-build
+mkdir -p "$RAILYARD_SIM_BUILD" && chmod 755 "$RAILYARD_SIM_BUILD"
+
+# seed 28: scenario 1 other-rail, other-leaf (two), a slow spine; 2 degrade-50 (two),
+# other-leaf, degrade-85; 3 none; 4 down (two), neighbours
+"$CAMP" --nodes 64 --rails 8 --scenarios 4 --seed 28 --jobs 1 --json "$TMP/c.json" >"$TMP/out" 2>&1
+rc=$?
+sed 's/^/# /' "$TMP/out"
+is "$rc" 0 "four scenarios, every class, both modes: exit 0"
+is "$(tail -1 "$TMP/out")" "campaign: 4 scenarios, exact 4, missed 0, extra 0" "the last line: every scenario exact"
+is "$(jq -r '[.scenarios[].faults[].class] | unique | join(",")' "$TMP/c.json")" \
+   "degrade-50,degrade-85,down,neighbours,other-leaf,other-rail,slow-spine" "...the seven classes drawn"
+is "$(jq -r '[.scenarios[] | .faults | length] | join(",")' "$TMP/c.json")" "4,4,0,4" \
+   "...0 to 4 faults a scenario"
+is "$(jq '[.scenarios[].runs[] | select(.state == "judged" and .exact and (.extra | length) == 0)] | length' "$TMP/c.json")" 8 \
+   "...eight runs judged, each exact with nothing extra"
+is "$(jq '[.scenarios[].runs[] | select(.mode == "full") | .rounds > 7] | all' "$TMP/c.json")" true \
+   "...the full validation ran more rounds than the default (retests, a sweep of 4)"
+for m in default full; do
+    grep -Eq "^$m: 4 scenarios, exact 4, missed 0, extra 0$" "$TMP/out"
+    ok $? "$m: its own line"
+done
+grep -Eq '^  slow-spine +1 +1 +0 +0$' "$TMP/out"
+ok $? "the confusion matrix: the slow spine injected once, named exactly"
+grep -Eq '^#1 faults: other-rail n4/rail7, other-leaf n31/rail5, other-leaf n22/rail4, slow-spine spine 1$' "$TMP/out"
+ok $? "scenario 1's faults listed"
+grep -q '^campaign: seed 28, 64 x 8 ' "$TMP/out"
+ok $? "the seed printed"
+
+# scenario 1 alone: the same faults, its command line printed
+"$CAMP" --nodes 64 --rails 8 --scenarios 4 --seed 28 --only 1 --modes default >"$TMP/one" 2>&1
+rc=$?
+is "$rc:$(grep '^#' "$TMP/one")" "0:#1 faults: other-rail n4/rail7, other-leaf n31/rail5, other-leaf n22/rail4, slow-spine spine 1" \
+   "--only 1: the same scenario again"
+grep -q -- "sim-cluster --nodes 64 --rails 8 .*--miscable 4:7:[0-9] --other-leaf 31:5:1 --other-leaf 22:4:1 --slow-spine 1:100" "$TMP/one"
+ok $? "...with the command line that runs it by hand"
+
+# the campaign tells a miss: scenario 2 with the full validation's options replaced by no
+# latency sweep cannot tell n13/rail1 on the other leaf of its rail
+"$CAMP" --nodes 64 --rails 8 --scenarios 4 --seed 28 --only 2 --modes full \
+    --full-options "--latency-sweep 0" >"$TMP/miss" 2>&1
+rc=$?
+is "$rc" 1 "without a latency sweep: a miss, exit 1"
+grep -Eq '^   full +WRONG 3/4 exact +n13/rail1 missed' "$TMP/miss"
+ok $? "...the port on the other leaf said missed: $(grep -m1 WRONG "$TMP/miss")"
+grep -Eq '^  other-leaf +1 +0 +0 +1$' "$TMP/miss"
+ok $? "...and in the confusion matrix"
+is "$(tail -1 "$TMP/miss")" "campaign: 1 scenarios, exact 0, missed 1, extra 0" "...and in the last line"
+
+for bad in "--scenarios 0" "--modes fast" "--only 5" "--max-faults 9" "--nodes 2" "--bogus"; do
+    # shellcheck disable=SC2086
+    "$CAMP" --scenarios 4 $bad >/dev/null 2>"$TMP/err"
+    is "$?:$(grep -c '^fault-campaign: ' "$TMP/err")" "2:1" "bad usage refused: $bad ($(head -1 "$TMP/err"))"
+done
+done_testing
