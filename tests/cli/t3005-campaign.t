@@ -6,7 +6,7 @@
 # named exactly (rail.cabling, link.bandwidth, fabric.spine: the campaign's classes), nothing
 # extra, in both; a scenario run again alone is the same scenario; the
 # campaign says a miss when the tool misses (the default screen without its latency sweep
-# cannot tell a port on another leaf); bad usage refused.
+# cannot tell a port on another leaf); stopped, it ends its simulations; bad usage refused.
 . "$RAILYARD_SRCDIR/tests/lib.sh"
 CAMP=$RAILYARD_SRCDIR/scripts/fault-campaign
 sim_rig t3005 jq python3
@@ -61,6 +61,17 @@ grep -Eq '^  other-leaf +1 +0 +0 +1$' "$TMP/miss"
 ok $? "...and in the confusion matrix"
 is "$(tail -1 "$TMP/miss")" "campaign: 1 scenarios, exact 0, missed 1, extra 0" "...and in the last line"
 
+# stopped by TERM while its simulations run: they end with it, and its scratch folder goes
+mkdir -p "$TMP/scratch"
+TMPDIR=$TMP/scratch "$CAMP" --nodes 64 --rails 8 --scenarios 4 --seed 28 --jobs 2 >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 300); do [ -n "$(find "$TMP/scratch" -name platform.xml 2>/dev/null)" ] && break; sleep 0.1; done
+sleep 1
+kill -TERM $pid
+wait $pid
+rc=$?
+left=$(pgrep -fc "$TMP/scratch")
+is "$rc:$left:$(ls -A "$TMP/scratch" | wc -l)" "143:0:0" "stopped by TERM: exit 143, no simulation of it left, its folder removed"
 for bad in "--scenarios 0" "--modes fast" "--only 5" "--max-faults 9" "--nodes 2" "--bogus"; do
     # shellcheck disable=SC2086
     "$CAMP" --scenarios 4 $bad >/dev/null 2>"$TMP/err"
