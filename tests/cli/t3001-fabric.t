@@ -1,7 +1,7 @@
 #!/bin/bash
 # railyard-fabric on the demo cluster (network namespaces, shaped veth rails, Open MPI): each
 # injected fault alone and all together name exactly the culprits; a killed rank is named and
-# the others finish; neighbor localizes a bad port on 8 nodes in at most 3 rounds.
+# the others finish; neighbor localizes a bad port on 8 nodes in at most 3 measuring rounds.
 . "$RAILYARD_SRCDIR/tests/lib.sh"
 demo_rig
 owner=
@@ -270,7 +270,12 @@ up --nodes 8 --rails 1 --degrade 6:0:50mbit
 "$DEMO" map >"$TMP/demo.map"
 fabric --schedule neighbor
 is_run "$rc $(degraded node6 0)" "1 named" "8 nodes: the degraded port is named ($(fails))"
-jq -e '.rounds_done <= 3' "$TMP/run/results.json" >/dev/null; ok $? "...in at most 3 rounds"
+jq -e '([.links[].round] | unique | length) <= 3' "$TMP/run/results.json" >/dev/null
+ok $? "...in at most 3 measuring rounds"
+# the default latency sweep on 8 nodes: rings of shifts 2 and 3, ping-pong only, beside them
+jq -e '(.latency_links | length) > 0 and ([.latency_links[].round] | min) > ([.links[].round] | max)' \
+    "$TMP/run/results.json" >/dev/null
+ok $? "...then the default latency sweep's ping-pong rounds ($(jq '[.latency_links[].round] | unique | length' "$TMP/run/results.json"))"
 fabric --schedule all-pairs
 is_run "$rc $(degraded node6 0)" "1 named" "all-pairs names the same port ($(fails))"
 is "$(jq .rounds_done "$TMP/run/results.json")" 7 "all-pairs: 7 rounds for 8 nodes"
