@@ -4,7 +4,7 @@
 # leaf and on another leaf of its own rail, a slow spine, two slow ports paired in the schedule)
 # and one without a fault, with the default options and with the full validation: every fault
 # named exactly (rail.cabling, link.bandwidth, fabric.spine: the campaign's classes), nothing
-# extra, in both; a scenario run again alone is the same scenario; the
+# extra, in both; a scenario listed (--list: nothing run) or run again alone is the same; the
 # campaign says a miss when the tool misses (the default screen without its latency sweep
 # cannot tell a port on another leaf); stopped, it ends its simulations; bad usage refused.
 . "$RAILYARD_SRCDIR/tests/lib.sh"
@@ -41,13 +41,17 @@ ok $? "scenario 1's faults listed"
 grep -q '^campaign: seed 28, 64 x 8 ' "$TMP/out"
 ok $? "the seed printed"
 
-# scenario 1 alone: the same faults, its command line printed
-"$CAMP" --nodes 64 --rails 8 --scenarios 4 --seed 28 --only 1 --modes default >"$TMP/one" 2>&1
+# scenario 1 listed alone: the same faults, and the command line that runs it by hand in each
+# mode; nothing is run
+"$CAMP" --nodes 64 --rails 8 --scenarios 4 --seed 28 --only 1 --list >"$TMP/one" 2>&1
 rc=$?
 is "$rc:$(grep '^#' "$TMP/one")" "0:#1 faults: other-rail n4/rail7, other-leaf n31/rail5, other-leaf n22/rail4, slow-spine spine 1" \
-   "--only 1: the same scenario again"
-grep -q -- "sim-cluster --nodes 64 --rails 8 .*--miscable 4:7:[0-9] --other-leaf 31:5:1 --other-leaf 22:4:1 --slow-spine 1:100" "$TMP/one"
+   "--only 1 --list: the same scenario again"
+grep -q -- "^   default .*sim-cluster --nodes 64 --rails 8 .*--miscable 4:7:[0-9] --other-leaf 31:5:1 --other-leaf 22:4:1 --slow-spine 1:100$" "$TMP/one"
 ok $? "...with the command line that runs it by hand"
+grep -q -- "^   full .*--slow-spine 1:100 -- --latency-sweep 4 --retest$" "$TMP/one"
+ok $? "...and the full validation's, with its options"
+is "$(grep -c -e 'exact' -e 'rounds' "$TMP/one")" 0 "...and nothing run"
 
 # the campaign tells a miss: scenario 2 with the full validation's options replaced by no
 # latency sweep cannot tell n13/rail1 on the other leaf of its rail
@@ -60,6 +64,7 @@ ok $? "...the port on the other leaf said missed: $(grep -m1 WRONG "$TMP/miss")"
 grep -Eq '^  other-leaf +1 +0 +0 +1$' "$TMP/miss"
 ok $? "...and in the confusion matrix"
 is "$(tail -1 "$TMP/miss")" "campaign: 1 scenarios, exact 0, missed 1, extra 0" "...and in the last line"
+is "$(grep '^#2 faults' "$TMP/miss")" "$(grep '^#2 faults' "$TMP/out")" "...scenario 2 alone is the campaign's scenario 2"
 
 # stopped by TERM while its simulations run: they end with it, and its scratch folder goes
 mkdir -p "$TMP/scratch"
@@ -72,7 +77,7 @@ wait $pid
 rc=$?
 left=$(pgrep -fc "$TMP/scratch")
 is "$rc:$left:$(ls -A "$TMP/scratch" | wc -l)" "143:0:0" "stopped by TERM: exit 143, no simulation of it left, its folder removed"
-for bad in "--scenarios 0" "--modes fast" "--only 5" "--max-faults 9" "--nodes 2" "--bogus"; do
+for bad in "--scenarios 0" "--only 0 --list" "--modes fast" "--only 5" "--max-faults 9" "--nodes 2" "--bogus"; do
     # shellcheck disable=SC2086
     "$CAMP" --scenarios 4 $bad >/dev/null 2>"$TMP/err"
     is "$?:$(grep -c '^fault-campaign: ' "$TMP/err")" "2:1" "bad usage refused: $bad ($(head -1 "$TMP/err"))"
