@@ -585,44 +585,55 @@ static const struct fabric_link *any_link(const struct fabric_input *in, size_t 
     return i < in->nlinks ? &in->links[i] : &in->lat_links[i - in->nlinks];
 }
 
-/* per rail, the latency below which a peer is on the same leaf (-1: one group, unknown) */
-static double *leaf_boundaries(struct ctx *c)
+/* rail r's latency below which a peer is on the same leaf: the middle of the widest gap between
+ * the rail's latencies, when it is a gap (a factor of 1.8 or more, at least two links below it,
+ * each side spread less than the gap); -1 when they form one group, a leaf as far as they tell
+ * (a busy host spreads latencies evenly, a second leaf stands apart). skip_low: without the
+ * measured links that were slow, whose latency is a queue's as much as a distance's */
+static double rail_boundary(struct ctx *c, int r, int skip_low)
 {
     const struct fabric_input *in = c->in;
-    int rails = in->rails;
-    double *leaf_lat = xcalloc((size_t)rails, sizeof(*leaf_lat));
+    double *v = xcalloc(in->nlinks + in->nlat + 1, sizeof(*v)), best = 0, at = -1;
+    size_t n = 0;
 
-    /* per rail, the latency below which a peer is on the same leaf: the middle of the widest gap
-     * between the rail's latencies, when it is a gap (a factor of 1.8 or more, at least two
-     * links below it, each side spread less than the gap); a rail whose latencies form one
-     * group is one leaf as far as they tell (a busy host spreads latencies evenly, a second leaf
-     * stands apart) */
-    for (int r = 0; r < rails; r++) {
-        double *v = xcalloc(in->nlinks + in->nlat + 1, sizeof(*v)), best = 0;
-        size_t n = 0;
-        for (size_t i = 0; i < in->nlinks + in->nlat; i++) {
-            const struct fabric_link *l = any_link(in, i);
-            if (l->rail == r && l->ok && l->lat_p50_us > 0 && !touches_failed(in, l) &&
-                !touches_culprit(c, l))
-                v[n++] = l->lat_p50_us;
-        }
-        leaf_lat[r] = -1;
-        if (n >= 3) {
-            /* the gap is taken across k values: up to k-1 latencies that stray into it (a
-             * hiccup of a host, a queue behind a slow spine) do not close it; at 1024 nodes
-             * two links of 3,200 did */
-            size_t k = n / 256 + 1;
-            fabric_median(v, n); /* sorts */
-            for (size_t i = 1; i + k < n; i++) {
-                double gap = v[i + k] / v[i];
-                /* two groups, each tighter than the gap between them: noise spreads evenly */
-                if (gap >= 1.8 && gap > best && v[i] / v[0] < gap && v[n - 1] / v[i + k] < gap) {
-                    best = gap;
-                    leaf_lat[r] = sqrt(v[i] * v[i + k]);
-                }
+    for (size_t i = 0; i < in->nlinks + in->nlat; i++) {
+        const struct fabric_link *l = any_link(in, i);
+        if (l->rail == r && l->ok && l->lat_p50_us > 0 && !touches_failed(in, l) &&
+            !touches_culprit(c, l) && !(skip_low && i < in->nlinks && is_low(c, l)))
+            v[n++] = l->lat_p50_us;
+    }
+    if (n >= 3) {
+        /* the gap is taken across k values: up to k-1 latencies that stray into it (a hiccup of
+         * a host, a queue behind a slow spine) do not close it; at 1024 nodes two links of
+         * 3,200 did */
+        size_t k = n / 256 + 1;
+        fabric_median(v, n); /* sorts */
+        for (size_t i = 1; i + k < n; i++) {
+            double gap = v[i + k] / v[i];
+            /* two groups, each tighter than the gap between them: noise spreads evenly */
+            if (gap >= 1.8 && gap > best && v[i] / v[0] < gap && v[n - 1] / v[i + k] < gap) {
+                best = gap;
+                at = sqrt(v[i] * v[i + k]);
             }
         }
-        free(v);
+    }
+    free(v);
+    return at;
+}
+
+/* per rail, the latency below which a peer is on the same leaf (-1: one group, unknown): told
+ * by the links that were not slow first (behind a slow spine, a queue stretches the latencies of
+ * the paths through it until they blur the gap, or open a wider one of their own), by all where
+ * those alone form one group (every path between the leaves slow) */
+static double *leaf_boundaries(struct ctx *c)
+{
+    int rails = c->in->rails;
+    double *leaf_lat = xcalloc((size_t)rails, sizeof(*leaf_lat));
+
+    for (int r = 0; r < rails; r++) {
+        leaf_lat[r] = rail_boundary(c, r, 1);
+        if (leaf_lat[r] < 0)
+            leaf_lat[r] = rail_boundary(c, r, 0);
     }
     return leaf_lat;
 }

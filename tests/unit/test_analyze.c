@@ -1042,6 +1042,27 @@ static void rule_edges(void)
                        "link.path n4<->n8/rail0",
                    "spine: %s", g ? "four folded under it" : "no spine: the four paths named");
         }
+        /* behind a slow spine the paths through it queue: rail 0's three slow paths at 3.0 us
+         * and three at 6.4 us, beside its other paths between the leaves at 2.7 and within at
+         * 1.2, blur every gap (2.7 to 6.4 is no tighter than the gap below it); the links
+         * that were not slow part the leaves (at 1.8 us), and the six are the spine's. The
+         * rails whose every path between the leaves is slow (the cases above) fall back on
+         * all their links */
+        for (int q = 0; q < 2; q++) {
+            k = two_leaves(v, 3, 1.2, 2.7, 0);
+            for (size_t i = 0; i < k; i++)
+                if (v[i].rail == 0 && v[i].a < 3 &&
+                    (v[i].b == v[i].a + 4 || v[i].b == v[i].a + 5)) {
+                    v[i].bw_gbps = .2;
+                    v[i].lat_p50_us = v[i].lat_p99_us = v[i].b == v[i].a + 4 ? 6.4 : q ? 3.0 : 2.7;
+                }
+            is_str(said(v, k, 8, 3, NULL, TOPO_SEV_FAIL, "fabric.spine", "spine layer"),
+                   "6 slow paths, every one between two leaves (rails 0)",
+                   "spine: six slow paths queued to %s: named",
+                   q ? "3.0 and 6.4 us" : "2.7 and 6.4 us");
+            is_str(fails(v, k, 8, 3, NULL, NULL), "fabric.spine spine layer",
+                   "spine: ...and nothing else (no port on the wrong leaf)");
+        }
         /* one rail: its leaves part by latency as well, a slow spine layer is named */
         k = two_leaves(v, 1, 3, 60, 1);
         is_str(said(v, k, 8, 1, NULL, TOPO_SEV_FAIL, "fabric.spine", "spine layer"),
