@@ -109,9 +109,10 @@ struct fabric_run_opts { /* railyard-fabric(1)'s options */
     const char *archive, *prometheus, *junit; /* railyard-report(5) */
     const char *culprits;                     /* --culprits: lines for a preflight */
     int no_archive, keep;
-    int lat_sweep;               /* --latency-sweep: ring shifts 2..K+1, ping-pong only */
-    int nic_hosts;               /* --nic-hosts: each rank on a host of its own, named NODE-rRAIL */
-    const char *link_records;    /* --link-records: auto, json, binary */
+    int lat_sweep;            /* --latency-sweep: ring shifts 2..K+1, ping-pong only */
+    int spread;               /* --spread: K rings of shifts n/2, n/4 ... (at least 4), measured */
+    int nic_hosts;            /* --nic-hosts: each rank on a host of its own, named NODE-rRAIL */
+    const char *link_records; /* --link-records: auto, json, binary */
     struct fabric_verbs_opts vo; /* verbs and mpi: what moves the data */
     /* the collective phase */
     unsigned coll_mask; /* a bit per enum fabric_coll; 0 no collective phase */

@@ -608,6 +608,16 @@ int fabric_run_lay_out(struct fabric_run *r)
         return 2;
     }
     r->lat_only = xcalloc(r->sched.n ? r->sched.n : 1, 1);
+    /* --spread: rings of shifts n/2, n/4 ... measured as the schedule is: each node with nodes
+     * ever farther along the list, whole leaves with other leaves, so that the pairs cross the
+     * spines by every route and not only where the schedule's pairs straddle two leaves; the
+     * ring schedule's own shift is measured already, and a shift under 4 stays within a leaf */
+    for (int sh = r->nodes / 2, k = 0; k < r->o.spread && sh >= 4; sh /= 2, k++) {
+        struct fabric_schedule extra;
+        if (!(!strcmp(r->o.schedule, "ring") && sh == r->o.shift) &&
+            fabric_schedule_ring(r->nodes, sh, &extra, &err) == 0)
+            fabric_run_append_rounds(r, &extra, 0);
+    }
     /* --latency-sweep: rings of shifts 2..k+1 (each pair once: shifts below half the nodes) */
     for (int sh = 2; sh <= r->o.lat_sweep + 1 && 2 * sh < r->nodes; sh++) {
         struct fabric_schedule extra;

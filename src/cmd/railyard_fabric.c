@@ -34,6 +34,9 @@ static void usage(FILE *fp)
         "  --streams <n>           parallel TCP streams per link (default 1)\n"
         "  --bidir                 also measure each link in the reverse direction\n"
         "  --retest                then retest suspect nodes against known-good ones\n"
+        "  --spread <k>            then k rings measured with the nodes n/2, n/4 ... away\n"
+        "                          (at least 4): whole leaves with others, across every\n"
+        "                          spine; default 1 after neighbor and ring, 0 otherwise\n"
         "  --latency-sweep <k>     then k rings of ping-pong only with the nodes 2..k+1 away:\n"
         "                          the same-leaf peers of each rail compared (miscabling);\n"
         "                          default 2 after neighbor and ring, 0 (none) otherwise\n"
@@ -114,6 +117,7 @@ static int parse_opts(int argc, char **argv, struct fabric_run_opts *o, int spea
         { "nic-hosts", no_argument, NULL, 'H' },
         { "latency-sweep", required_argument, NULL, 'L' },
         { "retest", no_argument, NULL, 'X' },
+        { "spread", required_argument, NULL, 'q' },
         { "link-records", required_argument, NULL, 'Z' },
         { "collectives", required_argument, NULL, 'c' },
         { "coll-size", required_argument, NULL, 'z' },
@@ -137,6 +141,7 @@ static int parse_opts(int argc, char **argv, struct fabric_run_opts *o, int spea
     o->iters = 200;
     o->shift = 1;
     o->lat_sweep = -1; /* by the schedule, below */
+    o->spread = -1;
     o->round_timeout = -1;
     o->start_timeout = 60;
     o->connect_timeout = 5;
@@ -178,15 +183,17 @@ static int parse_opts(int argc, char **argv, struct fabric_run_opts *o, int spea
         case 'G':
         case 'Y':
         case 'U':
-        case 'L': { /* small integers with a range: GID index, traffic class, ACK timeout, sweep */
+        case 'L':
+        case 'q': { /* small integers with a range: GID index, traffic class, ACK timeout, sweeps */
             long min = c == 'U' ? 1 : 0,
-                 max = c == 'U'   ? 31
-                       : c == 'L' ? 16
-                                  : 255,
+                 max = c == 'U'               ? 31
+                       : c == 'L' || c == 'q' ? 16
+                                              : 255,
                  x = strtol(optarg, &end, 10);
             const char *name = c == 'G'   ? "gid-index"
                                : c == 'Y' ? "tos"
                                : c == 'L' ? "latency-sweep"
+                               : c == 'q' ? "spread"
                                           : "qp-timeout";
             if (end == optarg || *end || x < min || x > max) {
                 if (speak)
@@ -197,6 +204,7 @@ static int parse_opts(int argc, char **argv, struct fabric_run_opts *o, int spea
             *(c == 'G'   ? &o->vo.gid_index
               : c == 'Y' ? &o->vo.tos
               : c == 'L' ? &o->lat_sweep
+              : c == 'q' ? &o->spread
                          : &o->vo.qp_timeout) = (int)x;
             break;
         }
@@ -321,6 +329,10 @@ static int parse_opts(int argc, char **argv, struct fabric_run_opts *o, int spea
      * on another leaf; all-pairs meets them all, and custom pairs are the site's choice */
     if (o->lat_sweep < 0)
         o->lat_sweep = !strcmp(o->schedule, "neighbor") || !strcmp(o->schedule, "ring") ? 2 : 0;
+    /* one spread ring by default: neighbor and ring cross the spines only where their pairs
+     * straddle two leaves, which takes the same few routes every time */
+    if (o->spread < 0)
+        o->spread = !strcmp(o->schedule, "neighbor") || !strcmp(o->schedule, "ring") ? 1 : 0;
     if (o->streams > 16) {
         if (speak)
             fprintf(stderr, "railyard-fabric: --streams is at most 16\n");

@@ -108,14 +108,16 @@ if have_feature jansson && have_feature yaml; then
 else
     skip "built without jansson or libyaml: no archive of a map's run"
 fi
-# railyard-fabric's --latency-sweep: 0 to 16 rings (0 turns the default's 2 off), refused past
-# either edge and when not a number, before any rank starts
+# railyard-fabric's --latency-sweep and --spread: 0 to 16 rings (0 turns the default's 2 and 1
+# off), refused past either edge and when not a number, before any rank starts
 FAB=$(dirname "$RAILYARD")/railyard-fabric
 if [ -x "$FAB" ]; then
-    for v in 17 -1 2x; do
-        ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$FAB" --latency-sweep "$v" >/dev/null 2>"$TMP/err"
-        is "$?:$(cat "$TMP/err")" "2:railyard-fabric: --latency-sweep takes 0 to 16, not '$v'" \
-           "railyard-fabric --latency-sweep $v: refused, naming the range"
+    for o in latency-sweep spread; do
+        for v in 17 -1 2x; do
+            ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$FAB" --$o "$v" >/dev/null 2>"$TMP/err"
+            is "$?:$(cat "$TMP/err")" "2:railyard-fabric: --$o takes 0 to 16, not '$v'" \
+               "railyard-fabric --$o $v: refused, naming the range"
+        done
     done
 else
     skip "railyard-fabric not built (no MPI)"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # railyard-fabric on the demo cluster (network namespaces, shaped veth rails, Open MPI): each
 # injected fault alone and all together name exactly the culprits; a killed rank is named and
-# the others finish; neighbor localizes a bad port on 8 nodes in at most 3 measuring rounds.
+# the others finish; neighbor localizes a bad port on 8 nodes in at most 3 measuring rounds,
+# then the default spread ring measures the nodes 4 apart.
 . "$RAILYARD_SRCDIR/tests/lib.sh"
 demo_rig
 owner=
@@ -270,8 +271,14 @@ up --nodes 8 --rails 1 --degrade 6:0:50mbit
 "$DEMO" map >"$TMP/demo.map"
 fabric --schedule neighbor
 is_run "$rc $(degraded node6 0)" "1 named" "8 nodes: the degraded port is named ($(fails))"
-jq -e '([.links[].round] | unique | length) <= 3' "$TMP/run/results.json" >/dev/null
+# the neighbours' links, and the default spread ring's: the nodes 4 apart (n/2), one round after
+sp='def d: (.from | ltrimstr("node") | tonumber) - (.to | ltrimstr("node") | tonumber) | if . < 0 then -. else . end;'
+jq -e "$sp"'([.links[] | select(d != 4) | .round] | unique | length) <= 3' "$TMP/run/results.json" >/dev/null
 ok $? "...in at most 3 measuring rounds"
+jq -e "$sp"'[.links[] | select(d == 4)] as $s | ($s | length) == 4 and ($s | all(.ok))
+       and ([$s[].round] | unique | length) == 1
+       and $s[0].round > ([.links[] | select(d != 4) | .round] | max)' "$TMP/run/results.json" >/dev/null
+ok $? "...then the default spread ring: the 4 pairs of nodes 4 apart, measured in one round ($(jq -c "$sp"'[.links[] | select(d == 4) | "\(.from)-\(.to)"]' "$TMP/run/results.json"))"
 # the default latency sweep on 8 nodes: rings of shifts 2 and 3, ping-pong only, beside them
 jq -e '(.latency_links | length) > 0 and ([.latency_links[].round] | min) > ([.links[].round] | max)' \
     "$TMP/run/results.json" >/dev/null

@@ -40,9 +40,12 @@ fails() { jq -r '[.findings[] | select(.severity != "ok") | "\(.severity) \(.che
 
 sim --nodes 64 --rails 8
 is "$rc $(fails)" "0 " "64 x 8 healthy: exit 0, no finding"
-jq -e '(.links | length) == 512 and ([.links[].bw_gbps] | min > 380 and max <= 400.001) and .complete' \
+jq -e '(.links | length) == 768 and ([.links[].bw_gbps] | min > 380 and max <= 400.001) and .complete' \
     "$(res)" >/dev/null
-ok $? "64 x 8: 512 links, each near the 400 Gb/s of its NIC"
+ok $? "64 x 8: 768 links, each near the 400 Gb/s of its NIC"
+# the default spread ring: each node with the node 32 away, leaf 0 with leaf 1 by every spine
+is "$(jq '[.links[] | select((.from | ltrimstr("n") | tonumber) - (.to | ltrimstr("n") | tonumber) | . == 32 or . == -32)] | length' "$(res)")" 256 \
+   "...512 of the neighbours, 256 of the spread ring (32 pairs x 8 rails, across the leaves)"
 grep -Eq '^sim: 64 nodes x 8 rails, 512 ranks, [0-9.e-]+ s simulated to the verdict, cpu_s [0-9.]+ .* peak_mb [0-9]+' "$TMP/out"
 ok $? "sim-cluster prints the simulated time, the CPU time and the peak memory"
 

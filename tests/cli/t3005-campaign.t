@@ -15,9 +15,13 @@ export RAILYARD_SIM_BUILD
 RAILYARD_SIM_BUILD=$(cd "$(dirname "$RAILYARD")" && pwd)/tests/.sim-build
 mkdir -p "$RAILYARD_SIM_BUILD" && chmod 755 "$RAILYARD_SIM_BUILD"
 
-# seed 28: scenario 1 other-rail, other-leaf (two), a slow spine; 2 degrade-50 (two),
-# other-leaf, degrade-85; 3 none; 4 down (two), neighbours
-"$CAMP" --nodes 64 --rails 8 --scenarios 4 --seed 28 --jobs 1 --json "$TMP/c.json" >"$TMP/out" 2>&1
+# seed 28: scenario 1 other-rail, other-leaf (two), a slow spine (2, which the neighbours'
+# pairs never cross); 2 degrade-50 (two), other-leaf, degrade-85; 3 none; 4 down (two),
+# neighbours
+# (the full validation with two spread rings, shifts 32 and 16, not all four: the campaign's
+# machinery and every class in a third less time; the README's figures take every ring)
+"$CAMP" --nodes 64 --rails 8 --scenarios 4 --seed 28 --jobs 1 --json "$TMP/c.json" \
+    --full-options "--latency-sweep 4 --retest --spread 2" >"$TMP/out" 2>&1
 rc=$?
 sed 's/^/# /' "$TMP/out"
 is "$rc" 0 "four scenarios, every class, both modes: exit 0"
@@ -28,15 +32,15 @@ is "$(jq -r '[.scenarios[] | .faults | length] | join(",")' "$TMP/c.json")" "4,4
    "...0 to 4 faults a scenario"
 is "$(jq '[.scenarios[].runs[] | select(.state == "judged" and .exact and (.extra | length) == 0)] | length' "$TMP/c.json")" 8 \
    "...eight runs judged, each exact with nothing extra"
-is "$(jq '[.scenarios[].runs[] | select(.mode == "full") | .rounds > 7] | all' "$TMP/c.json")" true \
-   "...the full validation ran more rounds than the default (retests, a sweep of 4)"
+is "$(jq '[.scenarios[] | (.runs | map({(.mode): .rounds}) | add) | .full > .default + 4] | all' "$TMP/c.json")" true \
+   "...the full validation ran more rounds than the default (retests, a sweep of 4, 2 spread rings)"
 for m in default full; do
     grep -Eq "^$m: 4 scenarios, exact 4, missed 0, extra 0$" "$TMP/out"
     ok $? "$m: its own line"
 done
 grep -Eq '^  slow-spine +1 +1 +0 +0$' "$TMP/out"
 ok $? "the confusion matrix: the slow spine injected once, named exactly"
-grep -Eq '^#1 faults: other-rail n4/rail7, other-leaf n31/rail5, other-leaf n22/rail4, slow-spine spine 1$' "$TMP/out"
+grep -Eq '^#1 faults: other-rail n4/rail7, other-leaf n31/rail5, other-leaf n22/rail4, slow-spine spine 2$' "$TMP/out"
 ok $? "scenario 1's faults listed"
 grep -q '^campaign: seed 28, 64 x 8 ' "$TMP/out"
 ok $? "the seed printed"
@@ -45,20 +49,21 @@ ok $? "the seed printed"
 # mode; nothing is run
 "$CAMP" --nodes 64 --rails 8 --scenarios 4 --seed 28 --only 1 --list >"$TMP/one" 2>&1
 rc=$?
-is "$rc:$(grep '^#' "$TMP/one")" "0:#1 faults: other-rail n4/rail7, other-leaf n31/rail5, other-leaf n22/rail4, slow-spine spine 1" \
+is "$rc:$(grep '^#' "$TMP/one")" "0:#1 faults: other-rail n4/rail7, other-leaf n31/rail5, other-leaf n22/rail4, slow-spine spine 2" \
    "--only 1 --list: the same scenario again"
-grep -q -- "^   default .*sim-cluster --nodes 64 --rails 8 .*--miscable 4:7:[0-9] --other-leaf 31:5:1 --other-leaf 22:4:1 --slow-spine 1:100$" "$TMP/one"
+grep -q -- "^   default .*sim-cluster --nodes 64 --rails 8 .*--miscable 4:7:[0-9] --other-leaf 31:5:1 --other-leaf 22:4:1 --slow-spine 2:100$" "$TMP/one"
 ok $? "...with the command line that runs it by hand"
-grep -q -- "^   full .*--slow-spine 1:100 -- --latency-sweep 4 --retest$" "$TMP/one"
+grep -q -- "^   full .*--slow-spine 2:100 -- --latency-sweep 4 --retest --spread 16$" "$TMP/one"
 ok $? "...and the full validation's, with its options"
 is "$(grep -c -e 'exact' -e 'rounds' "$TMP/one")" 0 "...and nothing run"
 
 # the campaign tells a miss: scenario 2 with the full validation's options replaced by no
-# latency sweep cannot tell n13/rail1 on the other leaf of its rail
+# latency sweep and no spread ring (whose pair is a third peer to compare) cannot tell n13/rail1
+# on the other leaf of its rail
 "$CAMP" --nodes 64 --rails 8 --scenarios 4 --seed 28 --only 2 --modes full \
-    --full-options "--latency-sweep 0" >"$TMP/miss" 2>&1
+    --full-options "--latency-sweep 0 --spread 0" >"$TMP/miss" 2>&1
 rc=$?
-is "$rc" 1 "without a latency sweep: a miss, exit 1"
+is "$rc" 1 "without a latency sweep or a spread ring: a miss, exit 1"
 grep -Eq '^   full +WRONG 3/4 exact +n13/rail1 missed' "$TMP/miss"
 ok $? "...the port on the other leaf said missed: $(grep -m1 WRONG "$TMP/miss")"
 grep -Eq '^  other-leaf +1 +0 +0 +1$' "$TMP/miss"
