@@ -1,9 +1,11 @@
 #include "config.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "common/xmalloc.h"
 
@@ -32,6 +34,28 @@ void *xcalloc(size_t nmemb, size_t size)
         abort();
     if (!(p = calloc(nmemb, size)))
         oom(nmemb * size);
+    return p;
+}
+
+void *xmalloc_large(size_t nmemb, size_t size)
+{
+    const size_t huge = (size_t)2 << 20;
+    size_t bytes;
+    void *p;
+
+    if (nmemb == 0 || size == 0)
+        abort();
+    if (nmemb > SIZE_MAX / size)
+        oom(SIZE_MAX);
+    bytes = nmemb * size;
+    if (bytes < 4 * huge)
+        return xmalloc(bytes);
+    bytes = (bytes + huge - 1) / huge * huge;
+    if (posix_memalign(&p, huge, bytes))
+        oom(bytes);
+#ifdef MADV_HUGEPAGE
+    (void)madvise(p, bytes, MADV_HUGEPAGE); /* advice: without it, 4 KiB pages */
+#endif
     return p;
 }
 

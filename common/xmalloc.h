@@ -9,6 +9,11 @@
 void *xmalloc(size_t size);
 void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *ptr, size_t size);
+/* xmalloc for arrays of hundreds of megabytes (the link records of a 1024 x 8 run), left
+ * unzeroed for the caller to fill: aligned to 2 MiB and advised into huge pages where the kernel
+ * has them (transparent huge pages set to "madvise", as Debian ships it), so that filling it
+ * faults once per 2 MiB rather than once per 4 KiB page. Freed with free(). */
+void *xmalloc_large(size_t nmemb, size_t size);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));

@@ -468,7 +468,7 @@ int ry_links_read(const char *path, size_t count, struct ry_link **v, ry_error_t
                   RY_LINK_RECORD_BYTES);
         goto out;
     }
-    *v = xcalloc(count ? count : 1, sizeof(**v));
+    *v = xmalloc_large(count ? count : 1, sizeof(**v)); /* decode fills every field */
     buf = xmalloc(chunk * size);
     while (done < count) {
         size_t want = count - done < chunk ? count - done : chunk;

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "common/file.h"
+#include "common/select.h"
 #include "common/xmalloc.h"
 #include "reports/out.h"
 #include "reports/out_json.h"
@@ -350,73 +351,74 @@ void *ry_report_json(const struct ry_report *r)
     return r->root;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static struct ry_port_stats *port_stats(const struct ry_report *r, size_t *n)
 {
     const struct ry_report_links *lv = &r->lv;
     int rails = inum(r->root, "rails", 0);
-    size_t nn = lv->nlisted, i, cells, *fill, *cap, k = 0;
+    size_t nn = lv->nlisted, i, cells, *at, total = 0, k = 0;
     struct ry_port_stats *ps;
-    double **bw;
+    double *bw;
 
     *n = 0;
     if (!nn || rails < 1 || rails > 1024)
         return NULL;
     cells = nn * (size_t)rails;
     ps = xcalloc(cells, sizeof(*ps));
-    bw = xcalloc(cells, sizeof(*bw));
-    fill = xcalloc(cells, sizeof(*fill));
-    cap = xcalloc(cells, sizeof(*cap));
+    at = xcalloc(cells + 1, sizeof(*at));
     for (i = 0; i < cells; i++) {
         ps[i].node = lv->names[i / (size_t)rails];
         ps[i].rail = (int)(i % (size_t)rails);
         ps[i].min_gbps = ps[i].median_gbps = NAN;
     }
-    for (i = 0; i < lv->n; i++) {
-        const struct ry_link *l = &lv->v[i];
-        uint32_t end[2] = { l->from, l->to };
-        int ok = l->flags & RY_LINK_OK;
-        double b = l->bw_gbps;
-        if (l->rail < 0 || l->rail >= rails)
-            continue;
-        for (int e = 0; e < 2; e++) {
-            size_t c;
-            /* a listed node's first place (a name listed twice counts once) */
-            if (end[e] >= nn || !lv->names[end[e]])
+    /* two passes: count each port's links and figures, then place its figures in one block */
+    for (int pass = 0; pass < 2; pass++) {
+        for (i = 0; i < lv->n; i++) {
+            const struct ry_link *l = &lv->v[i];
+            uint32_t end[2] = { l->from, l->to };
+            int ok = l->flags & RY_LINK_OK;
+            double b = l->bw_gbps;
+            if (l->rail < 0 || l->rail >= rails)
                 continue;
-            c = (size_t)end[e] * (size_t)rails + (size_t)l->rail;
-            ps[c].links++;
-            if (!ok && ps[c].failed < 3)
-                ps[c].failed_peer[ps[c].failed] = ry_link_node(lv, end[!e]);
-            ps[c].failed += !ok;
-            if (ok && !isnan(b)) {
-                if (fill[c] == cap[c]) {
-                    cap[c] = cap[c] ? cap[c] * 2 : 16;
-                    bw[c] = xrealloc(bw[c], cap[c] * sizeof(double));
+            for (int e = 0; e < 2; e++) {
+                size_t c;
+                /* a listed node's first place (a name listed twice counts once) */
+                if (end[e] >= nn || !lv->names[end[e]])
+                    continue;
+                c = (size_t)end[e] * (size_t)rails + (size_t)l->rail;
+                if (pass) {
+                    if (ok && !isnan(b))
+                        bw[at[c]++] = b;
+                    continue;
                 }
-                bw[c][fill[c]++] = b;
+                ps[c].links++;
+                if (!ok && ps[c].failed < 3)
+                    ps[c].failed_peer[ps[c].failed] = ry_link_node(lv, end[!e]);
+                ps[c].failed += !ok;
+                at[c + 1] += ok && !isnan(b);
             }
         }
+        if (pass)
+            break;
+        for (i = 0; i < cells; i++) /* at[c]: where port c's figures start */
+            at[i + 1] += at[i];
+        total = at[cells];
+        bw = xmalloc_large(total ? total : 1, sizeof(*bw));
     }
+    /* after the fill, at[c] is where port c's figures end, and at[c - 1] where they start */
     for (i = 0; i < cells; i++) {
-        if (fill[i]) {
-            qsort(bw[i], fill[i], sizeof(double), cmp_dbl);
-            ps[i].min_gbps = bw[i][0];
-            ps[i].median_gbps = fill[i] % 2 ? bw[i][fill[i] / 2]
-                                            : (bw[i][fill[i] / 2 - 1] + bw[i][fill[i] / 2]) / 2;
+        size_t from = i ? at[i - 1] : 0, m = at[i] - from;
+        if (m) {
+            double lo = bw[from];
+            for (size_t j = 1; j < m; j++)
+                lo = bw[from + j] < lo ? bw[from + j] : lo;
+            ps[i].min_gbps = lo;
+            ps[i].median_gbps = ry_median_dbl(bw + from, m);
         }
-        free(bw[i]);
         if (ps[i].links)
             ps[k++] = ps[i];
     }
     free(bw);
-    free(fill);
-    free(cap);
+    free(at);
     *n = k;
     return ps;
 }
@@ -459,8 +461,7 @@ int ry_report_rail_refs(const struct ry_report *r, int rails, double *ref, doubl
         }
     }
     for (int k = 0; k < rails; k++) {
-        qsort(v[k], nv[k], sizeof(**v), cmp_dbl);
-        median[k] = nv[k] ? v[k][nv[k] / 2] : NAN;
+        median[k] = nv[k] ? ry_select_dbl(v[k], nv[k], nv[k] / 2) : NAN; /* the upper median */
         if (nv[k] && median[k] > best)
             best = median[k];
     }

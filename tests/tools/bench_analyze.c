@@ -41,7 +41,7 @@ int main(int argc, char **argv)
                 x->a = a - 1;
                 x->b = b - 1;
                 x->ok = !(a == 5 && b == 900 && q == 6);
-                x->bw_gbps = a == 17 && q == 3 ? 180 : 390 + (a * 7 + b * 13 + q) % 10;
+                x->bw_gbps = (a == 17 || b == 17) && q == 3 ? 180 : 390 + (a * 7 + b * 13 + q) % 10;
                 x->lat_p50_us = 3.1;
                 x->lat_p99_us = 4.0;
                 x->retrans = -1;
