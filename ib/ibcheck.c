@@ -56,11 +56,12 @@ struct ctx {
     const struct ibf_expect *e;
     struct topo_findings *out;
     struct ibf_notes *notes;
-    char **claimed;  /* per node, per port: a finding already names this port */
-    int *rail;       /* per node: ibf_rails */
-    int *ref_of;     /* per live node: index in the reference, -1 */
-    int *live_of;    /* per reference node: index in the live fabric, -1 */
-    char **reported; /* names of absent HCAs already reported */
+    char **claimed;             /* per node, per port: a finding already names this port */
+    int *rail;                  /* per node: ibf_rails */
+    const struct map_nic **nic; /* per node: an HCA's NIC in the map (nic_table), NULL none */
+    int *ref_of;                /* per live node: index in the reference, -1 */
+    int *live_of;               /* per reference node: index in the live fabric, -1 */
+    char **reported;            /* names of absent HCAs already reported */
     size_t nreported;
     struct keyed *by_host; /* the CAs by host (check_missing) */
     size_t nby_host;
@@ -207,8 +208,7 @@ static int cmp_int(const void *a, const void *b)
 
 /* The rail most of a switch's HCAs belong to: -1 none of them has one, -2 a tie. Rails are
  * whatever the map numbers them (0 to 1023). */
-static int majority_rail(const struct ibf_fabric *f, const struct topo_map *map,
-                         const struct ibf_node *n)
+static int majority_rail(const struct map_nic *const *nics, const struct ibf_node *n)
 {
     int *r = xcalloc((size_t)n->nports + 1, sizeof(int)), nr = 0, best = -1, bestv = 0, tie = 0;
 
@@ -217,7 +217,7 @@ static int majority_rail(const struct ibf_fabric *f, const struct topo_map *map,
         const struct map_nic *nic;
         if (q->remote < 0) /* a switch or router has no host: no NIC */
             continue;
-        nic = map_nic_of(map, f->nodes[q->remote].host, f->nodes[q->remote].hca);
+        nic = nics[q->remote];
         if (nic && nic->rail >= 0)
             r[nr++] = nic->rail;
     }
@@ -234,9 +234,21 @@ static int majority_rail(const struct ibf_fabric *f, const struct topo_map *map,
     return tie ? -2 : best;
 }
 
-/* Rail of every switch: from the map's switch names, else the rail most of its HCAs belong to
- * (-2 when there is no majority); of every HCA, its NIC's rail in the map (-1 none). */
-void ibf_rails(const struct ibf_fabric *f, const struct topo_map *map, int *rail)
+/* Every HCA's NIC in the map (NULL: none, or not an HCA), looked up once: matching a host
+ * against the map's host lists, several times for each of 8,000 HCAs, was the largest part of
+ * the analysis that the console runs at every refresh. Freed by the caller. */
+static const struct map_nic **nic_table(const struct ibf_fabric *f, const struct topo_map *map)
+{
+    const struct map_nic **nic = xcalloc(f->n ? f->n : 1, sizeof(*nic));
+
+    for (size_t i = 0; i < f->n; i++)
+        if (f->nodes[i].type == IBF_CA)
+            nic[i] = map_nic_of(map, f->nodes[i].host, f->nodes[i].hca);
+    return nic;
+}
+
+static void rails_of(const struct ibf_fabric *f, const struct topo_map *map,
+                     const struct map_nic *const *nics, int *rail)
 {
     int by_name = names_switches(map);
 
@@ -244,12 +256,21 @@ void ibf_rails(const struct ibf_fabric *f, const struct topo_map *map, int *rail
         const struct ibf_node *n = &f->nodes[i];
 
         rail[i] = -1;
-        if (n->type == IBF_CA) {
-            const struct map_nic *nic = map_nic_of(map, n->host, n->hca);
-            rail[i] = nic ? nic->rail : -1;
-        } else if (n->type == IBF_SWITCH)
-            rail[i] = by_name ? switch_rail_by_name(map, n) : majority_rail(f, map, n);
+        if (n->type == IBF_CA)
+            rail[i] = nics[i] ? nics[i]->rail : -1;
+        else if (n->type == IBF_SWITCH)
+            rail[i] = by_name ? switch_rail_by_name(map, n) : majority_rail(nics, n);
     }
+}
+
+/* Rail of every switch: from the map's switch names, else the rail most of its HCAs belong to
+ * (-2 when there is no majority); of every HCA, its NIC's rail in the map (-1 none). */
+void ibf_rails(const struct ibf_fabric *f, const struct topo_map *map, int *rail)
+{
+    const struct map_nic **nic = nic_table(f, map);
+
+    rails_of(f, map, nic, rail);
+    free(nic);
 }
 
 int ibf_hca_rail_port(const struct ibf_fabric *f, const struct topo_map *map, int node)
@@ -294,7 +315,7 @@ static void check_rails(struct ctx *c)
             unnamed++;
             continue;
         }
-        if (!(nic = map_nic_of(c->e->map, n->host, n->hca))) {
+        if (!(nic = c->nic[i])) {
             unmapped++;
             continue;
         }
@@ -680,13 +701,14 @@ static void check_links(struct ctx *c)
             isl = n->type == IBF_SWITCH && f->nodes[b].type == IBF_SWITCH;
             if (!isl)
                 ca = n->type == IBF_CA ? (int)i : b;
-            link_label(f, (int)i, p, b, bp, subj, sizeof(subj));
+            subj[0] = '\0'; /* named when a finding needs it (SUBJ): most cables are fine */
+#define SUBJ() (subj[0] ? subj : link_label(f, (int)i, p, b, bp, subj, sizeof(subj)))
             if ((q->state && q->state != IBF_STATE_ACTIVE) ||
                 (rq->state && rq->state != IBF_STATE_ACTIVE)) {
                 const struct ibf_port *bad = q->state && q->state != IBF_STATE_ACTIVE ? q : rq;
                 snprintf(obs, sizeof(obs), "%s/%s", ibf_state_name(bad->state),
                          ibf_phys_name(bad->phys));
-                add(c, TOPO_SEV_FAIL, "link.state", subj, "Active", obs,
+                add(c, TOPO_SEV_FAIL, "link.state", SUBJ(), "Active", obs,
                     bad->state == IBF_STATE_INIT
                         ? "the link is up but not Active: is a subnet manager running?"
                         : "the link does not reach Active",
@@ -698,7 +720,7 @@ static void check_links(struct ctx *c)
             if (!ew)
                 ew = map && map->fabric.width ? map->fabric.width : isl ? isl_w : ca_w;
             if (ca >= 0)
-                nic = map_nic_of(map, f->nodes[ca].host, f->nodes[ca].hca);
+                nic = c->nic[ca];
             if (!es && nic) { /* an unset rate (-1) is within 5% of no speed */
                 /* the speed that gives the NIC's rate at the expected width */
                 for (int s = 1; s < IBF_NSPEEDS && !es; s++)
@@ -711,7 +733,7 @@ static void check_links(struct ctx *c)
             if (q->width && ew && q->width < ew) {
                 snprintf(exp, sizeof(exp), "%dx", ew);
                 snprintf(obs, sizeof(obs), "%dx", q->width);
-                add(c, TOPO_SEV_FAIL, "link.width", subj, exp, obs,
+                add(c, TOPO_SEV_FAIL, "link.width", SUBJ(), exp, obs,
                     "the link trained on fewer lanes: reseat or replace the cable, check the "
                     "port for damage",
                     (int)i, p, b, bp);
@@ -719,7 +741,7 @@ static void check_links(struct ctx *c)
             if (q->speed && es && q->speed < es) {
                 snprintf(exp, sizeof(exp), "%s", ibf_speed_name(es));
                 snprintf(obs, sizeof(obs), "%s", ibf_speed_name(q->speed));
-                add(c, TOPO_SEV_FAIL, "link.speed", subj, exp, obs,
+                add(c, TOPO_SEV_FAIL, "link.speed", SUBJ(), exp, obs,
                     "the link trained at a lower speed: check the cable type and the port's "
                     "speed settings (ibportstate), then reseat",
                     (int)i, p, b, bp);
@@ -729,6 +751,7 @@ static void check_links(struct ctx *c)
             }
         }
     }
+#undef SUBJ
     if (nslow) {
         char buf[256];
         size_t len = 0;
@@ -823,9 +846,12 @@ static void check_counters(struct ctx *c)
 {
     const struct ibf_fabric *f = c->f;
     size_t unread = 0;
+    long long totals[IBF_NERRCTR], risings[IBF_NERRCTR];
 
     if (f->nsamples == 0)
         return;
+    for (int k = 0; k < IBF_NERRCTR; k++) /* the map's limits, once */
+        ibf_counter_limits(c->e->map, k, &totals[k], &risings[k]);
     for (size_t i = 0; i < f->n; i++) {
         const struct ibf_node *n = &f->nodes[i];
         for (int p = 1; p <= n->nports; p++) {
@@ -837,14 +863,17 @@ static void check_counters(struct ctx *c)
                 unread++;
                 continue;
             }
-            label(f, (int)i, p, subj, sizeof(subj));
-            label(f, q->remote, q->remote_port, peer, sizeof(peer));
+            subj[0] = '\0'; /* named when a counter is past its limit: most ports are fine */
             for (int k = 0; k < IBF_NERRCTR; k++) {
-                long long total, rising;
+                long long total = totals[k], rising = risings[k];
                 uint64_t v0 = q->s[0].v[k], max = (1ull << ibf_ctr_bits((enum ibf_ctr)k)) - 1;
-                ibf_counter_limits(c->e->map, k, &total, &rising);
-                if (f->nsamples > 1 && q->s[1].valid && rising >= 0 && q->s[1].v[k] >= v0 &&
-                    q->s[1].v[k] - v0 > (uint64_t)rising) {
+                int rose = f->nsamples > 1 && q->s[1].valid && rising >= 0 && q->s[1].v[k] >= v0 &&
+                           q->s[1].v[k] - v0 > (uint64_t)rising;
+                if (!subj[0] && (rose || (total >= 0 && v0 > (uint64_t)total))) {
+                    label(f, (int)i, p, subj, sizeof(subj));
+                    label(f, q->remote, q->remote_port, peer, sizeof(peer));
+                }
+                if (rose) {
                     snprintf(exp, sizeof(exp), "rising by <= %lld", rising);
                     snprintf(obs, sizeof(obs), "%s +%llu in %.1f s (cable to %s)",
                              ibf_ctr_name((enum ibf_ctr)k), (unsigned long long)(q->s[1].v[k] - v0),
@@ -917,7 +946,8 @@ int ibf_analyze(const struct ibf_fabric *f, const struct ibf_expect *e, struct t
                           "these directed-route paths is not judged; check the port at the end "
                           "of each path (ibportstate, ibqueryerrors) and discover again");
     }
-    ibf_rails(f, e->map, c.rail);
+    c.nic = nic_table(f, e->map);
+    rails_of(f, e->map, c.nic, c.rail);
     check_duplicates(&c);
     check_own_descs(&c);
     check_rails(&c);
@@ -933,6 +963,7 @@ int ibf_analyze(const struct ibf_fabric *f, const struct ibf_expect *e, struct t
         free(c.claimed[i]);
     free(c.claimed);
     free(c.rail);
+    free(c.nic);
     free(c.ref_of);
     free(c.live_of);
     for (size_t i = 0; i < c.nreported; i++)

@@ -65,6 +65,7 @@ struct top_port {
     char rising[160];                   /* the error counters that rose */
     char unread[160]; /* set by the source: why this refresh could not read the counters */
     int src;          /* the source's own index of the port (fabric: flat port), -1 none */
+    size_t name_rank; /* its place by (node, dev, port) in natural order (top_model_view) */
     enum top_sev sev;
     char why[160];
 };
@@ -95,7 +96,9 @@ struct top_model {
     enum top_sort sort;
     int reverse;
     char filter[64];
-    size_t *order; /* the rows shown, in order */
+    size_t *order;   /* the rows shown, in order */
+    size_t ranked;   /* how many ports have their name_rank: all of them, or rank again */
+    size_t *by_name; /* the ports' indexes in name order (ranked of them) */
     size_t nshown;
     size_t selected;    /* index into order */
     size_t nv_selected; /* the NVLink view's selected row (index into nv) */

@@ -685,7 +685,7 @@ const struct cmd_entry cmd_top = {
         "                       root " RY_FABRIC_CACHE_DIR "/fabric.cache; none: no cache)\n"
         "  --read-all <ports>   fabric: read every port each refresh up to this many cabled\n"
         "                       ports (default 4096); past it the rows on screen, the ports\n"
-        "                       judged not ok and an eighth of the rest in turn\n"
+        "                       judged not ok and a sixteenth of the rest in turn\n"
         "  -d, --delay <s>      seconds between refreshes (default 1)\n"
         "  -n, --iterations <n> exit after n refreshes\n"
         "  -b, --batch          plain text, one screen per refresh (default when not on a\n"

@@ -393,5 +393,42 @@ int main(void)
         is_int((long long)m.n, 1, "...and a port after it is new");
         top_model_free(&m);
     }
+    /* the names are ranked once, and again for a port added or a discovery that replaced them */
+    {
+        struct top_model mr;
+        static const char *want1[] = { "gpu2", "gpu5", "gpu10" },
+                          *want2[] = { "gpu2", "gpu3", "gpu5", "gpu10", "gpu11" },
+                          *want3[] = { "gpu1", "gpu4", "gpu9", "gpu20", "gpu30" };
+        int bad = 0;
+        top_model_init(&mr);
+        port(&mr, "gpu10", "mlx5_0", 0, TOP_STATE_UP);
+        port(&mr, "gpu2", "mlx5_0", 0, TOP_STATE_UP);
+        port(&mr, "gpu5", "mlx5_0", 0, TOP_STATE_UP);
+        top_model_view(&mr);
+        for (size_t i = 0; i < 3; i++)
+            bad += mr.nshown != 3 || strcmp(mr.p[mr.order[i]].node, want1[i]);
+        is_int(bad, 0, "ranked by name: gpu2, gpu5, gpu10");
+        port(&mr, "gpu3", "mlx5_0", 0, TOP_STATE_UP); /* added after the first view */
+        port(&mr, "gpu11", "mlx5_0", 0, TOP_STATE_UP);
+        top_model_view(&mr);
+        bad = 0;
+        for (size_t i = 0; i < 5; i++)
+            bad += mr.nshown != 5 || strcmp(mr.p[mr.order[i]].node, want2[i]);
+        is_int(bad, 0, "ports added later take their places by name: gpu3 after gpu2, gpu11 last");
+        top_model_clear_ports(&mr); /* a new discovery: as many ports, other names */
+        port(&mr, "gpu20", "mlx5_0", 0, TOP_STATE_UP);
+        port(&mr, "gpu9", "mlx5_0", 0, TOP_STATE_UP);
+        port(&mr, "gpu1", "mlx5_0", 0, TOP_STATE_UP);
+        port(&mr, "gpu4", "mlx5_0", 0, TOP_STATE_UP);
+        port(&mr, "gpu30", "mlx5_0", 0, TOP_STATE_UP);
+        top_model_view(&mr);
+        bad = 0;
+        for (size_t i = 0; i < 5; i++)
+            bad += mr.nshown != 5 || strcmp(mr.p[mr.order[i]].node, want3[i]);
+        is_int(bad, 0,
+               "after a new discovery of as many ports: ranked again (gpu1, gpu4, gpu9, gpu20, "
+               "gpu30)");
+        top_model_free(&mr);
+    }
     return done_testing();
 }
