@@ -45,6 +45,32 @@ ok $? "scenario 1's faults listed"
 grep -q '^campaign: seed 28, 64 x 8 ' "$TMP/out"
 ok $? "the seed printed"
 
+# the saved figures put together again (--from-json): a campaign run in two parts, scenarios
+# 1-2 and 2-4 (scenario 2 in both counts once), gives the whole campaign's matrices and line
+jq '.scenarios |= map(select(.scenario <= 2))' "$TMP/c.json" >"$TMP/part1.json"
+jq '.scenarios |= map(select(.scenario >= 2))' "$TMP/c.json" >"$TMP/part2.json"
+"$CAMP" --from-json "$TMP/part2.json" "$TMP/part1.json" >"$TMP/merged" 2>&1
+rc=$?
+is "$rc:$(tail -1 "$TMP/merged")" "0:campaign: 4 scenarios, exact 4, missed 0, extra 0" \
+   "--from-json of two parts: the whole campaign's last line"
+grep -q '^campaign: seed 28, 64 x 8 .*4 scenarios from 2 files: 1-4$' "$TMP/merged"
+ok $? "...naming the seed and the scenarios: $(head -1 "$TMP/merged")"
+is "$(sed -n '/^default/,/^default:/p' "$TMP/merged")" "$(sed -n '/^default/,/^default:/p' "$TMP/out")" \
+   "...and the default mode's confusion matrix, as the campaign printed it"
+jq '.scenarios |= map(select(.scenario == 1 | not)) | .scenarios[0].runs[1].exact = false' "$TMP/c.json" >"$TMP/bad1.json"
+"$CAMP" --from-json "$TMP/bad1.json" >"$TMP/merged1" 2>&1
+is "$?:$(tail -1 "$TMP/merged1")" "1:campaign: 3 scenarios, exact 2, missed 0, extra 0" \
+   "...a scenario not exact in one mode: not exact, exit 1"
+jq '.seed = 29' "$TMP/part1.json" >"$TMP/other.json"
+"$CAMP" --from-json "$TMP/part2.json" "$TMP/other.json" >/dev/null 2>"$TMP/err"
+is "$?:$(grep -c 'another campaign (seed 29), not seed 28' "$TMP/err")" "2:1" \
+   "...parts of two campaigns (another seed) are not put together: $(head -1 "$TMP/err")"
+printf '{"seed": 28' >"$TMP/cut.json"
+"$CAMP" --from-json "$TMP/cut.json" >/dev/null 2>"$TMP/err"
+is "$?:$(grep -c "cut.json: not a saved campaign" "$TMP/err")" "2:1" "...a damaged file named: $(head -1 "$TMP/err")"
+"$CAMP" --nodes 64 --rails 8 --scenarios 4 --seed 28 --only 1-2,4 --list >"$TMP/three" 2>&1
+is "$?:$(grep -o '^#[0-9]*' "$TMP/three" | tr '\n' ' ')" "0:#1 #2 #4 " "--only 1-2,4: scenarios 1, 2 and 4"
+
 # scenario 1 listed alone: the same faults, and the command line that runs it by hand in each
 # mode; nothing is run
 "$CAMP" --nodes 64 --rails 8 --scenarios 4 --seed 28 --only 1 --list >"$TMP/one" 2>&1
@@ -82,7 +108,7 @@ wait $pid
 rc=$?
 left=$(pgrep -fc "$TMP/scratch")
 is "$rc:$left:$(ls -A "$TMP/scratch" | wc -l)" "143:0:0" "stopped by TERM: exit 143, no simulation of it left, its folder removed"
-for bad in "--scenarios 0" "--only 0 --list" "--modes fast" "--only 5" "--max-faults 9" "--nodes 2" "--bogus"; do
+for bad in "--scenarios 0" "--only 0 --list" "--only 3-1 --list" "--only 2-5 --list" "--modes fast" "--only 5" "--max-faults 9" "--nodes 2" "--bogus"; do
     # shellcheck disable=SC2086
     "$CAMP" --scenarios 4 $bad >/dev/null 2>"$TMP/err"
     is "$?:$(grep -c '^fault-campaign: ' "$TMP/err")" "2:1" "bad usage refused: $bad ($(head -1 "$TMP/err"))"
