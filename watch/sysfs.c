@@ -1,0 +1,302 @@
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/sysfs.h"
+#include "common/xmalloc.h"
+#include "watch/sysfs.h"
+
+/* the counters as sysfs names them: under counters/ (the PMA's, read by the driver) and under
+ * hw_counters/ (RoCE's) */
+static const struct {
+    enum watch_ctr c;
+    const char *dir, *file;
+} files[] = {
+    { WATCH_LINK_DOWNED, "counters", "link_downed" },
+    { WATCH_LINK_RECOVERY, "counters", "link_error_recovery" },
+    { WATCH_SYMBOL_ERRORS, "counters", "symbol_error" },
+    { WATCH_RCV_ERRORS, "counters", "port_rcv_errors" },
+    { WATCH_LOCAL_INTEGRITY, "counters", "local_link_integrity_errors" },
+    { WATCH_BUFFER_OVERRUN, "counters", "excessive_buffer_overrun_errors" },
+    { WATCH_OUT_OF_SEQUENCE, "hw_counters", "out_of_sequence" },
+    { WATCH_SEQ_ERR, "hw_counters", "packet_seq_err" },
+    { WATCH_CNP_SENT, "hw_counters", "np_cnp_sent" },
+    { WATCH_CNP_HANDLED, "hw_counters", "rp_cnp_handled" },
+    { WATCH_ECN_MARKED, "hw_counters", "np_ecn_marked_roce_packets" },
+};
+
+int watch_sysfs_ports(const char *root, const char *const *netdevs, size_t nnetdevs,
+                      struct watch_src **v, size_t *n, ry_error_t *err)
+{
+    char **devs = NULL;
+    size_t ndevs = 0, alloc = 0;
+
+    *v = NULL;
+    *n = 0;
+    if (ry_sysfs_list(root, &devs, &ndevs, err, "class/infiniband") < 0 && errno != ENOENT)
+        return -1;
+    for (size_t d = 0; d < ndevs; d++) {
+        char **ports = NULL;
+        size_t nports = 0;
+        if (ry_sysfs_list(root, &ports, &nports, NULL, "class/infiniband/%s/ports", devs[d]) < 0)
+            continue;
+        for (size_t k = 0; k < nports; k++) {
+            struct watch_src *p;
+            int port = atoi(ports[k]);
+            if (port < 1)
+                continue;
+            xgrow(v, &alloc, *n + 1, sizeof(**v));
+            p = &(*v)[(*n)++];
+            memset(p, 0, sizeof(*p));
+            snprintf(p->dev, sizeof(p->dev), "%s", devs[d]);
+            p->port = port;
+            snprintf(p->subject, sizeof(p->subject), "%s/%d", devs[d], port);
+            /* a RoCE port's netdev: what its first GID is bound to */
+            if (ry_sysfs_read(root, p->netdev, sizeof(p->netdev), NULL,
+                              "class/infiniband/%s/ports/%d/gid_attrs/ndevs/0", devs[d], port) < 0)
+                p->netdev[0] = '\0';
+        }
+        ry_sysfs_list_free(ports, nports);
+    }
+    ry_sysfs_list_free(devs, ndevs);
+    for (size_t i = 0; i < nnetdevs; i++) {
+        struct watch_src *p;
+        if (!ry_sysfs_exists(root, "class/net/%s", netdevs[i])) {
+            free(*v);
+            *v = NULL;
+            *n = 0;
+            return ry_errorf(err, "%s/class/net/%s: no such network interface", ry_sysfs_root(root),
+                             netdevs[i]);
+        }
+        xgrow(v, &alloc, *n + 1, sizeof(**v));
+        p = &(*v)[(*n)++];
+        memset(p, 0, sizeof(*p));
+        snprintf(p->subject, sizeof(p->subject), "%s", netdevs[i]);
+        snprintf(p->netdev, sizeof(p->netdev), "%s", netdevs[i]);
+    }
+    return 0;
+}
+
+static long long counter(const char *root, const char *fmt, const char *a, int port,
+                         const char *dir, const char *file)
+{
+    uint64_t v;
+
+    if (ry_sysfs_read_u64(root, &v, NULL, fmt, a, port, dir, file) < 0 || v > INT64_MAX)
+        return -1;
+    return (long long)v;
+}
+
+int watch_sysfs_read(const char *root, const struct watch_src *p, double t, struct watch_sample *s,
+                     ry_error_t *err)
+{
+    char buf[64];
+    uint64_t v;
+
+    memset(s, 0, sizeof(*s));
+    s->t = t;
+    s->state = WATCH_UNKNOWN;
+    for (int c = 0; c < WATCH_NCTR; c++)
+        s->ctr[c] = -1;
+    if (p->dev[0]) {
+        if (ry_sysfs_read(root, buf, sizeof(buf), err, "class/infiniband/%s/ports/%d/state", p->dev,
+                          p->port) < 0)
+            return -1; /* gone */
+        /* "4: ACTIVE"; a link trained but not yet active (INIT, ARMED: no subnet manager yet) is
+         * up as far as its cable goes: the physical state says so */
+        if (strstr(buf, "ACTIVE"))
+            s->state = WATCH_UP;
+        else {
+            char phys[64];
+            s->state =
+                ry_sysfs_read(root, phys, sizeof(phys), NULL,
+                              "class/infiniband/%s/ports/%d/phys_state", p->dev, p->port) == 0 &&
+                        strstr(phys, "LinkUp")
+                    ? WATCH_UP
+                    : WATCH_DOWN;
+        }
+        for (size_t k = 0; k < sizeof(files) / sizeof(*files); k++)
+            s->ctr[files[k].c] = counter(root, "class/infiniband/%s/ports/%d/%s/%s", p->dev,
+                                         p->port, files[k].dir, files[k].file);
+    } else {
+        if (ry_sysfs_read(root, buf, sizeof(buf), err, "class/net/%s/operstate", p->netdev) < 0)
+            return -1;
+        s->state = !strcmp(buf, "up")                                       ? WATCH_UP
+                   : !strcmp(buf, "down") || !strcmp(buf, "lowerlayerdown") ? WATCH_DOWN
+                                                                            : WATCH_UNKNOWN;
+    }
+    if (p->netdev[0] &&
+        ry_sysfs_read_u64(root, &v, NULL, "class/net/%s/carrier_changes", p->netdev) == 0 &&
+        v <= INT64_MAX)
+        s->ctr[WATCH_CARRIER_CHANGES] = (long long)v;
+    return 0;
+}
+
+/* ---- reads with a deadline ---- */
+
+struct job { /* one port's reader; freed by whoever is last: the sampler or a stuck thread */
+    struct watch_sampler *w;
+    struct watch_src src;
+    int busy;     /* a thread is reading it */
+    int done;     /* ... and has finished */
+    int orphan;   /* the sampler is gone: the thread frees it when it returns */
+    double since; /* when the busy read began */
+    double t;
+    int rc;
+    struct watch_sample s;
+    ry_error_t err;
+};
+
+struct watch_sampler {
+    char *root;
+    struct job **j;
+    size_t n;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+};
+
+struct watch_sampler *watch_sampler_new(const char *root, const struct watch_src *v, size_t n)
+{
+    struct watch_sampler *w = xcalloc(1, sizeof(*w));
+    pthread_condattr_t ca;
+
+    w->root = root ? xstrdup(root) : NULL;
+    w->n = n;
+    w->j = xcalloc(n ? n : 1, sizeof(*w->j));
+    for (size_t i = 0; i < n; i++) {
+        w->j[i] = xcalloc(1, sizeof(**w->j));
+        w->j[i]->w = w;
+        w->j[i]->src = v[i];
+    }
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&w->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    return w;
+}
+
+static void *reader(void *arg)
+{
+    struct job *j = arg;
+    struct watch_sample s;
+    ry_error_t err = { "" };
+    const char *root;
+    int rc;
+
+    pthread_mutex_lock(&j->w->mu);
+    root = j->w->root;
+    pthread_mutex_unlock(&j->w->mu);
+    rc = watch_sysfs_read(root, &j->src, j->t, &s, &err);
+    pthread_mutex_lock(&j->w->mu);
+    if (j->orphan) {
+        struct watch_sampler *w = j->w;
+        pthread_mutex_unlock(&w->mu);
+        free(j);
+        return NULL;
+    }
+    j->s = s;
+    j->rc = rc;
+    j->err = err;
+    j->done = 1;
+    pthread_cond_broadcast(&j->w->cv);
+    pthread_mutex_unlock(&j->w->mu);
+    return NULL;
+}
+
+static double mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+size_t watch_sampler_read(struct watch_sampler *w, double t, double deadline,
+                          struct watch_sample *s, char (*why)[160])
+{
+    double until = mono() + deadline;
+    struct timespec ts = { (time_t)until, (long)((until - (double)(time_t)until) * 1e9) };
+    size_t got = 0;
+
+    pthread_mutex_lock(&w->mu);
+    for (size_t i = 0; i < w->n; i++) {
+        struct job *j = w->j[i];
+        pthread_t th;
+        pthread_attr_t at;
+        why[i][0] = '\0';
+        if (j->busy && !j->done)
+            continue; /* still stuck in an earlier read */
+        j->busy = 1;
+        j->done = 0;
+        j->t = t;
+        j->since = t;
+        pthread_attr_init(&at);
+        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(&at, 64 * 1024);
+        if (pthread_create(&th, &at, reader, j) != 0) {
+            j->busy = 0;
+            snprintf(why[i], sizeof(why[i]), "could not start its reader: %s", strerror(errno));
+        }
+        pthread_attr_destroy(&at);
+    }
+    for (;;) {
+        int pending = 0;
+        for (size_t i = 0; i < w->n; i++)
+            pending += w->j[i]->busy && !w->j[i]->done && w->j[i]->since == t;
+        if (!pending || pthread_cond_timedwait(&w->cv, &w->mu, &ts) == ETIMEDOUT)
+            break;
+    }
+    for (size_t i = 0; i < w->n; i++) {
+        struct job *j = w->j[i];
+        if (why[i][0])
+            continue;
+        if (j->busy && !j->done) {
+            snprintf(why[i], sizeof(why[i]), "%s: a read %s (%.1f s and more)", j->src.subject,
+                     j->since == t ? "did not come back in time" : "still hangs",
+                     t - j->since + (j->since == t ? deadline : 0));
+            continue;
+        }
+        j->busy = 0;
+        if (j->since != t) /* a late answer to an old read: not this sample */
+            snprintf(why[i], sizeof(why[i]), "%s: its hung read came back; read again next time",
+                     j->src.subject);
+        else if (j->rc < 0)
+            snprintf(why[i], sizeof(why[i]), "%.159s", j->err.text);
+        else {
+            s[i] = j->s;
+            got++;
+        }
+    }
+    pthread_mutex_unlock(&w->mu);
+    return got;
+}
+
+void watch_sampler_free(struct watch_sampler *w)
+{
+    int stuck = 0;
+
+    if (!w)
+        return;
+    pthread_mutex_lock(&w->mu);
+    for (size_t i = 0; i < w->n; i++) {
+        if (w->j[i]->busy && !w->j[i]->done) {
+            w->j[i]->orphan = 1; /* its thread frees it */
+            stuck = 1;
+        } else
+            free(w->j[i]);
+    }
+    pthread_mutex_unlock(&w->mu);
+    if (stuck)
+        return; /* the stuck threads still lock the mutex and read the root: kept */
+    free(w->j);
+    free(w->root);
+    pthread_mutex_destroy(&w->mu);
+    pthread_cond_destroy(&w->cv);
+    free(w);
+}
