@@ -257,15 +257,14 @@ size_t watch_sampler_read(struct watch_sampler *w, double t, double deadline,
         if (why[i][0])
             continue;
         if (j->busy && !j->done) {
-            snprintf(why[i], sizeof(why[i]), "%s: a read %s (%.1f s and more)", j->src.subject,
+            snprintf(why[i], sizeof(why[i]), "a read %s (%.1f s and more)",
                      j->since == t ? "did not come back in time" : "still hangs",
                      t - j->since + (j->since == t ? deadline : 0));
             continue;
         }
         j->busy = 0;
         if (j->since != t) /* a late answer to an old read: not this sample */
-            snprintf(why[i], sizeof(why[i]), "%s: its hung read came back; read again next time",
-                     j->src.subject);
+            snprintf(why[i], sizeof(why[i]), "its hung read came back; read again next time");
         else if (j->rc < 0)
             snprintf(why[i], sizeof(why[i]), "%.159s", j->err.text);
         else {

@@ -40,6 +40,7 @@ extern const struct cmd_entry cmd_fabric;
 extern const struct cmd_entry cmd_report;
 extern const struct cmd_entry cmd_history;
 extern const struct cmd_entry cmd_top;
+extern const struct cmd_entry cmd_watch;
 
 /* The node's inventory through the printer (railyard inventory, and the check archive's
  * inventory.json). */

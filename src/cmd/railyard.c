@@ -13,8 +13,8 @@
 #include "src/cmd/cmd.h"
 
 static const struct cmd_entry *const commands[] = {
-    &cmd_inventory, &cmd_check,   &cmd_probe, &cmd_fabric,   &cmd_map, &cmd_gather,
-    &cmd_report,    &cmd_history, &cmd_top,   &cmd_hostlist, NULL,
+    &cmd_inventory, &cmd_check,   &cmd_probe, &cmd_fabric, &cmd_map,      &cmd_gather,
+    &cmd_report,    &cmd_history, &cmd_top,   &cmd_watch,  &cmd_hostlist, NULL,
 };
 
 static const char input_help[] =

@@ -3,7 +3,7 @@
 . "$RAILYARD_SRCDIR/tests/lib.sh"
 command -v man >/dev/null || skip_all "man is not installed"
 MANDIR=$(dirname "$RAILYARD")/man/man1
-for p in railyard railyard-inventory railyard-gather railyard-hostlist railyard-check railyard-map railyard-fabric railyard-ibfabric railyard-report railyard-top railyard-probe; do
+for p in railyard railyard-inventory railyard-gather railyard-hostlist railyard-check railyard-map railyard-fabric railyard-ibfabric railyard-report railyard-top railyard-probe railyard-watch; do
     f=$MANDIR/$p.1
     [ -f "$f" ] || { ok 1 "$p.1 exists"; continue; }
     w=$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=100 man --warnings --encoding=UTF-8 --local-file \
@@ -12,7 +12,7 @@ for p in railyard railyard-inventory railyard-gather railyard-hostlist railyard-
 done
 # the options --help lists (lines that start with an option), each in the command's page or in
 # railyard(1) for the shared ones
-for cmd in inventory gather hostlist check probe map fabric report history top; do
+for cmd in inventory gather hostlist check probe map fabric report history top watch; do
     page=railyard-$cmd
     [ $cmd = fabric ] && page=railyard-ibfabric # railyard-fabric(1) is the MPI job
     [ $cmd = history ] && page=railyard-report

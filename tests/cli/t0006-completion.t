@@ -14,7 +14,7 @@ c() {
         c "$BC" "$RAILYARD_SRCDIR/packaging/bash-completion/railyard" "$B" "$@" | sed 's/ $//'
 }
 is "$(c railyard ch)" "check" "a command"
-is "$(c railyard "")" "$(printf '%s\n' check fabric gather history hostlist inventory map probe report top --help --version | sort | tr '\n' ' ' | sed 's/ $//')" \
+is "$(c railyard "")" "$(printf '%s\n' check fabric gather history hostlist inventory map probe report top watch --help --version | sort | tr '\n' ' ' | sed 's/ $//')" \
     "every command of railyard --help, and --help --version"
 is "$(c railyard check --ma)" "--map" "an option of the command"
 is "$(c railyard map "")" "capture show validate" "the sub-commands of map"

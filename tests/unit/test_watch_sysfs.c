@@ -144,8 +144,8 @@ int main(void)
         got = watch_sampler_read(w, 20, 0.3, s, why);
         ok(got == 4 && mono() - t0 < 1.5, "one port's read hangs: the other four sampled in %.2f s",
            mono() - t0);
-        ok(strstr(why[3], "mlx5_10/1") && strstr(why[3], "did not come back in time"),
-           "... the hung one said: %s", why[3]);
+        ok(strstr(why[3], "did not come back in time") != NULL, "... the hung one said: %s",
+           why[3]);
         ok(!why[0][0] && s[0].state == WATCH_UP && s[0].t == 20,
            "... a sampled one: no reason, its sample");
         got = watch_sampler_read(w, 21, 0.3, s, why);

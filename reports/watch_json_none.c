@@ -1,0 +1,20 @@
+#include "config.h"
+
+#include "reports/watch_json.h"
+
+/* railyard built without a JSON library: watch cannot keep its log or its state */
+
+char *ry_watch_event_line(enum watch_phase phase, const struct watch_event *e, const char *host,
+                          double wall_minus_mono, ry_error_t *err)
+{
+    (void)phase, (void)e, (void)host, (void)wall_minus_mono;
+    ry_errorf(err, "railyard was built without a JSON library (jansson): no event log");
+    return NULL;
+}
+
+int ry_watch_state_write(const char *path, const struct ry_watch_state *s, ry_error_t *err)
+{
+    (void)s;
+    return ry_errorf(err, "%s: railyard was built without a JSON library (jansson): no state file",
+                     path);
+}

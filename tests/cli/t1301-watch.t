@@ -1,0 +1,119 @@
+#!/bin/bash
+# railyard watch on a sysfs tree laid out as the kernel lays it out, changed under it as a
+# flapping cable, a port that stays down and a stuck counter query would change it: the events
+# in its log and on its output (port.flapping within two intervals of the second flap,
+# port.down past its limit and closed when the port is up, nothing for the quiet port, nothing
+# within the boot-time grace), a read that hangs named while the others are sampled, the state
+# file, SIGTERM (exit 0, the state says not watching, every log line whole), bad usage.
+. "$RAILYARD_SRCDIR/tests/lib.sh"
+have_feature jansson || skip_all "railyard was built without a JSON library: watch keeps no log"
+command -v jq >/dev/null || skip_all "jq is not installed"
+
+R=$TMP/sys
+port() { # port DEV STATE PHYS
+    local d=$R/class/infiniband/$1/ports/1
+    mkdir -p "$d/counters"
+    echo "$2" >"$d/state"
+    echo "$3" >"$d/phys_state"
+    for c in link_downed symbol_error port_rcv_errors link_error_recovery; do
+        [ -e "$d/counters/$c" ] || echo 0 >"$d/counters/$c"
+    done
+}
+up() { port "$1" "4: ACTIVE" "5: LinkUp"; }
+down() { port "$1" "1: DOWN" "2: Polling"; }
+now() { date +%s.%N; }
+wait_log() { # wait_log PATTERN SECONDS: the log has a line matching PATTERN
+    local i
+    for i in $(seq 1 $(($2 * 10))); do
+        grep -q "$1" "$TMP/ev.jsonl" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+for d in mlx5_0 mlx5_1 mlx5_2 mlx5_3; do up $d; done
+
+# the watch: a sample every 0.5 s, no grace, down after 1 s
+"$RAILYARD" watch --sysfs-root "$R" --interval 0.5 --grace 0 --down-after 1 \
+    --log "$TMP/ev.jsonl" --state "$TMP/state.json" >"$TMP/out" 2>"$TMP/err" &
+W=$!
+for _ in $(seq 1 50); do [ -s "$TMP/state.json" ] && break; sleep 0.1; done
+is "$(jq -r '[.ports[].subject] | join(" ")' "$TMP/state.json" 2>/dev/null)" "mlx5_0/1 mlx5_1/1 mlx5_2/1 mlx5_3/1" \
+    "the state file lists the four ports"
+is "$(jq -r '.watching' "$TMP/state.json" 2>/dev/null)" true "...and says it is watching"
+
+# mlx5_1/1 flaps twice, 1.5 s apart
+down mlx5_1; sleep 1; up mlx5_1; sleep 1.5
+down mlx5_1; sleep 1; up mlx5_1; t2=$(now)
+wait_log '"port.flapping","phase":"open","subject":"mlx5_1/1"' 5
+ok $? "two flaps: port.flapping opens for mlx5_1/1"
+line=$(grep -m1 '"port.flapping","phase":"open"' "$TMP/ev.jsonl")
+late=$(echo "$line" | jq -r --arg t "$t2" '.last_s - ($t | tonumber)')
+awk -v d="$late" 'BEGIN {exit !(d <= 1.0)}'
+ok $? "...seen within two intervals (1 s) of the second flap: $late s"
+is "$(echo "$line" | jq -r '.value, .limit' | tr '\n' ' ')" "2 2 " "...2 flaps, the limit 2"
+grep -q 'OPEN   port.flapping      mlx5_1/1     2 flaps in' "$TMP/out"
+ok $? "...and printed: $(grep -m1 'port.flapping' "$TMP/out")"
+
+# mlx5_2/1 down for 3 s: port.down past 1 s, closed when up again
+down mlx5_2
+wait_log '"port.down","phase":"open","subject":"mlx5_2/1"' 5
+ok $? "a port down past --down-after: port.down opens"
+sleep 1; up mlx5_2
+wait_log '"port.down","phase":"close","subject":"mlx5_2/1"' 5
+ok $? "...and closes when it is up again"
+
+# a counter query that hangs: a FIFO nobody writes stands for mlx5_3's symbol_error
+rm -f "$R/class/infiniband/mlx5_3/ports/1/counters/symbol_error"
+mkfifo "$R/class/infiniband/mlx5_3/ports/1/counters/symbol_error"
+for _ in $(seq 1 50); do grep -q 'mlx5_3/1.*did not come back in time' "$TMP/err" && break; sleep 0.1; done
+grep -q 'mlx5_3/1: not sampled: .*did not come back in time' "$TMP/err"
+ok $? "a read that hangs is named: $(grep -m1 mlx5_3 "$TMP/err")"
+sleep 1.2
+is "$(jq -r '[.ports[] | "\(.subject)=\(.sampled)"] | join(" ")' "$TMP/state.json")" \
+    "mlx5_0/1=true mlx5_1/1=true mlx5_2/1=true mlx5_3/1=false" "...the other ports are still sampled (the state file)"
+is "$(grep -c 'did not come back in time' "$TMP/err")" 1 "...and it is said once, not at every sample"
+
+is "$(grep -c '"subject":"mlx5_0/1"' "$TMP/ev.jsonl")" 0 "the quiet port: no event"
+is "$(jq -r '[.events[] | "\(.event):\(.phase)"] | join(" ")' "$TMP/state.json")" \
+    "port.flapping:open port.down:close" "the state lists the open event and the one closed within the window"
+
+# SIGTERM: exit 0, the state says not watching, every log line whole
+kill -TERM $W
+wait $W
+is "$?" 0 "SIGTERM: the watch ends with exit 0"
+is "$(jq -r '.watching' "$TMP/state.json")" false "...and its state says it is not watching"
+n=$(wc -l <"$TMP/ev.jsonl")
+is "$(jq -c . "$TMP/ev.jsonl" 2>/dev/null | wc -l)" "$n" "...every one of the $n log lines is whole JSON"
+
+# within the grace (default 120 s): a down and up is training, not an event
+for d in mlx5_0 mlx5_1 mlx5_2; do up $d; done
+rm -f "$R/class/infiniband/mlx5_3/ports/1/counters/symbol_error"; echo 0 >"$R/class/infiniband/mlx5_3/ports/1/counters/symbol_error"
+"$RAILYARD" watch --sysfs-root "$R" --interval 0.3 --count 12 --log "$TMP/ev2.jsonl" --state none >"$TMP/out2" 2>&1 &
+W=$!
+sleep 0.8; down mlx5_1; sleep 0.7; up mlx5_1; sleep 0.7; down mlx5_1; sleep 0.7; up mlx5_1
+wait $W
+is "$?:$(cat "$TMP/ev2.jsonl" 2>/dev/null | wc -l)" "0:0" "two flaps within the grace: no event (and --count ends it, exit 0)"
+
+# the capture of a real node: every port found
+if [ -d "$SHARED_FIXTURES/sysfs/gpud_h100_sys-class-infiniband" ]; then
+    mkdir -p "$TMP/real/class"
+    cp -r "$SHARED_FIXTURES/sysfs/gpud_h100_sys-class-infiniband" "$TMP/real/class/infiniband"
+    want=$(ls -d "$TMP"/real/class/infiniband/*/ports/* | wc -l)
+    "$RAILYARD" watch --sysfs-root "$TMP/real" --interval 0.1 --count 2 --log none --state "$TMP/real.json" >/dev/null 2>&1
+    is "$?:$(jq '.ports | length' "$TMP/real.json")" "0:$want" "an H100 node's capture: its $want ports watched"
+    is "$(jq '[.ports[] | select(.sampled)] | length' "$TMP/real.json")" "$want" "...each sampled"
+else
+    skip "the shared fixtures are not here (an H100 node's sysfs capture)"
+    skip "the shared fixtures are not here"
+fi
+
+# bad usage: exit 2, said
+mkdir -p "$TMP/empty"
+for bad in "--interval 0" "--flap-count 0" "--count 2.5" "--netdev nosuch0" "--bogus" "extra"; do
+    # shellcheck disable=SC2086
+    "$RAILYARD" watch --sysfs-root "$R" $bad --count 1 --log none --state none >/dev/null 2>"$TMP/e"
+    is "$?:$(grep -c '^railyard: ' "$TMP/e")" "2:1" "refused: $bad ($(head -1 "$TMP/e"))"
+done
+"$RAILYARD" watch --sysfs-root "$TMP/empty" --count 1 --log none --state none >/dev/null 2>"$TMP/e"
+is "$?:$(grep -c 'no port to watch' "$TMP/e")" "2:1" "no port: refused ($(head -1 "$TMP/e"))"
+done_testing
