@@ -140,13 +140,20 @@ int watch_sysfs_read(const char *root, const struct watch_src *p, double t, stru
 
 /* ---- reads with a deadline ---- */
 
-struct job { /* one port's reader; freed by whoever is last: the sampler or a stuck thread */
+/* One thread a port, made at its first read and kept: a read is asked for (want) and answered
+ * (served) under the sampler's lock. A thread stuck in a read is left to it; the port is not
+ * asked again until it answers. (A thread made for every read cost a third of the watch's CPU.) */
+struct job { /* one port's reader; freed by the sampler, or by its thread if stuck at the end */
     struct watch_sampler *w;
     struct watch_src src;
-    int busy;     /* a thread is reading it */
-    int done;     /* ... and has finished */
-    int orphan;   /* the sampler is gone: the thread frees it when it returns */
-    double since; /* when the busy read began */
+    pthread_t th;
+    int has_thread;
+    unsigned long want, served; /* reads asked for, and answered */
+    int busy;                   /* a read asked for is under way */
+    int done;                   /* ... and has finished */
+    int quit;                   /* the sampler is ending: the thread returns */
+    int orphan;   /* ... while the thread is stuck: it frees the job when it returns */
+    double since; /* when the read under way was asked for */
     double t;
     int rc;
     struct watch_sample s;
@@ -158,7 +165,8 @@ struct watch_sampler {
     struct job **j;
     size_t n;
     pthread_mutex_t mu;
-    pthread_cond_t cv;
+    pthread_cond_t cv; /* a read answered */
+    pthread_cond_t go; /* reads asked for */
 };
 
 struct watch_sampler *watch_sampler_new(const char *root, const struct watch_src *v, size_t n)
@@ -179,34 +187,45 @@ struct watch_sampler *watch_sampler_new(const char *root, const struct watch_src
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&w->cv, &ca);
     pthread_condattr_destroy(&ca);
+    pthread_cond_init(&w->go, NULL);
     return w;
 }
 
 static void *reader(void *arg)
 {
     struct job *j = arg;
-    struct watch_sample s;
-    ry_error_t err = { "" };
-    const char *root;
-    int rc;
+    struct watch_sampler *w = j->w;
+    const char *root = w->root; /* set before the thread, never changed */
 
-    pthread_mutex_lock(&j->w->mu);
-    root = j->w->root;
-    pthread_mutex_unlock(&j->w->mu);
-    rc = watch_sysfs_read(root, &j->src, j->t, &s, &err);
-    pthread_mutex_lock(&j->w->mu);
-    if (j->orphan) {
-        struct watch_sampler *w = j->w;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        struct watch_sample s;
+        ry_error_t err = { "" };
+        unsigned long gen;
+        double t;
+        int rc;
+        while (!j->quit && j->served == j->want)
+            pthread_cond_wait(&w->go, &w->mu);
+        if (j->quit)
+            break;
+        gen = j->want;
+        t = j->t;
         pthread_mutex_unlock(&w->mu);
-        free(j);
-        return NULL;
+        rc = watch_sysfs_read(root, &j->src, t, &s, &err);
+        pthread_mutex_lock(&w->mu);
+        if (j->orphan) { /* the sampler ended while this read hung */
+            pthread_mutex_unlock(&w->mu);
+            free(j);
+            return NULL;
+        }
+        j->s = s;
+        j->rc = rc;
+        j->err = err;
+        j->served = gen;
+        j->done = 1;
+        pthread_cond_broadcast(&w->cv);
     }
-    j->s = s;
-    j->rc = rc;
-    j->err = err;
-    j->done = 1;
-    pthread_cond_broadcast(&j->w->cv);
-    pthread_mutex_unlock(&j->w->mu);
+    pthread_mutex_unlock(&w->mu);
     return NULL;
 }
 
@@ -227,24 +246,29 @@ size_t watch_sampler_read(struct watch_sampler *w, double t, double deadline,
     pthread_mutex_lock(&w->mu);
     for (size_t i = 0; i < w->n; i++) {
         struct job *j = w->j[i];
-        pthread_t th;
-        pthread_attr_t at;
         why[i][0] = '\0';
         if (j->busy && !j->done)
             continue; /* still stuck in an earlier read */
+        if (!j->has_thread) {
+            pthread_attr_t at;
+            int e;
+            pthread_attr_init(&at);
+            pthread_attr_setstacksize(&at, 64 * 1024);
+            e = pthread_create(&j->th, &at, reader, j);
+            pthread_attr_destroy(&at);
+            if (e) {
+                snprintf(why[i], sizeof(why[i]), "could not start its reader: %s", strerror(e));
+                continue;
+            }
+            j->has_thread = 1;
+        }
         j->busy = 1;
         j->done = 0;
         j->t = t;
         j->since = t;
-        pthread_attr_init(&at);
-        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-        pthread_attr_setstacksize(&at, 64 * 1024);
-        if (pthread_create(&th, &at, reader, j) != 0) {
-            j->busy = 0;
-            snprintf(why[i], sizeof(why[i]), "could not start its reader: %s", strerror(errno));
-        }
-        pthread_attr_destroy(&at);
+        j->want++;
     }
+    pthread_cond_broadcast(&w->go);
     for (;;) {
         int pending = 0;
         for (size_t i = 0; i < w->n; i++)
@@ -284,18 +308,30 @@ void watch_sampler_free(struct watch_sampler *w)
         return;
     pthread_mutex_lock(&w->mu);
     for (size_t i = 0; i < w->n; i++) {
-        if (w->j[i]->busy && !w->j[i]->done) {
-            w->j[i]->orphan = 1; /* its thread frees it */
+        struct job *j = w->j[i];
+        if (j->has_thread && j->busy && !j->done) {
+            j->orphan = 1; /* its thread frees it when its read returns */
+            pthread_detach(j->th);
+            w->j[i] = NULL;
             stuck = 1;
         } else
-            free(w->j[i]);
+            j->quit = 1;
     }
+    pthread_cond_broadcast(&w->go);
     pthread_mutex_unlock(&w->mu);
+    for (size_t i = 0; i < w->n; i++) {
+        if (!w->j[i])
+            continue;
+        if (w->j[i]->has_thread)
+            pthread_join(w->j[i]->th, NULL);
+        free(w->j[i]);
+    }
     if (stuck)
-        return; /* the stuck threads still lock the mutex and read the root: kept */
+        return; /* the stuck threads still lock the mutex: the sampler stays */
     free(w->j);
     free(w->root);
     pthread_mutex_destroy(&w->mu);
     pthread_cond_destroy(&w->cv);
+    pthread_cond_destroy(&w->go);
     free(w);
 }
