@@ -117,7 +117,7 @@ int ry_archive_create(struct ry_archive *a, const char *root, const char *tool, 
     return 0;
 }
 
-static void iso_time(time_t t, char *buf, size_t len)
+void ry_iso_time(time_t t, char *buf, size_t len)
 {
     struct tm tm;
 
@@ -132,8 +132,8 @@ void ry_archive_print_run(struct out *o, const struct ry_archive *a, int done)
 
     if (gethostname(self, sizeof(self) - 1) < 0)
         self[0] = '\0';
-    iso_time(a->started, t0, sizeof(t0));
-    iso_time(now, t1, sizeof(t1));
+    ry_iso_time(a->started, t0, sizeof(t0));
+    ry_iso_time(now, t1, sizeof(t1));
     out_obj_open(o, "run");
     out_str(o, "id", NULL, a->id);
     out_str(o, "tool", NULL, a->tool);

@@ -44,6 +44,9 @@ int ry_archive_create(struct ry_archive *a, const char *root, const char *tool, 
 struct out;
 void ry_archive_print_run(struct out *o, const struct ry_archive *a, int done);
 
+/* t (seconds since the epoch) as "2026-12-06T11:12:00Z" into buf (at least 21 bytes). */
+void ry_iso_time(time_t t, char *buf, size_t len);
+
 /* Write <run dir>/name atomically through fill. */
 int ry_archive_write(const struct ry_archive *a, const char *name,
                      int (*fill)(FILE *fp, void *arg, ry_error_t *err), void *arg, ry_error_t *err);

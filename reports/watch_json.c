@@ -3,11 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <jansson.h>
 
 #include "common/file.h"
+#include "reports/archive.h"
 #include "reports/watch_json.h"
 
 static const char *phase_name(enum watch_phase p)
@@ -19,11 +19,8 @@ static const char *phase_name(enum watch_phase p)
 static json_t *when(double t)
 {
     char buf[32];
-    time_t s = (time_t)t;
-    struct tm tm;
 
-    gmtime_r(&s, &tm);
-    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    ry_iso_time((time_t)t, buf, sizeof(buf));
     return json_string(buf);
 }
 

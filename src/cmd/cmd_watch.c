@@ -187,10 +187,7 @@ static void on_event(enum watch_phase ph, const struct watch_event *e, void *arg
         printf("%s\n", line);
     else if (!r->json) {
         char when[32];
-        time_t s = (time_t)(e->last + r->off);
-        struct tm tm;
-        gmtime_r(&s, &tm);
-        strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+        ry_iso_time((time_t)(e->last + r->off), when, sizeof(when));
         printf("%s  %-6s %-18s %-12s %s\n", when,
                ph == WATCH_OPEN     ? "OPEN"
                : ph == WATCH_UPDATE ? "UPDATE"
