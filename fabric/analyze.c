@@ -517,37 +517,84 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* the latency sweep says nodes a and b are near on rail r (the same leaf) */
+static int swept_near(const struct ctx *c, int a, int b, int r, double leaf_lat)
+{
+    const struct fabric_input *in = c->in;
+
+    for (size_t i = 0; leaf_lat > 0 && i < in->nlat; i++) {
+        const struct fabric_link *l = &in->lat_links[i];
+        if (l->rail == r && l->ok && l->lat_p50_us > 0 &&
+            ((l->a == a && l->b == b) || (l->a == b && l->b == a)) &&
+            l->lat_p50_us <= leaf_lat * 1.15)
+            return 1;
+    }
+    return 0;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* how many distinct values among v[0..n) (sorts v) */
+static size_t distinct(size_t *v, size_t n)
+{
+    size_t k = 0;
+
+    qsort(v, n, sizeof(*v), cmp_size);
+    for (size_t i = 0; i < n; i++)
+        k += i == 0 || v[i] != v[i - 1];
+    return k;
+}
+
 /* The spine layer: slow pairs that neither end explains (link.path), every one of them between
- * two leaves by its latency and at least three: the fault is above the leaves (a spine switch, a
- * leaf-spine cable), a switch's, not a node's. leaf_lat: per rail, the latency that parts
- * same-leaf peers from the others, <= 0 unknown. The link.path findings of those pairs are
- * folded under it (it counts them; each link stays in the run's links). */
+ * two leaves by its latency, and pairs that failed between ports fine elsewhere (link.unreachable:
+ * behind a spine slow enough, a window misses its deadline; a pair the latency sweep puts on one
+ * leaf is not the spine's), at least three, or three pairs of nodes where any failed: the fault is
+ * above the leaves (a spine switch, a leaf-spine cable), a switch's, not a node's. Two hosts that
+ * hung mid-round fail two pairs. leaf_lat: per rail, the latency that parts same-leaf peers from
+ * the others, <= 0 unknown. The link.path and link.unreachable findings of those pairs are folded
+ * under it (it counts them; each link stays in the run's links). */
 static int spine_layer(struct ctx *c, const double *leaf_lat)
 {
     const struct fabric_input *in = c->in;
-    size_t far = 0, other = 0;
+    size_t far = 0, dead = 0, other = 0, npaths, *pairs = xcalloc(in->nlinks + 1, sizeof(*pairs));
     unsigned rails = 0;
-    char o[160], list[64] = "", **paths = xcalloc(in->nlinks + 1, sizeof(*paths));
+    char o[224], list[64] = "", **paths = xcalloc(in->nlinks + 1, sizeof(*paths));
 
     for (size_t i = 0; i < in->nlinks; i++) {
         const struct fabric_link *l = &in->links[i];
-        const struct port_view *va = pv(c, l->a, l->rail), *vb = pv(c, l->b, l->rail);
-        if (excluded(c, l) || !is_low(c, l) || va->culprit_bw || vb->culprit_bw ||
-            va->culprit_unreach || vb->culprit_unreach)
+        int lo = l->a < l->b ? l->a : l->b, hi = l->a < l->b ? l->b : l->a;
+        if (excluded(c, l) || touches_culprit(c, l))
             continue;
-        if (leaf_lat[l->rail] > 0 && l->lat_p50_us > leaf_lat[l->rail] * 1.15) {
-            /* the subject report_links gave its link.path finding */
-            paths[far++] =
-                xasprintf("%s<->%s/rail%d", in->node_names[l->a], in->node_names[l->b], l->rail);
-            if (l->rail < 32)
-                rails |= 1u << l->rail;
-        } else
+        if (!l->ok) {
+            if (swept_near(c, l->a, l->b, l->rail, leaf_lat[l->rail]))
+                continue;
+            dead++;
+        } else if (!is_low(c, l))
+            continue;
+        else if (leaf_lat[l->rail] > 0 && l->lat_p50_us > leaf_lat[l->rail] * 1.15)
+            far++;
+        else {
             other++;
+            continue;
+        }
+        /* the subject report_links gave its link.path or link.unreachable finding */
+        pairs[far + dead - 1] = (size_t)lo * (size_t)in->nodes + (size_t)hi;
+        paths[far + dead - 1] =
+            xasprintf("%s<->%s/rail%d", in->node_names[l->a], in->node_names[l->b], l->rail);
+        if (l->rail < 32)
+            rails |= 1u << l->rail;
     }
-    if (far < 3 || other > 0) {
-        for (size_t i = 0; i < far; i++)
+    npaths = far + dead;
+    if (other > 0 || !(far >= 3 || (dead > 0 && distinct(pairs, npaths) >= 3))) {
+        for (size_t i = 0; i < npaths; i++)
             free(paths[i]);
         free(paths);
+        free(pairs);
         return 0;
     }
     for (int r = 0; r < in->rails && r < 32; r++)
@@ -559,23 +606,36 @@ static int spine_layer(struct ctx *c, const double *leaf_lat)
             }
             snprintf(list + len, sizeof(list) - len, "%s%d", len ? "," : "", r);
         }
-    snprintf(o, sizeof(o), "%zu slow paths, every one between two leaves (rails %s)", far, list);
+    if (dead == 0)
+        snprintf(o, sizeof(o), "%zu slow paths, every one between two leaves (rails %s)", far,
+                 list);
+    else if (far == 0)
+        snprintf(o, sizeof(o),
+                 "%zu paths unreachable between ports fine elsewhere, %zu pairs of nodes "
+                 "(rails %s)",
+                 dead, distinct(pairs, npaths), list);
+    else
+        snprintf(o, sizeof(o),
+                 "%zu slow paths between two leaves and %zu unreachable between ports fine "
+                 "elsewhere (rails %s)",
+                 far, dead, list);
     topo_findings_add(c->out, TOPO_SEV_FAIL, "fabric.spine", "spine layer",
                       "full goodput between leaves", o,
                       "the ports are fine and the leaves are fine within: a spine switch or a "
                       "leaf-spine cable is slow; check the spine layer's ports and counters "
                       "(ibdiagnet, the switches)");
-    qsort(paths, far, sizeof(*paths), cmp_str);
+    qsort(paths, npaths, sizeof(*paths), cmp_str);
     for (size_t i = 0; i < c->out->n; i++) {
         struct topo_finding *x = &c->out->v[i];
-        if (!strcmp(x->check, "link.path") && x->sev != TOPO_SEV_OK &&
-            bsearch(&x->subject, paths, far, sizeof(*paths), cmp_str))
+        if ((!strcmp(x->check, "link.path") || !strcmp(x->check, "link.unreachable")) &&
+            x->sev != TOPO_SEV_OK && bsearch(&x->subject, paths, npaths, sizeof(*paths), cmp_str))
             x->sev = TOPO_SEV_IGNORE;
     }
     topo_findings_compact(c->out);
-    for (size_t i = 0; i < far; i++)
+    for (size_t i = 0; i < npaths; i++)
         free(paths[i]);
     free(paths);
+    free(pairs);
     return 1;
 }
 

@@ -1063,6 +1063,86 @@ static void rule_edges(void)
             is_str(fails(v, k, 8, 3, NULL, NULL), "fabric.spine spine layer",
                    "spine: ...and nothing else (no port on the wrong leaf)");
         }
+        /* behind a spine slow enough a window misses its deadline: pairs that failed between
+         * ports fine elsewhere are the spine's evidence too, from three pairs of nodes (two hosts
+         * that hung mid-round fail two); a pair the latency sweep puts on one leaf is not the
+         * spine's, nor a link of a port that reaches nobody */
+        {
+            static const struct {
+                int rails;   /* the dead pairs fail on rails 0..rails-1 */
+                int pairs;   /* n1-n5, n2-n6, n3-n7 (and n4-n8 with 4) */
+                int slow;    /* and slow paths: n1-n6, n2-n7 on rail 0 (0, 1 or 2 of them) */
+                int swept;   /* the sweep measured n3-n7 on rail 0: 1 near (1 us), 2 far (5 us) */
+                int n7_down; /* n7's rail 0 reaches nobody */
+                const char *said, *fails, *what;
+            } dc[] = {
+                { 2, 3, 0, 0, 0,
+                  "6 paths unreachable between ports fine elsewhere, 3 pairs of nodes (rails 0,1)",
+                  "fabric.spine spine layer", "three pairs on two rails: named, folded" },
+                { 1, 3, 0, 0, 0,
+                  "3 paths unreachable between ports fine elsewhere, 3 pairs of nodes (rails 0)",
+                  "fabric.spine spine layer", "three pairs on one rail: named" },
+                { 3, 2, 0, 0, 0, "none",
+                  "link.unreachable n1<->n5/rail0;link.unreachable n1<->n5/rail1;"
+                  "link.unreachable n1<->n5/rail2;link.unreachable n2<->n6/rail0;"
+                  "link.unreachable n2<->n6/rail1;link.unreachable n2<->n6/rail2",
+                  "two pairs on three rails (six paths): not named, each its own" },
+                { 1, 3, 0, 1, 0, "none",
+                  "link.unreachable n1<->n5/rail0;link.unreachable n2<->n6/rail0;"
+                  "link.unreachable n3<->n7/rail0",
+                  "three pairs, one on one leaf by the sweep: not named" },
+                { 1, 3, 0, 2, 0,
+                  "3 paths unreachable between ports fine elsewhere, 3 pairs of nodes (rails 0)",
+                  "fabric.spine spine layer", "...between two leaves by the sweep: named" },
+                { 2, 3, 0, 1, 0,
+                  "5 paths unreachable between ports fine elsewhere, 3 pairs of nodes (rails 0,1)",
+                  "fabric.spine spine layer;link.unreachable n3<->n7/rail0",
+                  "...the sweep on rail 0 only: its rail 1 still counts, its rail 0 stays" },
+                { 1, 1, 2, 0, 0,
+                  "2 slow paths between two leaves and 1 unreachable between ports fine elsewhere "
+                  "(rails 0)",
+                  "fabric.spine spine layer", "two slow paths and one failed pair: named" },
+                { 1, 1, 1, 0, 0, "none", "link.path n1<->n6/rail0;link.unreachable n1<->n5/rail0",
+                  "one slow path and one failed pair: not named" },
+                { 1, 3, 0, 0, 1, "none", NULL,
+                  "three pairs, one with a port that reaches nobody (n7/rail0): not named" },
+                { 1, 4, 0, 0, 1,
+                  "3 paths unreachable between ports fine elsewhere, 3 pairs of nodes (rails 0)",
+                  NULL, "...and a fourth pair: named from the other three" },
+            };
+            for (size_t t = 0; t < sizeof(dc) / sizeof(dc[0]); t++) {
+                struct fabric_port ports[24];
+                struct fabric_link sw = L(0, 0, 2, 6, .95);
+                struct topo_findings f = { 0 };
+                const char *s = "none";
+                k = two_leaves(v, 3, 1, 5, 0);
+                for (size_t i = 0; i < k; i++) {
+                    int pair = v[i].b == v[i].a + 4 && v[i].a < dc[t].pairs;
+                    if ((pair && v[i].rail < dc[t].rails) ||
+                        (dc[t].n7_down && v[i].rail == 0 && (v[i].a == 6 || v[i].b == 6))) {
+                        v[i].ok = 0;
+                        v[i].bw_gbps = 0;
+                        strcpy(v[i].error,
+                               "n1 rank 0: the first window did not finish by the deadline");
+                    } else if (v[i].rail == 0 && v[i].b == v[i].a + 5 && v[i].a < dc[t].slow)
+                        v[i].bw_gbps = .2;
+                }
+                sw.lat_p50_us = sw.lat_p99_us = dc[t].swept == 2 ? 5 : 1;
+                for (int i = 0; i < 24; i++)
+                    ports[i].carrier = 1;
+                struct fabric_input in = {
+                    8, 3, names, ports, NULL, v, k, NULL, 0, &sw, dc[t].swept ? 1 : 0, 0, 0
+                };
+                fabric_analyze(&in, &f);
+                for (size_t i = 0; i < f.n; i++)
+                    if (f.v[i].sev == TOPO_SEV_FAIL && !strcmp(f.v[i].check, "fabric.spine"))
+                        s = f.v[i].observed;
+                is_str(s, dc[t].said, "spine, failed pairs: %s", dc[t].what);
+                topo_findings_free(&f);
+                if (dc[t].fails)
+                    is_str(fails_in(&in), dc[t].fails, "...its findings");
+            }
+        }
         /* one rail: its leaves part by latency as well, a slow spine layer is named */
         k = two_leaves(v, 1, 3, 60, 1);
         is_str(said(v, k, 8, 1, NULL, TOPO_SEV_FAIL, "fabric.spine", "spine layer"),
