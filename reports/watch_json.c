@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "common/file.h"
+#include "common/xmalloc.h"
 #include "reports/archive.h"
 #include "reports/watch_json.h"
 
@@ -96,4 +97,111 @@ int ry_watch_state_write(const char *path, const struct ry_watch_state *s, ry_er
     rc = ry_write_atomic(path, dump, o, err);
     json_decref(o);
     return rc;
+}
+
+/* a string member into buf ("" when absent); -1 when present and not a string */
+static int get_str(json_t *o, const char *key, char *buf, size_t size)
+{
+    json_t *v = json_object_get(o, key);
+
+    buf[0] = '\0';
+    if (!v)
+        return 0;
+    if (!json_is_string(v))
+        return -1;
+    snprintf(buf, size, "%s", json_string_value(v));
+    return 0;
+}
+
+/* a number member; -1 when absent or not a number */
+static int get_num(json_t *o, const char *key, double *d)
+{
+    json_t *v = json_object_get(o, key);
+
+    if (!json_is_number(v))
+        return -1;
+    *d = json_number_value(v);
+    return 0;
+}
+
+int ry_watch_state_read(const char *path, struct ry_watch_read *r, ry_error_t *err)
+{
+    json_error_t je;
+    json_t *o, *v, *ports, *ev;
+    double pid = 0;
+    size_t i;
+
+    memset(r, 0, sizeof(*r));
+    if (!(o = json_load_file(path, 0, &je))) {
+        if (je.line < 1)
+            return ry_errorf(err, "%s: %s", path, je.text);
+        return ry_errorf(err, "%s:%d: not JSON: %s", path, je.line, je.text);
+    }
+    v = json_object_get(o, "schema_version");
+    if (!json_is_integer(v) || json_integer_value(v) != 1) {
+        json_decref(o);
+        return ry_errorf(err, "%s: not a state file of railyard watch (schema_version 1)", path);
+    }
+    ports = json_object_get(o, "ports");
+    ev = json_object_get(o, "events");
+    if (get_num(o, "updated_s", &r->updated_s) < 0 ||
+        get_num(o, "interval_s", &r->interval_s) < 0 || get_num(o, "window_s", &r->window_s) < 0 ||
+        !json_is_boolean(json_object_get(o, "watching")) || !json_is_array(ports) ||
+        !json_is_array(ev) || r->interval_s <= 0 || r->window_s <= 0) {
+        json_decref(o);
+        return ry_errorf(err,
+                         "%s: a state file without updated_s, interval_s, window_s, watching, "
+                         "ports or events (or one of another type)",
+                         path);
+    }
+    get_str(o, "host", r->host, sizeof(r->host));
+    get_num(o, "pid", &pid);
+    r->pid = (long)pid;
+    r->watching = json_is_true(json_object_get(o, "watching"));
+    r->nports = json_array_size(ports);
+    r->unsampled = xcalloc(r->nports + 1, sizeof(*r->unsampled));
+    json_array_foreach(ports, i, v)
+    {
+        char subject[96], why[160];
+        if (!json_is_object(v) || get_str(v, "subject", subject, sizeof(subject)) < 0 ||
+            get_str(v, "why", why, sizeof(why)) < 0)
+            goto bad;
+        if (json_is_false(json_object_get(v, "sampled")))
+            snprintf(r->unsampled[r->nunsampled++], sizeof(*r->unsampled), "%s: %s", subject,
+                     why[0] ? why : "not sampled");
+    }
+    r->events = xcalloc(json_array_size(ev) + 1, sizeof(*r->events));
+    json_array_foreach(ev, i, v)
+    {
+        struct ry_watch_seen *e = &r->events[r->nevents];
+        char phase[16];
+        if (!json_is_object(v) || get_str(v, "event", e->kind, sizeof(e->kind)) < 0 ||
+            get_str(v, "subject", e->subject, sizeof(e->subject)) < 0 ||
+            get_str(v, "phase", phase, sizeof(phase)) < 0 ||
+            get_str(v, "counter", e->counter, sizeof(e->counter)) < 0 ||
+            get_str(v, "figures", e->figures, sizeof(e->figures)) < 0 || !e->kind[0] ||
+            !e->subject[0] || get_num(v, "first_s", &e->first_s) < 0 ||
+            get_num(v, "last_s", &e->last_s) < 0)
+            goto bad;
+        get_num(v, "value", &e->value);
+        get_num(v, "limit", &e->limit);
+        e->open = strcmp(phase, "close") != 0;
+        r->nevents++;
+    }
+    json_decref(o);
+    return 0;
+bad:
+    /* (which member: told while the document is still there) */
+    ry_errorf(err, "%s: %s %zu of the state file is not what railyard watch writes", path,
+              r->events && json_array_get(ev, i) == v ? "event" : "port", i + 1);
+    json_decref(o);
+    ry_watch_read_free(r);
+    return -1;
+}
+
+void ry_watch_read_free(struct ry_watch_read *r)
+{
+    free(r->unsampled);
+    free(r->events);
+    memset(r, 0, sizeof(*r));
 }

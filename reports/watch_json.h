@@ -39,4 +39,32 @@ struct ry_watch_state {
 /* Write the state file atomically (a reader sees the old one or the new one). */
 int ry_watch_state_write(const char *path, const struct ry_watch_state *s, ry_error_t *err);
 
+/* One event of a state file, as read back. */
+struct ry_watch_seen {
+    char kind[40];     /* "port.flapping", "port.down", "port.errors.burst", ... */
+    char subject[96];  /* the port ("mlx5_3/1") or the interface */
+    char counter[48];  /* a burst's or congestion's counter, "" for the others */
+    char figures[200]; /* in words */
+    int open;          /* open (or grown) at the last sample: not closed */
+    double first_s, last_s, value, limit;
+};
+
+/* A state file as read back: what the health check judges (reports/watch_state.c). */
+struct ry_watch_read {
+    char host[256];
+    long pid;
+    double updated_s, interval_s, window_s;
+    int watching;
+    size_t nports;
+    size_t nunsampled;
+    char (*unsampled)[256]; /* "subject: why" of each port not sampled last time */
+    size_t nevents;
+    struct ry_watch_seen *events;
+};
+
+/* Read a state file (its schema_version 1). -1 with err naming the file and what is wrong: a
+ * file missing, unreadable, not JSON, or without the members a judgment needs. */
+int ry_watch_state_read(const char *path, struct ry_watch_read *r, ry_error_t *err);
+void ry_watch_read_free(struct ry_watch_read *r);
+
 #endif

@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include <string.h>
+
 #include "reports/watch_json.h"
 
 /* railyard built without a JSON library: watch cannot keep its log or its state */
@@ -17,4 +19,18 @@ int ry_watch_state_write(const char *path, const struct ry_watch_state *s, ry_er
     (void)s;
     return ry_errorf(err, "%s: railyard was built without a JSON library (jansson): no state file",
                      path);
+}
+
+int ry_watch_state_read(const char *path, struct ry_watch_read *r, ry_error_t *err)
+{
+    memset(r, 0, sizeof(*r));
+    return ry_errorf(err,
+                     "%s: railyard was built without a JSON library (jansson): the watch's "
+                     "state cannot be read",
+                     path);
+}
+
+void ry_watch_read_free(struct ry_watch_read *r)
+{
+    (void)r;
 }

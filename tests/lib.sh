@@ -137,6 +137,18 @@ need_shared() { # need_shared RELPATH: skip the whole file when the shared fixtu
     [ -e "$SHARED_FIXTURES/$1" ] || skip_all "shared fixture $1 not found (set RAILYARD_SHARED_FIXTURES)"
 }
 jqget() { jq -r "$1" "$2"; }
+# fake_ib_port ROOT DEV STATE PHYS: port 1 of the RDMA device DEV in a sysfs tree under ROOT,
+# laid out as the kernel lays it out: its state ("4: ACTIVE"), physical state ("5: LinkUp") and
+# error counters (0 where not there yet), for railyard watch to read
+fake_ib_port() {
+    local d=$1/class/infiniband/$2/ports/1 c
+    mkdir -p "$d/counters"
+    echo "$3" >"$d/state"
+    echo "$4" >"$d/phys_state"
+    for c in link_downed symbol_error port_rcv_errors link_error_recovery; do
+        [ -e "$d/counters/$c" ] || echo 0 >"$d/counters/$c"
+    done
+}
 golden_cmp() { # golden_cmp GOT GOLDEN DESCRIPTION: GOT matches the recorded GOLDEN file
     # RAILYARD_UPDATE_GOLDEN=1 rewrites GOLDEN instead (reported as a skip, never as a pass: the
     # diff is to be reviewed); under CI it is refused, a run must compare

@@ -52,6 +52,10 @@ const char *const topo_check_ids[] = {
     "fabric.discovery.incomplete",
     "port.errors",
     "port.errors.rising",
+    "watch.port.flapping",
+    "watch.port.down",
+    "watch.port.errors.burst",
+    "watch.port.congestion",
     "gdr.driver",
     "gdr.path",
     "gdr.acs",
@@ -187,14 +191,20 @@ size_t topo_findings_reason(const struct topo_findings *f, const char *node, int
     if (snprintf(line, sizeof(line) - strlen(more), "%s%s %s%s%s%s%s", prefix, x->check, subject,
                  *subject ? " " : "", x->observed ? x->observed : "", x->expected ? " exp " : "",
                  x->expected ? x->expected : "") >= (int)(sizeof(line) - strlen(more))) {
-        /* too long: the expected value goes first (a cut one says nothing), then the cut word */
-        char *exp = strstr(line, " exp "), *gap = strrchr(line, ' ');
+        /* too long: the expected value goes first (a cut one says nothing), then the cut word,
+         * and a clause left with a word or two of its own (", still") */
+        char *exp = strstr(line, " exp "), *gap = strrchr(line, ' '), *clause = NULL;
         if (exp)
             *exp = '\0';
-        else if (gap && gap - line > (ptrdiff_t)strlen(prefix) + 20)
+        else if (gap && gap - line > (ptrdiff_t)strlen(prefix) + 20) {
             *gap = '\0';
+            for (char *p = strstr(line, ", "); p; p = strstr(p + 1, ", "))
+                clause = p;
+            if (clause && strlen(clause + 2) < 12 && clause - line > (ptrdiff_t)strlen(prefix) + 20)
+                *clause = '\0';
+        }
     }
-    for (size_t n = strlen(line); n > 0 && line[n - 1] == ' '; n--)
+    for (size_t n = strlen(line); n > 0 && strchr(" ,;", line[n - 1]); n--)
         line[n - 1] = '\0';
     snprintf(buf, len, "%s%s", line, more);
     return count;

@@ -12,6 +12,7 @@
 #include "reports/archive.h"
 #include "reports/findings.h"
 #include "reports/out.h"
+#include "reports/watch_state.h"
 #include "src/cmd/cmd.h"
 #include "topo/compare.h"
 #include "topo/map.h"
@@ -33,6 +34,7 @@ struct check_opts {
     const char *archive; /* NULL: the default */
     int no_archive, keep;
     const char *prometheus, *junit;
+    const char *watch_state; /* NULL: the default, when it exists and the node is live */
 };
 
 static int on_opt(int opt, const char *arg, void *ctx)
@@ -67,6 +69,7 @@ static int on_opt(int opt, const char *arg, void *ctx)
         c->fo.expect = arg;
         return 0;
     case 'R': c->reason = 1; return 0;
+    case 'W': c->watch_state = arg; return 0;
     case 't':
         if (strcmp(arg, "inventory") && strcmp(arg, "quick")) {
             cmd_error("check: --tier must be inventory or quick, not '%s'", arg);
@@ -191,6 +194,7 @@ static int run(int argc, char **argv)
         { "keep", required_argument, NULL, 'K' },
         { "prometheus", required_argument, NULL, 'P' },
         { "junit", required_argument, NULL, 'U' },
+        { "watch-state", required_argument, NULL, 'W' },
         { NULL, 0, NULL, 0 },
     };
     struct check_opts c = { .tier = "inventory",
@@ -322,6 +326,7 @@ static int run(int argc, char **argv)
          * no probe of this machine's GPUs */
         gdr_check(node, host, in->sysfs_root, live ? NULL : proc, live, &gr, &f);
     }
+    ry_watch_check(c.watch_state, !topo_inputs_given(&common.inputs), host, &f);
     topo_findings_override(&f, map, type);
     topo_findings_sort(&f);
     /* a check that judged nothing did not pass: a health check must not report health it did
@@ -437,7 +442,8 @@ const struct cmd_entry cmd_check = {
     .name = "check",
     .run = run,
     .usage = "check [--map <file>] [--node <name>] [--node-type <type>] "
-             "[--tier (inventory | quick)] [--timeout <seconds>] [--fabric] [--gdr] [--json] "
+             "[--tier (inventory | quick)] [--timeout <seconds>] [--fabric] [--gdr] "
+             "[--watch-state <file>] [--json] "
              "[<input options>]",
     .summary = "compare the node with its expected topology map (or built-in references)",
     .options = "  -m, --map <file>     the expected topology map (default: built-in references)\n"
@@ -458,5 +464,8 @@ const struct cmd_entry cmd_check = {
                "  --no-archive         keep nothing\n"
                "  --keep <n>           runs the archive keeps (default 1000)\n"
                "  --prometheus <file>  write the run's metrics there (node_exporter textfile)\n"
-               "  --junit <file>       write the run as JUnit XML there\n",
+               "  --junit <file>       write the run as JUnit XML there\n"
+               "  --watch-state <file> judge what railyard watch saw (default, on the live\n"
+               "                       node: the archive's watch/state.json when it exists;\n"
+               "                       none: not read)\n",
 };

@@ -5,7 +5,8 @@
 # job); a degraded rail, a miscabled port and a node check failure each drain exactly their node
 # with a reason naming it, the job is requeued and runs on the others; a slow path between two
 # nodes drains neither; a screen whose railyard cannot start drains nothing and the job runs; the
-# health check never resumes a node a fabric run drained, nor one an admin drained.
+# health check never resumes a node a fabric run drained, nor one an admin drained; a port that
+# railyard watch saw flap drains its node through the preflight, and only while the watch runs.
 . "$RAILYARD_SRCDIR/tests/lib.sh"
 . "$RAILYARD_SRCDIR/tests/slurm/demo-slurm.sh"
 PRE=$RAILYARD_SRCDIR/scripts/railyard-preflight
@@ -21,6 +22,9 @@ cat >"$TMP/railyard" <<WRAP
 f=$TMP/ibstat-\${SLURMD_NODENAME:-\$(hostname -s)}
 [ -e "\$f" ] || f=$TMP/ibstat-healthy
 [ "\$1" = check ] && set -- "\$@" --ibstat "\$f"
+# and where railyard watch ran for the node (its own sysfs tree), the watch's state
+w=$TMP/watch-\${SLURMD_NODENAME:-\$(hostname -s)}.json
+[ "\$1" = check ] && [ -e "\$w" ] && set -- "\$@" --watch-state "\$w"
 exec "$RAILYARD" "\$@"
 WRAP
 # a railyard-fabric whose rank 0 of node4 dies at start
@@ -138,6 +142,39 @@ is "$(reason node6)" "PSU swap, ticket 4711" "an admin's drain stays after a hea
 check "demo-cluster fault --heal 5:0" "$DEMO" fault --heal 5:0
 resume node5
 resume node6
+
+# --- railyard watch for node4 (on a sysfs tree of its own) sees its mlx5_1 flap twice: the
+# preflight's node checks drain node4 alone, with the watch's event as the reason; once the
+# watch has ended, the health check does not judge it and resumes node4
+if have_feature jansson; then
+    R4=$TMP/sys4
+    wport() { fake_ib_port "$R4" "$@"; }
+    wport mlx5_0 "4: ACTIVE" "5: LinkUp"
+    wport mlx5_1 "4: ACTIVE" "5: LinkUp"
+    "$RAILYARD" watch --sysfs-root "$R4" --interval 0.3 --grace 0 --log none \
+        --state "$TMP/watch-node4.json" >"$TMP/watch4.out" 2>&1 &
+    WP=$!
+    for _ in 1 2; do
+        sleep 0.7; wport mlx5_1 "1: DOWN" "2: Polling"; sleep 0.7; wport mlx5_1 "4: ACTIVE" "5: LinkUp"
+    done
+    for _ in $(seq 50); do grep -q '"port.flapping"' "$TMP/watch-node4.json" 2>/dev/null && break; sleep 0.1; done
+    grep -q '"port.flapping"' "$TMP/watch-node4.json"; ok $? "railyard watch for node4: port.flapping in its state"
+    id=$(submit watched 6 "$PRE && $STEP")
+    for _ in $(seq 600); do [ "$(drained)" = "node4 " ] && [ "$(job_field "$id" JobState)" = PENDING ] && break; sleep 0.1; done
+    is "$(drained)" "node4 " "a port that flapped (the watch's state): exactly node4 drained"
+    r4=$(reason node4)
+    case $r4 in "railyard: watch.port.flapping mlx5_1:1 "*) ok 0 "node4's reason is the watch's event: $r4" ;;
+    *) ok 1 "node4's reason is the watch's event (got '$r4')" ;; esac
+    sl scancel "$id"
+    kill -TERM $WP
+    wait $WP
+    "$DEMO" exec node4 -- $HC 2>/dev/null
+    for _ in $(seq 30); do [ "$(drained)" = "" ] && break; sleep 0.1; done
+    is "$(drained)" "" "the watch ended: node4's health check does not judge it and resumes node4"
+    rm -f "$TMP/watch-node4.json"
+else
+    for _ in 1 2 3 4; do skip "built without jansson: railyard watch keeps no state"; done
+fi
 
 # --- a slow path between node2 and node3 on rail 0 (node2 sends to node3 alone at 40 Mbit/s):
 # both ports are fine with every other partner, so the fault is pinned to neither

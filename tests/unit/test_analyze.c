@@ -2455,6 +2455,22 @@ int main(void)
         topo_findings_reason(&f, "n2", 1, "railyard: fabric ", buf, sizeof(buf));
         is_str(buf, "railyard: fabric rail.cabling rail0 link up, reaches none of its rail's peers",
                "reason: cut at 80 characters at a word gap, not inside a word");
+        /* a clause the cut leaves with fewer than 12 characters of its own goes with it (the
+         * watch's ", still" of ", still on at <time>"), one of 12 stays */
+        for (int keep = 0; keep < 2; keep++) {
+            char obs[160], want[160];
+            const char *clause = keep ? "abcdefghijkl" : "abcdefghijk";
+            topo_findings_free(&f);
+            memset(&f, 0, sizeof(f));
+            snprintf(obs, sizeof(obs), "2 flaps, %s %040d", clause, 0);
+            topo_findings_add(&f, TOPO_SEV_FAIL, "watch.port.flapping", "n2/mlx5_1:1",
+                              "none within 300 s", obs, NULL);
+            topo_findings_reason(&f, "n2", 0, "railyard: ", buf, sizeof(buf));
+            snprintf(want, sizeof(want), "railyard: watch.port.flapping mlx5_1:1 2 flaps%s%s",
+                     keep ? ", " : "", keep ? clause : "");
+            is_str(buf, want, "reason: a clause cut to %zu characters %s", strlen(clause),
+                   keep ? "stays" : "goes with the cut");
+        }
         topo_findings_free(&f);
         /* too long without an expected value: cut at the last word gap */
         memset(&f, 0, sizeof(f));

@@ -1,0 +1,26 @@
+#ifndef RAILYARD_REPORTS_WATCH_STATE_H
+#define RAILYARD_REPORTS_WATCH_STATE_H
+
+#include "reports/watch_json.h"
+#include "topo/compare.h"
+
+/* The health check's judgment of what railyard watch saw (railyard-check(1), --watch-state):
+ * a port that flapped or went down within the watch's window fails (watch.port.flapping,
+ * watch.port.down), a burst of errors or congestion within it warns; an event that closed
+ * before the window is not judged at all. A watch that ended, or whose state is older than
+ * RY_WATCH_STALE_INTERVALS intervals and RY_WATCH_STALE_SLACK seconds, judges nothing: said as
+ * not judged, never healthy and never faulty. Ports are named as the check names them,
+ * "host/mlx5_3:1" (the watch's "mlx5_3/1"). now: seconds since the epoch. */
+#define RY_WATCH_STALE_INTERVALS 3
+#define RY_WATCH_STALE_SLACK     5.0
+
+void ry_watch_judge(const struct ry_watch_read *r, const char *path, const char *host, double now,
+                    struct topo_findings *f);
+
+/* The node check's part (railyard check --watch-state): the state file given, or ("NULL") on
+ * the live node the archive's watch/state.json when it exists (no watch installed: nothing
+ * said); "none": nothing. A file that cannot be read is said as not judged, with the file and
+ * what is wrong. */
+void ry_watch_check(const char *given, int live, const char *host, struct topo_findings *f);
+
+#endif

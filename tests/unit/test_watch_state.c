@@ -1,0 +1,285 @@
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "reports/watch_json.h"
+#include "reports/watch_state.h"
+#include "tests/tap/tap.h"
+
+#define NOW 1800000000.0
+
+/* a fresh state: watching, updated at NOW, sampled every interval, events kept for window */
+static struct ry_watch_read state(double interval, double window)
+{
+    struct ry_watch_read r;
+
+    memset(&r, 0, sizeof(r));
+    snprintf(r.host, sizeof(r.host), "n1");
+    r.updated_s = NOW;
+    r.interval_s = interval;
+    r.window_s = window;
+    r.watching = 1;
+    r.nports = 4;
+    return r;
+}
+
+static struct ry_watch_seen seen(const char *kind, const char *subject, int open, double last)
+{
+    struct ry_watch_seen e;
+
+    memset(&e, 0, sizeof(e));
+    snprintf(e.kind, sizeof(e.kind), "%s", kind);
+    snprintf(e.subject, sizeof(e.subject), "%s", subject);
+    snprintf(e.figures, sizeof(e.figures), "figures of %s", kind);
+    e.open = open;
+    e.first_s = last - 10;
+    e.last_s = last;
+    return e;
+}
+
+/* the findings of r judged at now, "sev check subject" joined by ';' (ok ones too), and the
+ * number of parts said not judged in *unjudged */
+static const char *judge(const struct ry_watch_read *r, double now, size_t *unjudged)
+{
+    static char buf[4096];
+    struct topo_findings f = { 0 };
+
+    ry_watch_judge(r, "state.json", "node7", now, &f);
+    buf[0] = '\0';
+    for (size_t i = 0; i < f.n; i++) {
+        const char *sev = f.v[i].sev == TOPO_SEV_FAIL   ? "fail"
+                          : f.v[i].sev == TOPO_SEV_WARN ? "warn"
+                                                        : "ok";
+        snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s %s %s", buf[0] ? ";" : "", sev,
+                 f.v[i].check, f.v[i].subject);
+    }
+    if (unjudged)
+        *unjudged = f.nunjudged;
+    topo_findings_free(&f);
+    return buf;
+}
+
+#define QUIET "ok watch.port.flapping node7;ok watch.port.down node7"
+
+static void freshness(void)
+{
+    size_t u;
+
+    /* a watch that ended: not judged, nothing passed */
+    struct ry_watch_read r = state(1, 300);
+    r.watching = 0;
+    is_str(judge(&r, NOW, &u), "", "ended: no finding");
+    is_int((long long)u, 1, "...said not judged");
+    /* stale at 3 intervals and 5 s: the interval's term binding at 10 s, the slack at 1 s */
+    r = state(1, 300);
+    is_str(judge(&r, NOW + 8, &u), QUIET, "interval 1 s, 8 s old: judged");
+    is_int((long long)u, 0, "...nothing said not judged");
+    is_str(judge(&r, NOW + 8.01, &u), "", "interval 1 s, 8.01 s old: not judged");
+    is_int((long long)u, 1, "...and said so");
+    r = state(10, 300);
+    is_str(judge(&r, NOW + 35, &u), QUIET, "interval 10 s, 35 s old: judged");
+    is_str(judge(&r, NOW + 35.01, &u), "", "interval 10 s, 35.01 s old: not judged");
+    /* a state from ahead of this clock by more than the slack */
+    r = state(1, 300);
+    is_str(judge(&r, NOW - 5, &u), QUIET, "5 s ahead of this clock: judged");
+    is_str(judge(&r, NOW - 5.01, &u), "", "5.01 s ahead: not judged");
+    is_int((long long)u, 1, "...and said so");
+}
+
+static void window(void)
+{
+    struct ry_watch_seen ev[4];
+    size_t u;
+
+    /* closed events: within the window at its edge, out of it just past; two windows */
+    for (int w = 0; w < 2; w++) {
+        double win = w ? 60 : 300;
+        struct ry_watch_read r = state(1, win);
+        ev[0] = seen("port.flapping", "mlx5_0/1", 0, NOW - win);
+        ev[1] = seen("port.down", "mlx5_1/1", 0, NOW - win - 0.01);
+        r.events = ev;
+        r.nevents = 2;
+        is_str(judge(&r, NOW, &u),
+               "fail watch.port.flapping node7/mlx5_0:1;ok watch.port.down node7",
+               "window %.0f s: a flap closed at its edge fails, a down closed just before it "
+               "does not",
+               win);
+        ev[0].last_s = NOW - win - 0.01;
+        ev[1].last_s = NOW - win;
+        is_str(judge(&r, NOW, &u),
+               "fail watch.port.down node7/mlx5_1:1;ok watch.port.flapping node7",
+               "window %.0f s: ...and the other way round", win);
+    }
+    /* an event still open fails however long ago it began */
+    struct ry_watch_read r = state(1, 300);
+    ev[0] = seen("port.down", "mlx5_2/1", 1, NOW - 5000);
+    r.events = ev;
+    r.nevents = 1;
+    is_str(judge(&r, NOW, &u), "fail watch.port.down node7/mlx5_2:1;ok watch.port.flapping node7",
+           "a port down for hours, still open: fails");
+}
+
+static void kinds(void)
+{
+    struct ry_watch_seen ev[6];
+    struct ry_watch_read r = state(1, 300);
+    struct topo_findings f = { 0 };
+    size_t u;
+
+    ev[0] = seen("port.errors.burst", "mlx5_0/1", 1, NOW);
+    ev[1] = seen("port.congestion", "eth2", 0, NOW - 1);
+    ev[2] = seen("nvlink.down", "GPU0/3", 1, NOW);
+    ev[3] = seen("nvlink.errors", "GPU1", 1, NOW);
+    ev[4] = seen("port.flapping", "a/b/x", 1, NOW);
+    r.events = ev;
+    r.nevents = 5;
+    is_str(judge(&r, NOW, &u),
+           "warn watch.port.errors.burst node7/mlx5_0:1;warn watch.port.congestion node7/eth2;"
+           "fail watch.nvlink.down node7/GPU0:3;warn watch.nvlink.errors node7/GPU1;"
+           "fail watch.port.flapping node7/a/b/x;ok watch.port.down node7",
+           "bursts and congestion warn, downs and flaps fail; ports named as the check names "
+           "them");
+    /* the figures, the counter and whether it is still on, in observed */
+    snprintf(ev[0].counter, sizeof(ev[0].counter), "symbol_error");
+    r.nevents = 1;
+    ry_watch_judge(&r, "state.json", "node7", NOW, &f);
+    ok(f.n >= 1 &&
+           strstr(f.v[0].observed, "figures of port.errors.burst (symbol_error), still on") &&
+           !strcmp(f.v[0].expected, "none within 300 s"),
+       "observed: %s, expected: %s", f.n ? f.v[0].observed : "-", f.n ? f.v[0].expected : "-");
+    topo_findings_free(&f);
+    /* ports not sampled: each said not judged; with none sampled nothing passes */
+    char why[2][256] = { "mlx5_0/1: hung", "mlx5_1/1: hung" };
+    r = state(1, 300);
+    r.nports = 2;
+    r.unsampled = why;
+    r.nunsampled = 2;
+    is_str(judge(&r, NOW, &u), "", "no port sampled: nothing passed");
+    is_int((long long)u, 2, "...each said not judged");
+    r.nunsampled = 1;
+    is_str(judge(&r, NOW, &u), QUIET, "one of two sampled: judged");
+    is_int((long long)u, 1, "...the other said not judged");
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *fp = fopen(path, "w");
+
+    if (fp) {
+        fputs(text, fp);
+        fclose(fp);
+    }
+}
+
+/* reading back: what ry_watch_state_write wrote, and files that are not that */
+static void reading(void)
+{
+    char dir[] = "/tmp/test_watch_state.XXXXXX", path[128];
+    struct ry_watch_read r;
+    ry_error_t err = { "" };
+
+    if (!mkdtemp(dir)) {
+        ok(0, "mkdtemp");
+        return;
+    }
+    snprintf(path, sizeof(path), "%s/state.json", dir);
+    {
+        struct watch_src ports[2] = { { "mlx5_0/1", "mlx5_0", 1, "" }, { "eth2", "", 0, "eth2" } };
+        char why[2][160] = { "", "its operstate read hung past 0.8 s" };
+        struct ry_watch_kept kept[2];
+        struct ry_watch_state s = { .host = "n1",
+                                    .pid = 42,
+                                    .started = NOW - 100,
+                                    .updated = NOW,
+                                    .interval = 1,
+                                    .window = 300,
+                                    .nports = 2,
+                                    .ports = ports,
+                                    .why = (const char(*)[160])why,
+                                    .events = kept,
+                                    .nevents = 2,
+                                    .wall_minus_mono = NOW - 1000 };
+        memset(kept, 0, sizeof(kept));
+        kept[0].phase = WATCH_OPEN;
+        kept[0].e.kind = WATCH_EV_FLAPPING;
+        snprintf(kept[0].subject, sizeof(kept[0].subject), "mlx5_0/1");
+        kept[0].e.subject = kept[0].subject;
+        kept[0].e.first = 990;
+        kept[0].e.last = 999;
+        snprintf(kept[0].e.figures, sizeof(kept[0].e.figures), "3 flaps in 9 s");
+        kept[1].phase = WATCH_CLOSE;
+        kept[1].e.kind = WATCH_EV_BURST;
+        kept[1].e.ctr = 0;
+        snprintf(kept[1].subject, sizeof(kept[1].subject), "mlx5_0/1");
+        kept[1].e.subject = kept[1].subject;
+        kept[1].e.first = 900;
+        kept[1].e.last = 950;
+        is_int(ry_watch_state_write(path, &s, &err), 0, "a state written: %s", err.text);
+    }
+    is_int(ry_watch_state_read(path, &r, &err), 0, "...read back: %s", err.text);
+    ok(r.watching && r.pid == 42 && !strcmp(r.host, "n1") && r.updated_s == NOW &&
+           r.interval_s == 1 && r.window_s == 300 && r.nports == 2,
+       "...its watch: watching, pid, host, updated, interval, window, ports");
+    ok(r.nunsampled == 1 && !strcmp(r.unsampled[0], "eth2: its operstate read hung past 0.8 s"),
+       "...the port not sampled, and why: %s", r.nunsampled ? r.unsampled[0] : "none");
+    ok(r.nevents == 2 && !strcmp(r.events[0].kind, "port.flapping") && r.events[0].open &&
+           r.events[0].last_s == NOW - 1 && !strcmp(r.events[0].figures, "3 flaps in 9 s") &&
+           !strcmp(r.events[1].kind, "port.errors.burst") && !r.events[1].open &&
+           r.events[1].counter[0] && r.events[1].last_s == NOW - 50,
+       "...its events: kind, phase, times, figures, counter");
+    is_str(judge(&r, NOW + 1, NULL),
+           "fail watch.port.flapping node7/mlx5_0:1;warn watch.port.errors.burst node7/mlx5_0:1;"
+           "ok watch.port.down node7",
+           "...judged");
+    ry_watch_read_free(&r);
+
+    static const struct {
+        const char *text, *err;
+    } bad[] = {
+        { NULL, "No such file" },
+        { "{\"schema_version\": 1,\n  \"updated_s\": }", "state.json:2: not JSON" },
+        { "{\"schema_version\": 2}", "not a state file of railyard watch" },
+        { "{\"schema_version\": 1, \"updated_s\": 1, \"interval_s\": 1, \"window_s\": 300, "
+          "\"watching\": true, \"ports\": []}",
+          "without updated_s, interval_s, window_s, watching, ports or events" },
+        { "{\"schema_version\": 1, \"updated_s\": 1, \"interval_s\": 0, \"window_s\": 300, "
+          "\"watching\": true, \"ports\": [], \"events\": []}",
+          "without updated_s" },
+        { "{\"schema_version\": 1, \"updated_s\": 1, \"interval_s\": 1, \"window_s\": 300, "
+          "\"watching\": \"yes\", \"ports\": [], \"events\": []}",
+          "without updated_s" },
+        { "{\"schema_version\": 1, \"updated_s\": 1, \"interval_s\": 1, \"window_s\": 300, "
+          "\"watching\": true, \"ports\": [{\"subject\": 3}], \"events\": []}",
+          "port 1 of the state file" },
+        { "{\"schema_version\": 1, \"updated_s\": 1, \"interval_s\": 1, \"window_s\": 300, "
+          "\"watching\": true, \"ports\": [], \"events\": [{\"event\": \"port.down\", "
+          "\"subject\": \"x/1\", \"first_s\": 1, \"last_s\": 2}, {\"event\": \"port.down\", "
+          "\"subject\": \"x/1\", \"first_s\": 1}]}",
+          "event 2 of the state file" },
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        unlink(path);
+        if (bad[i].text)
+            write_file(path, bad[i].text);
+        err.text[0] = '\0';
+        ok(ry_watch_state_read(path, &r, &err) < 0 && strstr(err.text, bad[i].err) &&
+               strstr(err.text, path) && r.nevents == 0 && !r.events,
+           "bad state %zu refused, naming the file: %s", i + 1, err.text);
+    }
+    unlink(path);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    freshness();
+    window();
+    kinds();
+#ifdef HAVE_JANSSON
+    reading();
+#endif
+    return done_testing();
+}
