@@ -14,6 +14,7 @@
 #include "common/xmalloc.h"
 #include "reports/out.h"
 #include "reports/out_json.h"
+#include "reports/prom.h"
 #include "reports/render.h"
 #include "reports/render_json.h"
 
@@ -479,26 +480,14 @@ int ry_report_rail_refs(const struct ry_report *r, int rails, double *ref, doubl
 
 /* ---- Prometheus ---- */
 
-/* a label value in the exposition format: \\, \" and \n escaped; other control characters
- * (ANSI escapes) dropped, so a textfile never carries them */
 static void label(FILE *fp, const char *name, const char *v, int first)
 {
-    fprintf(fp, "%s%s=\"", first ? "" : ",", name);
-    for (; v && *v; v++) {
-        unsigned char c = (unsigned char)*v;
-        if (c == '\\' || c == '"')
-            fprintf(fp, "\\%c", c);
-        else if (c == '\n')
-            fputs("\\n", fp);
-        else if (c >= 0x20 && c != 0x7f)
-            fputc(c, fp);
-    }
-    fputc('"', fp);
+    ry_prom_label(fp, name, v, first);
 }
 
 static void help(FILE *fp, const char *name, const char *text)
 {
-    fprintf(fp, "# HELP %s %s\n# TYPE %s gauge\n", name, text, name);
+    ry_prom_help(fp, name, "gauge", text);
 }
 
 /* the node a finding's subject is about: "gpu01/mlx5_0:1" -> gpu01, "a<->b/rail1" -> a */

@@ -14,6 +14,7 @@
 #include "reports/archive.h"
 #include "reports/eventlog.h"
 #include "reports/watch_json.h"
+#include "reports/watch_prom.h"
 #include "src/cmd/cmd.h"
 #include "watch/events.h"
 #include "watch/sysfs.h"
@@ -37,11 +38,12 @@ enum {
     OPT_HOLD,
     OPT_SYSFS,
     OPT_LOG_BYTES,
+    OPT_TEXTFILE,
 };
 
 struct watch_cli {
     double interval, deadline;
-    const char *log, *state, *sysfs_root;
+    const char *log, *state, *sysfs_root, *textfile;
     const char *netdev[64];
     size_t nnetdev;
     long count;
@@ -91,6 +93,7 @@ static int on_opt(int opt, const char *arg, void *ctx)
     case OPT_DEADLINE: return number("deadline", arg, 0.01, 600, &c->deadline);
     case OPT_LOG: c->log = arg; return 0;
     case OPT_STATE: c->state = arg; return 0;
+    case OPT_TEXTFILE: c->textfile = strcmp(arg, "none") ? arg : NULL; return 0;
     case OPT_SYSFS: c->sysfs_root = arg; return 0;
     case OPT_NETDEV:
         if (c->nnetdev == sizeof(c->netdev) / sizeof(*c->netdev)) {
@@ -136,6 +139,10 @@ struct run {
     int json, log_failed;
     struct ry_watch_kept *kept; /* open events and those closed within the window */
     size_t nkept, alloc;
+    const struct watch_src *ports;
+    size_t nports;
+    long (*opened)[WATCH_NKIND]; /* per port and kind: events opened since the start */
+    int changed;                 /* an event opened or closed since the textfile was written */
 };
 
 /* keep ev in the state's list: replaced where it is (same kind, subject and counter) */
@@ -179,6 +186,10 @@ static void on_event(enum watch_phase ph, const struct watch_event *e, void *arg
     struct ry_eventlog_limits l = { r->c->log_bytes, 4 };
 
     keep(r, ph, e);
+    for (size_t i = 0; i < r->nports; i++)
+        if (ph == WATCH_OPEN && !strcmp(r->ports[i].subject, e->subject))
+            r->opened[i][e->kind]++;
+    r->changed |= ph != WATCH_UPDATE;
     if (line && r->c->log && ry_eventlog_append(r->c->log, line, &l, &err) < 0 && !r->log_failed) {
         cmd_error("watch: %s", err.text); /* said once; the events still go to the output */
         r->log_failed = 1;
@@ -196,6 +207,30 @@ static void on_event(enum watch_phase ph, const struct watch_event *e, void *arg
     }
     fflush(stdout);
     free(line);
+}
+
+/* node_exporter's textfile: each port's last sample, the events (the state's list) */
+#define TEXTFILE_EVERY 10.0
+static int textfile(const struct run *r, const struct watch_sample *s, char (*why)[160],
+                    int stopped, double now)
+{
+    struct ry_watch_textfile tf = { r->host,
+                                    stopped,
+                                    now,
+                                    r->nports,
+                                    r->ports,
+                                    s,
+                                    (const char(*)[160])why,
+                                    (const long(*)[WATCH_NKIND])r->opened,
+                                    r->kept,
+                                    r->nkept };
+    ry_error_t err = { "" };
+
+    if (ry_watch_textfile_write(r->c->textfile, &tf, &err) < 0) {
+        cmd_error("watch: %s", err.text);
+        return -1;
+    }
+    return 0;
 }
 
 /* the default place of the log and the state: the archive's watch/ folder */
@@ -230,6 +265,7 @@ static int run(int argc, char **argv)
         { "down-after", required_argument, NULL, OPT_DOWN_AFTER },
         { "hold", required_argument, NULL, OPT_HOLD },
         { "sysfs-root", required_argument, NULL, OPT_SYSFS },
+        { "textfile", required_argument, NULL, OPT_TEXTFILE },
         { NULL, 0, NULL, 0 },
     };
     struct watch_cli c = { .interval = 1, .deadline = -1, .log_bytes = 16u << 20 };
@@ -243,7 +279,7 @@ static int run(int argc, char **argv)
     char(*why)[160], logbuf[4096], statebuf[4096], (*said)[160];
     ry_error_t err = { "" };
     size_t n = 0;
-    double started;
+    double started, textfile_at = -1e18;
     int idx, rc = RY_EXIT_OK;
 
     watch_limits_default(&c.l);
@@ -277,6 +313,9 @@ static int run(int argc, char **argv)
     s = xcalloc(n, sizeof(*s));
     why = xcalloc(n, sizeof(*why));
     said = xcalloc(n, sizeof(*said));
+    r.ports = ports;
+    r.nports = n;
+    r.opened = xcalloc(n, sizeof(*r.opened));
     w = watch_new(&c.l);
     sampler = watch_sampler_new(c.sysfs_root, ports, n);
     started = clock_s(CLOCK_REALTIME);
@@ -316,6 +355,15 @@ static int run(int argc, char **argv)
             rc = RY_EXIT_ERROR;
             break;
         }
+        /* the textfile: every 10 s at most, and when an event opened or closed */
+        if (c.textfile && (r.changed || t - textfile_at >= TEXTFILE_EVERY)) {
+            if (textfile(&r, s, why, 0, t + r.off) < 0) {
+                rc = RY_EXIT_ERROR;
+                break;
+            }
+            textfile_at = t;
+            r.changed = 0;
+        }
         if (c.count && k + 1 >= c.count)
             break;
         while (!stop_signal && (t = clock_s(CLOCK_MONOTONIC)) < next) {
@@ -342,12 +390,15 @@ static int run(int argc, char **argv)
             rc = RY_EXIT_ERROR;
         }
     }
+    if (c.textfile && textfile(&r, s, why, 1, clock_s(CLOCK_REALTIME)) < 0)
+        rc = RY_EXIT_ERROR;
     watch_sampler_free(sampler);
     watch_free(w);
     free(s);
     free(why);
     free(said);
     free(r.kept);
+    free(r.opened);
     free(ports);
     return rc;
 }
@@ -367,6 +418,8 @@ const struct cmd_entry cmd_watch = {
         "  --log-bytes <n>      rotate the log past this size (default 16 MiB; 4 kept)\n"
         "  --state <file>       the state the health check reads (default\n"
         "                       /var/lib/railyard/watch/state.json for root; none: no state)\n"
+        "  --textfile <file>    node_exporter's textfile: ports, counters, events (every 10 s\n"
+        "                       and at each event; default none)\n"
         "  --count <n>          stop after n samples (default: until SIGTERM)\n"
         "  --grace <s>          flaps this soon after a port appears are its training (120)\n"
         "  --flap-count <n>     port.flapping: at least n flaps ... (2)\n"

@@ -4,23 +4,16 @@
 # in its log and on its output (port.flapping within two intervals of the second flap,
 # port.down past its limit and closed when the port is up, nothing for the quiet port, nothing
 # within the boot-time grace), a read that hangs named while the others are sampled, the state
-# file, SIGTERM (exit 0, the state says not watching, every log line whole), bad usage.
+# file and the node_exporter textfile, SIGTERM (exit 0, the state says not watching, every log
+# line whole), bad usage.
 . "$RAILYARD_SRCDIR/tests/lib.sh"
 have_feature jansson || skip_all "railyard was built without a JSON library: watch keeps no log"
 command -v jq >/dev/null || skip_all "jq is not installed"
+PROMCHECK=$(dirname "$RAILYARD")/tests/tools/promcheck
 
 R=$TMP/sys
-port() { # port DEV STATE PHYS
-    local d=$R/class/infiniband/$1/ports/1
-    mkdir -p "$d/counters"
-    echo "$2" >"$d/state"
-    echo "$3" >"$d/phys_state"
-    for c in link_downed symbol_error port_rcv_errors link_error_recovery; do
-        [ -e "$d/counters/$c" ] || echo 0 >"$d/counters/$c"
-    done
-}
-up() { port "$1" "4: ACTIVE" "5: LinkUp"; }
-down() { port "$1" "1: DOWN" "2: Polling"; }
+up() { fake_ib_port "$R" "$1" "4: ACTIVE" "5: LinkUp"; }
+down() { fake_ib_port "$R" "$1" "1: DOWN" "2: Polling"; }
 now() { date +%s.%N; }
 wait_log() { # wait_log PATTERN SECONDS: the log has a line matching PATTERN
     local i
@@ -32,9 +25,9 @@ wait_log() { # wait_log PATTERN SECONDS: the log has a line matching PATTERN
 }
 for d in mlx5_0 mlx5_1 mlx5_2 mlx5_3; do up $d; done
 
-# the watch: a sample every 0.5 s, no grace, down after 1 s
-"$RAILYARD" watch --sysfs-root "$R" --interval 0.5 --grace 0 --down-after 1 \
-    --log "$TMP/ev.jsonl" --state "$TMP/state.json" >"$TMP/out" 2>"$TMP/err" &
+# the watch: a sample every 0.5 s, no grace, down after 2 s (a flap below is down 1 s)
+"$RAILYARD" watch --sysfs-root "$R" --interval 0.5 --grace 0 --down-after 2 \
+    --log "$TMP/ev.jsonl" --state "$TMP/state.json" --textfile "$TMP/watch.prom" >"$TMP/out" 2>"$TMP/err" &
 W=$!
 for _ in $(seq 1 50); do [ -s "$TMP/state.json" ] && break; sleep 0.1; done
 is "$(jq -r '[.ports[].subject] | join(" ")' "$TMP/state.json" 2>/dev/null)" "mlx5_0/1 mlx5_1/1 mlx5_2/1 mlx5_3/1" \
@@ -53,8 +46,14 @@ ok $? "...seen within two intervals (1 s) of the second flap: $late s"
 is "$(echo "$line" | jq -r '.value, .limit' | tr '\n' ' ')" "2 2 " "...2 flaps, the limit 2"
 grep -q 'OPEN   port.flapping      mlx5_1/1     2 flaps in' "$TMP/out"
 ok $? "...and printed: $(grep -m1 'port.flapping' "$TMP/out")"
+for _ in $(seq 1 20); do grep -q 'event_open{.*port="mlx5_1/1",event="port.flapping"} 1' "$TMP/watch.prom" 2>/dev/null && break; sleep 0.1; done
+grep -q '^railyard_watch_events_total{host="[^"]*",port="mlx5_1/1",event="port.flapping"} 1$' "$TMP/watch.prom" &&
+    grep -q '^railyard_watch_event_open{host="[^"]*",port="mlx5_1/1",event="port.flapping"} 1$' "$TMP/watch.prom"
+ok $? "...and in the textfile at once: one opened, open now"
+"$PROMCHECK" "$TMP/watch.prom" >"$TMP/pc" 2>&1; ok $? "the textfile passes the exposition syntax check $(head -1 "$TMP/pc")"
+is "$(grep -c '^railyard_watch_port_up{.*} 1$' "$TMP/watch.prom")" 4 "...the four ports up"
 
-# mlx5_2/1 down for 3 s: port.down past 1 s, closed when up again
+# mlx5_2/1 down for 3 s and more: port.down past 2 s, closed when up again
 down mlx5_2
 wait_log '"port.down","phase":"open","subject":"mlx5_2/1"' 5
 ok $? "a port down past --down-after: port.down opens"
@@ -82,6 +81,7 @@ kill -TERM $W
 wait $W
 is "$?" 0 "SIGTERM: the watch ends with exit 0"
 is "$(jq -r '.watching' "$TMP/state.json")" false "...and its state says it is not watching"
+grep -q '^railyard_watch_up{host="[^"]*"} 0$' "$TMP/watch.prom"; ok $? "...and its textfile: railyard_watch_up 0"
 n=$(wc -l <"$TMP/ev.jsonl")
 is "$(jq -c . "$TMP/ev.jsonl" 2>/dev/null | wc -l)" "$n" "...every one of the $n log lines is whole JSON"
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "reports/watch_json.h"
+#include "reports/watch_prom.h"
 #include "reports/watch_state.h"
 #include "tests/tap/tap.h"
 
@@ -273,8 +274,99 @@ static void reading(void)
     rmdir(dir);
 }
 
+static char *slurp(const char *path)
+{
+    static char buf[1 << 16];
+    FILE *fp = fopen(path, "r");
+    size_t n = 0;
+
+    buf[0] = '\0';
+    if (fp) {
+        n = fread(buf, 1, sizeof(buf) - 1, fp);
+        fclose(fp);
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+/* the node_exporter textfile: each port's state and counters as last read, what was not read
+ * left out, the events opened since the start and those open now, labels escaped */
+static void textfile(void)
+{
+    char dir[] = "/tmp/test_watch_prom.XXXXXX", path[128], *t;
+    struct watch_src ports[3] = { { "mlx5_0/1", "mlx5_0", 1, "" },
+                                  { "mlx5_1/1", "mlx5_1", 1, "" },
+                                  { "eth\"2\n", "", 0, "eth2" } };
+    struct watch_sample s[3];
+    char why[3][160] = { "", "", "its operstate read hung" };
+    long opened[3][WATCH_NKIND] = { { 0 }, { 2, 1, 0, 0 }, { 0 } };
+    struct ry_watch_kept kept[2];
+    ry_error_t err = { "" };
+
+    if (!mkdtemp(dir)) {
+        ok(0, "mkdtemp");
+        return;
+    }
+    snprintf(path, sizeof(path), "%s/railyard_watch.prom", dir);
+    memset(s, 0, sizeof(s));
+    memset(kept, 0, sizeof(kept));
+    for (int p = 0; p < 3; p++)
+        for (int c = 0; c < WATCH_NCTR; c++)
+            s[p].ctr[c] = -1;
+    s[0].state = WATCH_UP;
+    s[0].ctr[WATCH_LINK_DOWNED] = 7;
+    s[1].state = WATCH_DOWN;
+    s[2].state = WATCH_UP;
+    s[2].ctr[WATCH_CARRIER_CHANGES] = 4;
+    kept[0].phase = WATCH_UPDATE;
+    kept[0].e.kind = WATCH_EV_FLAPPING;
+    kept[0].e.subject = "mlx5_1/1";
+    kept[1].phase = WATCH_CLOSE;
+    kept[1].e.kind = WATCH_EV_DOWN;
+    kept[1].e.subject = "mlx5_1/1";
+    struct ry_watch_textfile tf = {
+        "n1", 0, NOW, 3, ports, s, (const char(*)[160])why, (const long(*)[WATCH_NKIND])opened,
+        kept, 2
+    };
+    is_int(ry_watch_textfile_write(path, &tf, &err), 0, "textfile written: %s", err.text);
+    t = slurp(path);
+    ok(strstr(t, "railyard_watch_up{host=\"n1\"} 1\n") != NULL, "textfile: the watch up");
+    ok(strstr(t, "railyard_watch_last_sample_timestamp_seconds{host=\"n1\"} 1800000000.000\n") !=
+           NULL,
+       "textfile: its last sample");
+    ok(strstr(t, "railyard_watch_port_up{host=\"n1\",port=\"mlx5_0/1\"} 1\n") &&
+           strstr(t, "railyard_watch_port_up{host=\"n1\",port=\"mlx5_1/1\"} 0\n"),
+       "textfile: one port up, one down");
+    ok(strstr(t, "railyard_watch_port_sampled{host=\"n1\",port=\"eth\\\"2\\n\"} 0\n") &&
+           !strstr(t, "railyard_watch_port_up{host=\"n1\",port=\"eth"),
+       "textfile: the port not read is sampled 0, its state left out, its name escaped");
+    ok(strstr(t, "railyard_watch_port_counter{host=\"n1\",port=\"mlx5_0/1\",counter=\"") &&
+           strstr(t, "\"} 7\n") && !strstr(t, "carrier_changes\"} 4"),
+       "textfile: a counter read, the unread one's left out");
+    ok(strstr(t, "railyard_watch_events_total{host=\"n1\",port=\"mlx5_1/1\",event=\"port."
+                 "flapping\"} 2\n") &&
+           strstr(t, "railyard_watch_events_total{host=\"n1\",port=\"mlx5_1/1\",event=\"port."
+                     "down\"} 1\n"),
+       "textfile: events opened, per kind");
+    ok(strstr(t, "railyard_watch_event_open{host=\"n1\",port=\"mlx5_1/1\",event=\"port."
+                 "flapping\"} 1\n") &&
+           !strstr(t, "event_open{host=\"n1\",port=\"mlx5_1/1\",event=\"port.down"),
+       "textfile: the open event a gauge, the closed one not");
+    tf.stopped = 1;
+    ry_watch_textfile_write(path, &tf, &err);
+    ok(strstr(slurp(path), "railyard_watch_up{host=\"n1\"} 0\n") != NULL,
+       "textfile: the watch ended: up 0");
+    snprintf(path, sizeof(path), "%s/nosuch/railyard_watch.prom", dir);
+    ok(ry_watch_textfile_write(path, &tf, &err) < 0 && strstr(err.text, "nosuch"),
+       "textfile: a folder that is not there: refused, named: %s", err.text);
+    snprintf(path, sizeof(path), "%s/railyard_watch.prom", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
+    textfile();
     freshness();
     window();
     kinds();
