@@ -9,6 +9,7 @@
 #include "common/file.h"
 #include "common/xmalloc.h"
 #include "reports/archive.h"
+#include "reports/out.h"
 #include "reports/watch_json.h"
 
 static const char *phase_name(enum watch_phase p)
@@ -204,4 +205,96 @@ void ry_watch_read_free(struct ry_watch_read *r)
     free(r->unsampled);
     free(r->events);
     memset(r, 0, sizeof(*r));
+}
+
+/* a string member of an event line ("" when absent or not a string) */
+static const char *member(json_t *o, const char *key)
+{
+    const char *v = json_string_value(json_object_get(o, key));
+
+    return v ? v : "";
+}
+
+/* one file of the log: its matching lines into the ring (the last q->limit kept) */
+static void events_of(const char *path, const struct ry_watch_events_query *q, json_t **ring,
+                      size_t cap, size_t *n)
+{
+    FILE *fp = fopen(path, "r");
+    char *line = NULL;
+    size_t len = 0, no = 0;
+
+    if (!fp)
+        return;
+    while (getline(&line, &len, fp) > 0) {
+        json_error_t je;
+        json_t *o = json_loads(line, 0, &je);
+        no++;
+        if (!json_is_object(o) || !member(o, "event")[0] || !member(o, "last")[0]) {
+            fprintf(stderr, "railyard: %s:%zu: not an event line of railyard watch (left out)\n",
+                    path, no);
+            json_decref(o);
+            continue;
+        }
+        if ((q->node && strcmp(member(o, "host"), q->node)) ||
+            (q->since && strcmp(member(o, "last"), q->since) < 0)) {
+            json_decref(o);
+            continue;
+        }
+        json_decref(ring[*n % cap]);
+        ring[*n % cap] = o;
+        (*n)++;
+    }
+    free(line);
+    fclose(fp);
+}
+
+int ry_watch_events_list(const char *log, const struct ry_watch_events_query *q, FILE *fp,
+                         ry_error_t *err)
+{
+    size_t cap = q->limit > 0 ? (size_t)q->limit : 50, n = 0, rows;
+    json_t **ring = xcalloc(cap, sizeof(*ring));
+    char path[4200];
+
+    if (strlen(log) + 3 >= sizeof(path)) {
+        free(ring);
+        return ry_errorf(err, "%s: path too long", log);
+    }
+    for (int k = 4; k >= 0; k--) {
+        if (k)
+            snprintf(path, sizeof(path), "%s.%d", log, k);
+        else
+            snprintf(path, sizeof(path), "%s", log);
+        events_of(path, q, ring, cap, &n);
+    }
+    rows = n < cap ? n : cap;
+    if (q->json)
+        fputs("[", fp);
+    else if (rows)
+        fprintf(fp, "%-20s  %-16s %-18s %-6s %-16s %s\n", "LAST", "HOST", "EVENT", "PHASE", "PORT",
+                "FIGURES");
+    for (size_t i = 0; i < rows; i++) {
+        json_t *o = ring[(n - 1 - i) % cap]; /* newest first */
+        if (q->json) {
+            fputs(i ? ",\n " : "\n ", fp);
+            json_dumpf(o, fp, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        } else {
+            char h[64], ev[64], ph[16], sub[96], ctr[64], fig[256], port[200];
+            snprintf(port, sizeof(port), "%s%s%s%s",
+                     out_inert(member(o, "subject"), sub, sizeof(sub)),
+                     member(o, "counter")[0] ? " (" : "",
+                     out_inert(member(o, "counter"), ctr, sizeof(ctr)),
+                     member(o, "counter")[0] ? ")" : "");
+            fprintf(fp, "%-20.20s  %-16s %-18s %-6s %-16s %s\n", member(o, "last"),
+                    out_inert(member(o, "host"), h, sizeof(h)),
+                    out_inert(member(o, "event"), ev, sizeof(ev)),
+                    out_inert(member(o, "phase"), ph, sizeof(ph)), port,
+                    out_inert(member(o, "figures"), fig, sizeof(fig)));
+        }
+    }
+    if (q->json)
+        fputs(rows ? "\n]\n" : "]\n", fp);
+    for (size_t i = 0; i < cap; i++)
+        json_decref(ring[i]);
+    free(ring);
+    return (int)rows;
 }

@@ -2,6 +2,7 @@
 #define RAILYARD_REPORTS_WATCH_JSON_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "common/error.h"
 #include "watch/events.h"
@@ -66,5 +67,17 @@ struct ry_watch_read {
  * file missing, unreadable, not JSON, or without the members a judgment needs. */
 int ry_watch_state_read(const char *path, struct ry_watch_read *r, ry_error_t *err);
 void ry_watch_read_free(struct ry_watch_read *r);
+
+/* railyard history --events: the event log's lines (PATH.4 ... PATH.1, then PATH: its rotated
+ * parts first), newest first, those of node (its host) and last seen at since or later (an ISO
+ * date or time, compared as text), at most limit (0: 50); as a table, or with json an array of
+ * the lines' objects. A line that is not an event is said on stderr with its file and line, and
+ * left out. A log not there yet (the watch logged nothing) has no events. Returns the rows, -1. */
+struct ry_watch_events_query {
+    const char *node, *since;
+    int limit, json;
+};
+int ry_watch_events_list(const char *log, const struct ry_watch_events_query *q, FILE *fp,
+                         ry_error_t *err);
 
 #endif

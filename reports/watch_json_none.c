@@ -34,3 +34,13 @@ void ry_watch_read_free(struct ry_watch_read *r)
 {
     (void)r;
 }
+
+int ry_watch_events_list(const char *log, const struct ry_watch_events_query *q, FILE *fp,
+                         ry_error_t *err)
+{
+    (void)q, (void)fp;
+    return ry_errorf(err,
+                     "%s: railyard was built without a JSON library (jansson): the events "
+                     "cannot be read",
+                     log);
+}

@@ -12,6 +12,7 @@
 #include "reports/bringup.h"
 #include "reports/out.h"
 #include "reports/history.h"
+#include "reports/watch_json.h"
 #include "reports/render.h"
 #include "src/cmd/cmd.h"
 
@@ -28,6 +29,7 @@ struct report_opts {
     const char *records;    /* convert: --link-records */
     const char *collective; /* history: --collective */
     int verdicts;           /* bringup: --verdicts */
+    int events;             /* history: --events */
 };
 
 /* "3" (a GPU) or "0-1", "0,1" (a pair): 0, or -1 */
@@ -64,6 +66,7 @@ static int on_opt(int opt, const char *arg, void *ctx)
     case 's': r->since = arg; return 0;
     case 'T': r->test = arg; return 0;
     case 'V': r->verdicts = 1; return 0;
+    case 'E': r->events = 1; return 0;
     case 'L': r->records = arg; return 0;
     case 'C': {
         ry_error_t e;
@@ -114,6 +117,7 @@ static const struct option report_long[] = {
     { "link-records", required_argument, NULL, 'L' },
     { "collective", required_argument, NULL, 'C' },
     { "verdicts", no_argument, NULL, 'V' },
+    { "events", no_argument, NULL, 'E' },
     { NULL, 0, NULL, 0 },
 };
 
@@ -206,7 +210,7 @@ static const char *root_of(const struct report_opts *r)
 static int run_report(int argc, char **argv)
 {
     struct report_opts r = { NULL, "text", NULL, NULL, 0.10, 0,    0, -1,
-                             0,    -1,     -1,   NULL, NULL, NULL, 0 };
+                             0,    -1,     -1,   NULL, NULL, NULL, 0, 0 };
     struct cmd_common common;
     char dir[4096], dir2[4096];
     ry_error_t err;
@@ -305,7 +309,7 @@ static int run_report(int argc, char **argv)
 static int run_history(int argc, char **argv)
 {
     struct report_opts r = { NULL, "text", NULL, NULL, 0.10, 0,    0, -1,
-                             0,    -1,     -1,   NULL, NULL, NULL, 0 };
+                             0,    -1,     -1,   NULL, NULL, NULL, 0, 0 };
     struct cmd_common common;
     struct ry_history_query q;
     ry_error_t err;
@@ -331,6 +335,20 @@ static int run_history(int argc, char **argv)
         return cmd_refuse(json, "history", "--test goes with --gpu");
     if (r.gpu >= 0 && r.rail >= 0)
         return cmd_refuse(json, "history", "--gpu and --rail are two views: give one");
+    if (r.events && (r.gpu >= 0 || r.rail >= 0 || r.collective || r.test))
+        return cmd_refuse(json, "history",
+                          "--events lists what railyard watch saw: not with --rail, --gpu, "
+                          "--test or --collective");
+    if (r.events) {
+        struct ry_watch_events_query eq = { r.node, r.since, r.limit, json };
+        char log[4200];
+        snprintf(log, sizeof(log), "%s/watch/events.jsonl", root_of(&r));
+        if ((n = ry_watch_events_list(log, &eq, stdout, &err)) < 0)
+            return cmd_refuse(json, "history", "%s", err.text);
+        if (n == 0 && !json)
+            printf("no event matches (%s)\n", log);
+        return RY_EXIT_OK;
+    }
     if ((n = ry_history_list(root_of(&r), &q, stdout, &err)) < 0)
         return cmd_refuse(json, "history", "%s", err.text);
     if (n == 0 && !common.json)
@@ -363,7 +381,7 @@ const struct cmd_entry cmd_history = {
     .name = "history",
     .run = run_history,
     .usage = "history [--node <name>] [--rail <n> | --gpu <gpu>[-<peer>] [--test <name>]] "
-             "[--collective <name> [--rail <n>]] [--since <date>] [--limit <n>] "
+             "[--collective <name> [--rail <n>]] [--events] [--since <date>] [--limit <n>] "
              "[--archive <dir>] [--json]",
     .summary = "list archived runs, or a link's, GPU's or collective's figures over time "
                "(--rail, --gpu, --collective)",
@@ -377,6 +395,8 @@ const struct cmd_entry cmd_history = {
         "  --collective <name>  railyard-fabric's collective (allreduce, allgather,\n"
         "                       reducescatter, alltoall): its bus bandwidth per rail and its\n"
         "                       bound, run by run (with --rail: that rail's only)\n"
+        "  --events             what railyard watch saw: its events (flaps, downs, bursts),\n"
+        "                       newest first, from the archive's watch/events.jsonl\n"
         "  --since <date>       runs started then or later (2026-11-01, or a time)\n"
         "  --limit <n>          newest first, at most n rows (default 50)\n",
     .no_node_inputs = 1,

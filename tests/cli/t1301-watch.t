@@ -85,6 +85,30 @@ grep -q '^railyard_watch_up{host="[^"]*"} 0$' "$TMP/watch.prom"; ok $? "...and i
 n=$(wc -l <"$TMP/ev.jsonl")
 is "$(jq -c . "$TMP/ev.jsonl" 2>/dev/null | wc -l)" "$n" "...every one of the $n log lines is whole JSON"
 
+# railyard history --events: the log in an archive, its rotated part first, newest first
+mkdir -p "$TMP/arch/watch"
+cp "$TMP/ev.jsonl" "$TMP/arch/watch/events.jsonl"
+{ echo '{"event":"port.down","phase":"open","subject":"mlx5_9/1","first":"2026-01-01T00:00:00Z","last":"2026-01-01T00:00:08Z","host":"other","figures":"down 8 s (limit 7 s)"}'
+  echo 'not json'; } >"$TMP/arch/watch/events.jsonl.1"
+H() { "$RAILYARD" history --events --archive "$TMP/arch" "$@"; }
+H >"$TMP/h" 2>"$TMP/herr"
+is "$?:$(($(wc -l <"$TMP/h") - 1)):$(($(wc -l <"$TMP/ev.jsonl") + 1))" "0:$(($(wc -l <"$TMP/ev.jsonl") + 1)):$(($(wc -l <"$TMP/ev.jsonl") + 1))" \
+    "history --events: every event of the log and of its rotated part"
+is "$(sed -n 2p "$TMP/h" | awk '{print $3, $4, $5}') $(tail -1 "$TMP/h" | awk '{print $2, $3, $5}')" \
+    "$(tail -1 "$TMP/ev.jsonl" | jq -r '"\(.event) \(.phase) \(.subject)"') other port.down mlx5_9/1" \
+    "...newest first: the last line of the log first, the rotated part's last"
+is "$(cat "$TMP/herr")" "railyard: $TMP/arch/watch/events.jsonl.1:2: not an event line of railyard watch (left out)" \
+    "...a line that is not an event: named with its file and line, left out"
+is "$(H --limit 2 2>/dev/null | wc -l)" 3 "--limit 2: two rows"
+is "$(H --node other 2>/dev/null | tail -n +2 | awk '{print $2}' | sort -u)" other "--node: that host's only"
+is "$(H --since 2026-06-01 2>/dev/null | grep -c ' other ')" 0 "--since: the older event left out"
+is "$(H --json 2>/dev/null | jq -r 'length, .[0].event' | tr '\n' ' ')" "$(($(wc -l <"$TMP/ev.jsonl") + 1)) $(tail -1 "$TMP/ev.jsonl" | jq -r .event) " \
+    "--json: an array of the lines, newest first"
+H --rail 1 >/dev/null 2>"$TMP/herr"
+is "$?:$(grep -c 'not with --rail' "$TMP/herr")" "2:1" "--events with --rail: refused"
+is "$("$RAILYARD" history --events --archive "$TMP/none" 2>&1)" "no event matches ($TMP/none/watch/events.jsonl)" \
+    "no log yet: no event, said"
+
 # within the grace (default 120 s): a down and up is training, not an event
 for d in mlx5_0 mlx5_1 mlx5_2; do up $d; done
 rm -f "$R/class/infiniband/mlx5_3/ports/1/counters/symbol_error"; echo 0 >"$R/class/infiniband/mlx5_3/ports/1/counters/symbol_error"
