@@ -187,6 +187,7 @@ int ry_watch_state_read(const char *path, struct ry_watch_read *r, ry_error_t *e
         get_num(v, "value", &e->value);
         get_num(v, "limit", &e->limit);
         e->open = strcmp(phase, "close") != 0;
+        snprintf(e->phase, sizeof(e->phase), "%s", phase);
         r->nevents++;
     }
     json_decref(o);
@@ -297,4 +298,29 @@ int ry_watch_events_list(const char *log, const struct ry_watch_events_query *q,
         json_decref(ring[i]);
     free(ring);
     return (int)rows;
+}
+
+int ry_watch_event_parse(const char *line, struct ry_watch_seen *e, char *host, size_t hostlen)
+{
+    json_error_t je;
+    json_t *o = json_loads(line, 0, &je);
+    int rc = -1;
+
+    memset(e, 0, sizeof(*e));
+    if (json_is_object(o) && get_str(o, "event", e->kind, sizeof(e->kind)) == 0 && e->kind[0] &&
+        get_str(o, "subject", e->subject, sizeof(e->subject)) == 0 &&
+        get_str(o, "phase", e->phase, sizeof(e->phase)) == 0 &&
+        get_str(o, "counter", e->counter, sizeof(e->counter)) == 0 &&
+        get_str(o, "figures", e->figures, sizeof(e->figures)) == 0 &&
+        get_num(o, "last_s", &e->last_s) == 0) {
+        get_num(o, "first_s", &e->first_s);
+        get_num(o, "value", &e->value);
+        get_num(o, "limit", &e->limit);
+        e->open = strcmp(e->phase, "close") != 0;
+        if (host)
+            get_str(o, "host", host, hostlen);
+        rc = 0;
+    }
+    json_decref(o);
+    return rc;
 }

@@ -46,6 +46,7 @@ struct ry_watch_seen {
     char subject[96];  /* the port ("mlx5_3/1") or the interface */
     char counter[48];  /* a burst's or congestion's counter, "" for the others */
     char figures[200]; /* in words */
+    char phase[16];    /* open, update or close */
     int open;          /* open (or grown) at the last sample: not closed */
     double first_s, last_s, value, limit;
 };
@@ -67,6 +68,9 @@ struct ry_watch_read {
  * file missing, unreadable, not JSON, or without the members a judgment needs. */
 int ry_watch_state_read(const char *path, struct ry_watch_read *r, ry_error_t *err);
 void ry_watch_read_free(struct ry_watch_read *r);
+
+/* One line of the event log: 0, or -1 when it is not an event line (host may be NULL). */
+int ry_watch_event_parse(const char *line, struct ry_watch_seen *e, char *host, size_t hostlen);
 
 /* railyard history --events: the event log's lines (PATH.4 ... PATH.1, then PATH: its rotated
  * parts first), newest first, those of node (its host) and last seen at since or later (an ISO

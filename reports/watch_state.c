@@ -45,6 +45,14 @@ static void port_subject(const char *host, const char *watched, char *buf, size_
         snprintf(buf, len, "%s/%s", host, watched);
 }
 
+int ry_watch_live(const struct ry_watch_read *r, double now)
+{
+    double age = now - r->updated_s;
+
+    return r->watching && age <= RY_WATCH_STALE_INTERVALS * r->interval_s + RY_WATCH_STALE_SLACK &&
+           age >= -RY_WATCH_STALE_SLACK;
+}
+
 void ry_watch_judge(const struct ry_watch_read *r, const char *path, const char *host, double now,
                     struct topo_findings *f)
 {

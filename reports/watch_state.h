@@ -14,6 +14,9 @@
 #define RY_WATCH_STALE_INTERVALS 3
 #define RY_WATCH_STALE_SLACK     5.0
 
+/* 1 when the watch is running and its state fresh at now (as ry_watch_judge takes it), else 0 */
+int ry_watch_live(const struct ry_watch_read *r, double now);
+
 void ry_watch_judge(const struct ry_watch_read *r, const char *path, const char *host, double now,
                     struct topo_findings *f);
 

@@ -21,6 +21,7 @@ void top_model_free(struct top_model *m)
     free(m->p);
     free(m->nv);
     free(m->f);
+    free(m->ev);
     free(m->order);
     free(m->by_name);
     free(m->mnames);
@@ -143,6 +144,16 @@ void top_port_sample(struct top_port *p, double t, uint64_t tx, uint64_t rx, uin
     }
 }
 
+void top_model_add_event(struct top_model *m, const struct top_event *e)
+{
+    if (!m->ev)
+        m->ev = xcalloc(TOP_EVENTS, sizeof(*m->ev));
+    if (m->nev < TOP_EVENTS)
+        m->nev++;
+    memmove(&m->ev[1], &m->ev[0], (m->nev - 1) * sizeof(*m->ev));
+    m->ev[0] = *e;
+}
+
 void top_model_add_finding(struct top_model *m, enum top_sev sev, const char *check,
                            const char *subject, const char *text)
 {
@@ -222,6 +233,12 @@ static void derive_port(struct top_port *p)
     if (p->unread[0] && p->sev == TOP_OK) {
         p->sev = TOP_WARN;
         snprintf(p->why, sizeof(p->why), "counters not read: %.130s", p->unread);
+    }
+    /* railyard watch saw it flap or stay down, between refreshes too: marked whatever it shows
+     * now (a port up again may be flapping) */
+    if (p->watch[0] && (p->sev != TOP_FAIL || p->state == TOP_STATE_DOWN)) {
+        p->sev = TOP_FAIL;
+        snprintf(p->why, sizeof(p->why), "watch: %.150s", p->watch);
     }
 }
 
@@ -345,6 +362,30 @@ void top_model_view(struct top_model *m)
         m->selected = m->nshown ? m->nshown - 1 : 0;
 }
 
+int top_view_parse(const char *s, enum top_view *v)
+{
+    static const char *const names[] = {
+        "ports", "rails", "nvlink", "findings", "matrix", "events"
+    };
+    for (int i = 0; i < (int)(sizeof(names) / sizeof(*names)); i++)
+        if (!strcmp(s, names[i])) {
+            *v = (enum top_view)i;
+            return 0;
+        }
+    return -1;
+}
+
+int top_sort_parse(const char *s, enum top_sort *v)
+{
+    static const char *const names[TOP_NSORT] = { "node", "rail", "tx", "rx", "errors", "state" };
+    for (int i = 0; i < TOP_NSORT; i++)
+        if (!strcmp(s, names[i])) {
+            *v = (enum top_sort)i;
+            return 0;
+        }
+    return -1;
+}
+
 const char *top_sort_name(enum top_sort s)
 {
     static const char *const names[TOP_NSORT] = { "node", "rail", "TX", "RX", "errors", "state" };
@@ -425,15 +466,16 @@ void top_layout_status(const struct top_model *m, int width, struct top_line *ou
 
 void top_layout_footer(const struct top_model *m, int width, struct top_line *out)
 {
-    static const char *const views[] = { "ports", "rails", "NVLink", "findings", "matrix" };
+    static const char *const views[] = {
+        "ports", "rails", "NVLink", "findings", "matrix", "events"
+    };
     char a[512];
 
     snprintf(a, sizeof(a),
-             "[%s] p ports  r rails  n NVLink  f findings%s  s sort  S reverse  / filter  "
-             "%s  q quit",
+             "[%s] p ports  r rails  n NVLink  f findings  e events%s  s sort  S reverse  / "
+             "filter  %s  q quit",
              views[m->view], m->matrix ? "  m matrix" : "",
-             m->view == TOP_VIEW_NVLINK ? "P peer-probe the selected GPU pair"
-                                        : "t test the selected port");
+             m->view == TOP_VIEW_NVLINK ? "P peer-probe the GPU pair" : "t test the port");
     line_set(out, width, TOP_OK, a);
     out->header = 1;
 }
@@ -704,9 +746,36 @@ static size_t view_matrix(const struct top_model *m, int width, struct top_line 
     return n;
 }
 
+/* railyard watch's events, newest first; the watch's status first */
+static size_t view_events(const struct top_model *m, int width, struct top_line *out, size_t max)
+{
+    char a[1024];
+    size_t n = 0;
+
+    if (max < 2)
+        return 0;
+    snprintf(a, sizeof(a), "%-20s  %-18s %-6s %-16s %s", "LAST", "EVENT", "PHASE", "PORT",
+             "FIGURES");
+    line_set(&out[n], width, TOP_OK, a);
+    out[n++].header = 1;
+    line_set(&out[n++], width, m->nev || strstr(m->watch_why, "watching") ? TOP_OK : TOP_WARN,
+             m->watch_why[0] ? m->watch_why : "railyard watch: not read");
+    for (size_t i = 0; i < m->nev && n < max; i++) {
+        const struct top_event *e = &m->ev[i];
+        char port[160];
+        snprintf(port, sizeof(port), "%s%s%s%s", e->subject, e->counter[0] ? " (" : "", e->counter,
+                 e->counter[0] ? ")" : "");
+        snprintf(a, sizeof(a), "%-20.20s  %-18.18s %-6.6s %-16s %s", e->when, e->kind, e->phase,
+                 port, e->figures);
+        line_set(&out[n++], width, e->sev, a);
+    }
+    return n;
+}
+
 size_t top_layout_view(const struct top_model *m, int width, struct top_line *out, size_t max)
 {
     switch (m->view) {
+    case TOP_VIEW_EVENTS: return view_events(m, width, out, max);
     case TOP_VIEW_MATRIX: return view_matrix(m, width, out, max);
     case TOP_VIEW_RAILS: return view_rails(m, width, out, max);
     case TOP_VIEW_NVLINK: return view_nvlink(m, width, out, max);

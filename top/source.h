@@ -4,6 +4,7 @@
 #include "common/error.h"
 #include "ib/ibfabric.h"
 #include "top/top.h"
+#include "top/watch.h"
 #include "topo/map.h"
 
 struct topo_nvml_links;
@@ -41,6 +42,8 @@ struct top_source {
     unsigned char *want;
     /* the NVLink view's rows (any source): NULL without a driver */
     struct topo_nvml_links *nvl;
+    /* the events view and the ports' marks: railyard watch's log and state (any source) */
+    struct top_watch watch;
 };
 
 /* Read one sample of every port into m (rows are added on the first call). 0, or -1 with err

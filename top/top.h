@@ -21,7 +21,8 @@ enum top_view {
     TOP_VIEW_RAILS,
     TOP_VIEW_NVLINK,
     TOP_VIEW_FINDINGS,
-    TOP_VIEW_MATRIX /* --follow: the pair matrix of a running railyard-fabric */
+    TOP_VIEW_MATRIX, /* --follow: the pair matrix of a running railyard-fabric */
+    TOP_VIEW_EVENTS  /* what railyard watch saw, newest first */
 };
 
 /* a cell of the pair matrix */
@@ -66,8 +67,14 @@ struct top_port {
     char unread[160]; /* set by the source: why this refresh could not read the counters */
     int src;          /* the source's own index of the port (fabric: flat port), -1 none */
     size_t name_rank; /* its place by (node, dev, port) in natural order (top_model_view) */
+    char watch[160];  /* what railyard watch says of it now ("port.flapping: 3 flaps ..."), "" */
     enum top_sev sev;
     char why[160];
+};
+
+struct top_event { /* an event of railyard watch (the events view) */
+    char when[24], host[64], kind[40], phase[16], subject[96], counter[48], figures[200];
+    enum top_sev sev;
 };
 
 struct top_finding { /* a live check result (the fabric source's ibf_analyze) */
@@ -90,6 +97,9 @@ struct top_model {
     char empty_why[256];    /* why there is no port, when none */
     char source_error[256]; /* why the last refresh could not read the source ("" it could) */
     char nvlink_why[256];   /* why the NVLink view is empty */
+    struct top_event *ev;   /* railyard watch's events, newest first (at most TOP_EVENTS) */
+    size_t nev;
+    char watch_why[320]; /* the watch: running, since when; or why there is none */
     int refreshes;
     /* view */
     enum top_view view;
@@ -125,6 +135,10 @@ void top_port_sample(struct top_port *p, double t, uint64_t tx, uint64_t rx, uin
                      const char *err_names);
 /* An NVLink link of a GPU (the NVLink view): found, or added like a port. */
 struct top_port *top_model_nvlink(struct top_model *m, const char *gpu, int link);
+/* An event of railyard watch, the newest: first in the events view (the oldest beyond
+ * TOP_EVENTS go). */
+#define TOP_EVENTS 500
+void top_model_add_event(struct top_model *m, const struct top_event *e);
 void top_model_add_finding(struct top_model *m, enum top_sev sev, const char *check,
                            const char *subject, const char *text);
 void top_model_clear_findings(struct top_model *m);
@@ -134,6 +148,9 @@ void top_model_derive(struct top_model *m);
 /* Apply filter and sort to fill order. */
 void top_model_view(struct top_model *m);
 const char *top_sort_name(enum top_sort s);
+/* --view and --sort by name: 0, or -1 for a name that is not one */
+int top_view_parse(const char *s, enum top_view *v);
+int top_sort_parse(const char *s, enum top_sort *v);
 
 /* P in the NVLink view: the pair of GPUs to probe, from the selected row's GPU and the GPU at
  * the other end of its link, or (NVSwitch systems: the link ends at a switch) the GPU an earlier

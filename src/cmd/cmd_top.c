@@ -45,12 +45,13 @@ enum {
     OPT_TEST_TIMEOUT,
     OPT_FOLLOW,
     OPT_FABRIC_CACHE,
-    OPT_READ_ALL
+    OPT_READ_ALL,
+    OPT_WATCH
 };
 
 struct top_cli {
     const char *source, *sysfs_root, *map, *node, *netdev, *view, *sort, *filter, *ca;
-    const char *test_cmd, *peer, *follow, *fabric_cache;
+    const char *test_cmd, *peer, *follow, *fabric_cache, *watch;
     double test_timeout;
     const struct topo_map *mapped;
     double delay;
@@ -83,6 +84,7 @@ static int on_opt(int opt, const char *arg, void *ctx)
     case OPT_PEER: c->peer = arg; return 0;
     case OPT_FOLLOW: c->follow = arg; return 0;
     case OPT_FABRIC_CACHE: c->fabric_cache = arg; return 0;
+    case OPT_WATCH: c->watch = arg; return 0;
     case OPT_READ_ALL:
         c->read_all = strtol(arg, &end, 10);
         if (end == arg || *end || c->read_all < 1) {
@@ -125,28 +127,6 @@ static int on_opt(int opt, const char *arg, void *ctx)
     return -1;
 }
 
-static int parse_view(const char *s, enum top_view *v)
-{
-    static const char *const names[] = { "ports", "rails", "nvlink", "findings", "matrix" };
-    for (int i = 0; i < 5; i++)
-        if (!strcmp(s, names[i])) {
-            *v = (enum top_view)i;
-            return 0;
-        }
-    return -1;
-}
-
-static int parse_sort(const char *s, enum top_sort *v)
-{
-    static const char *const names[TOP_NSORT] = { "node", "rail", "tx", "rx", "errors", "state" };
-    for (int i = 0; i < TOP_NSORT; i++)
-        if (!strcmp(s, names[i])) {
-            *v = (enum top_sort)i;
-            return 0;
-        }
-    return -1;
-}
-
 #define MAX_LINES 4096
 
 /* one refresh: a sample from the source, rates, judgements, the view */
@@ -163,6 +143,7 @@ static void refresh_model(struct top_source *src, struct top_model *m)
     } else
         m->source_error[0] = '\0';
     top_nvlink_sample(src, m, top_now());
+    top_watch_refresh(&src->watch, m, src->host, top_wall_now());
     top_model_derive(m);
     top_model_view(m);
     m->refreshes++;
@@ -399,6 +380,7 @@ static int key(struct top_model *m, int ch, char *filter_edit, int *editing)
     case 'r': m->view = TOP_VIEW_RAILS; break;
     case 'n': m->view = TOP_VIEW_NVLINK; break;
     case 'f': m->view = TOP_VIEW_FINDINGS; break;
+    case 'e': m->view = TOP_VIEW_EVENTS; break;
     case 'm':
         if (!m->matrix)
             return 0;
@@ -529,6 +511,7 @@ static int run(int argc, char **argv)
         { "follow", required_argument, NULL, OPT_FOLLOW },
         { "fabric-cache", required_argument, NULL, OPT_FABRIC_CACHE },
         { "read-all", required_argument, NULL, OPT_READ_ALL },
+        { "watch", required_argument, NULL, OPT_WATCH },
         { NULL, 0, NULL, 0 },
     };
     struct top_cli c = { .delay = 1.0, .test_timeout = 60 };
@@ -554,11 +537,12 @@ static int run(int argc, char **argv)
     memset(&src, 0, sizeof(src));
     if (!c.test_cmd && getenv("RAILYARD_TOP_TEST") && *getenv("RAILYARD_TOP_TEST"))
         c.test_cmd = getenv("RAILYARD_TOP_TEST");
-    if (c.view && parse_view(c.view, &m.view) < 0) {
-        cmd_error("top: unknown view '%s' (ports, rails, nvlink, findings, matrix)", c.view);
+    if (c.view && top_view_parse(c.view, &m.view) < 0) {
+        cmd_error("top: unknown view '%s' (ports, rails, nvlink, findings, matrix, events)",
+                  c.view);
         return RY_EXIT_ERROR;
     }
-    if (c.sort && parse_sort(c.sort, &m.sort) < 0) {
+    if (c.sort && top_sort_parse(c.sort, &m.sort) < 0) {
         cmd_error("top: unknown sort key '%s' (node, rail, tx, rx, errors, state)", c.sort);
         return RY_EXIT_ERROR;
     }
@@ -591,6 +575,7 @@ static int run(int argc, char **argv)
     src.cache_first = !c.batch && isatty(STDOUT_FILENO);
     src.read_all = (size_t)c.read_all;
     src.follow_dir = c.follow;
+    top_watch_init(&src.watch, c.watch);
     if (c.follow) {
         if (c.source) {
             cmd_error("top: --follow reads a run directory: no --source with it");
@@ -690,7 +675,9 @@ const struct cmd_entry cmd_top = {
         "  -n, --iterations <n> exit after n refreshes\n"
         "  -b, --batch          plain text, one screen per refresh (default when not on a\n"
         "                       terminal)\n"
-        "  --view <v>           start in ports, rails, nvlink or findings\n"
+        "  --view <v>           start in ports, rails, nvlink, findings or events\n"
+        "  --watch <dir>        railyard watch's state and log (events view, marks; default\n"
+        "                       the archive's watch/ folder; none: not read)\n"
         "  --sort <key>         node, rail, tx, rx, errors or state\n"
         "  --filter <text>      show the ports whose node, device, peer or rail match\n"
         "  --test-cmd <cmd>     the active test (key t): a command printing\n"

@@ -51,6 +51,17 @@ grep -q '^railyard_watch_events_total{host="[^"]*",port="mlx5_1/1",event="port.f
     grep -q '^railyard_watch_event_open{host="[^"]*",port="mlx5_1/1",event="port.flapping"} 1$' "$TMP/watch.prom"
 ok $? "...and in the textfile at once: one opened, open now"
 "$PROMCHECK" "$TMP/watch.prom" >"$TMP/pc" 2>&1; ok $? "the textfile passes the exposition syntax check $(head -1 "$TMP/pc")"
+# the console: the events view lists the flap, the ports view marks mlx5_1
+mkdir -p "$TMP/wd"
+ln -sf "$TMP/state.json" "$TMP/wd/state.json"
+ln -sf "$TMP/ev.jsonl" "$TMP/wd/events.jsonl"
+"$RAILYARD" top --source sysfs --sysfs-root "$R" --watch "$TMP/wd" --batch -n 1 --view events >"$TMP/top" 2>&1
+grep -q '^. [0-9T:-]*Z  port.flapping      open   mlx5_1/1 ' "$TMP/top"
+ok $? "top's events view: the flap, with its time: $(grep -m1 port.flapping "$TMP/top")"
+grep -q 'railyard watch: watching 4 ports' "$TMP/top"; ok $? "...and the watch's status"
+"$RAILYARD" top --source sysfs --sysfs-root "$R" --watch "$TMP/wd" --batch -n 1 >"$TMP/top" 2>&1
+is "$(grep -c 'watch: port.flapping' "$TMP/top") $(grep 'watch: port.flapping' "$TMP/top" | awk '{print $3}')" "1 mlx5_1:1" \
+    "top's ports view: mlx5_1 marked flapping, the others not"
 is "$(grep -c '^railyard_watch_port_up{.*} 1$' "$TMP/watch.prom")" 4 "...the four ports up"
 
 # mlx5_2/1 down for 3 s and more: port.down past 2 s, closed when up again

@@ -206,7 +206,7 @@ wait_for 30 'rail0 +rail1'; ok $? "r: the rails view"
 screen | grep -Eq '^gpu03 +up +X>r2 +up +up'; ok $? "...gpu03's rail-1 port marked X>r2 (on a rail-2 leaf)"
 # the NVLink view's peer probe: without a driver there is no GPU to select, and it says why
 "${TM[@]}" send-keys -t top n
-wait_for 30 'P peer-probe the selected GPU pair'; ok $? "n: the NVLink view, P named in its footer"
+wait_for 30 'P peer-probe the GPU pair'; ok $? "n: the NVLink view, P named in its footer"
 "${TM[@]}" send-keys -t top P
 wait_for 30 'P: no GPU to select: NVLink: n/a, no NVIDIA driver'
 ok $? "P without a driver: no GPU to select, and why: $(screen | grep -m1 -o 'P: no GPU.*' | cut -c1-80)"
