@@ -641,10 +641,71 @@ static int parse_fabric(struct parse *p, yaml_node_t *n)
     return 0;
 }
 
+static int parse_watch(struct parse *p, yaml_node_t *n)
+{
+    static const char *const keys[] = { "interval",   "flap_count", "flap_window", "grace",
+                                        "down_after", "hold",       "limits",      NULL };
+    struct map_watch *w = &p->map->watch;
+    yaml_node_t *k, *v, *k2, *v2;
+
+    if (want(p, n, YAML_MAPPING_NODE, "watch") < 0)
+        return -1;
+    w->present = 1;
+    w->line = (int)n->start_mark.line + 1;
+    w->col = (int)n->start_mark.column + 1;
+    FOR_PAIRS(p, n, it, k, v)
+    {
+        double *d = NULL;
+        if (key_scalar(p, k) < 0)
+            return -1;
+        if (is_key(k, "flap_count")) {
+            if (get_int(p, v, "flap_count", 1, 64, &w->flap_count) < 0)
+                return -1;
+            continue;
+        }
+        if (is_key(k, "limits")) {
+            if (want(p, v, YAML_MAPPING_NODE, "limits") < 0)
+                return -1;
+            FOR_PAIRS(p, v, it2, k2, v2)
+            {
+                struct map_watch_limit *l;
+                if (key_scalar(p, k2) < 0)
+                    return -1;
+                w->limits = xrealloc(w->limits, (w->nlimits + 1) * sizeof(*w->limits));
+                l = &w->limits[w->nlimits++];
+                l->name = xstrdup(scalar(k2));
+                l->line = (int)k2->start_mark.line + 1;
+                l->col = (int)k2->start_mark.column + 1;
+                if (get_double(p, v2, "a counter's limit a second", 0, &l->per_s) < 0)
+                    return -1;
+            }
+            continue;
+        }
+        d = is_key(k, "interval")      ? &w->interval
+            : is_key(k, "flap_window") ? &w->flap_window
+            : is_key(k, "grace")       ? &w->grace
+            : is_key(k, "down_after")  ? &w->down_after
+            : is_key(k, "hold")        ? &w->hold
+                                       : NULL;
+        if (!d)
+            return unknown_key(p, k, "watch", keys);
+        if (get_double(p, v, scalar(k), 0, d) < 0)
+            return -1;
+        if (*d > 86400 || (d == &w->interval && (*d < 0.05 || *d > 3600)) ||
+            (d == &w->flap_window && *d < 1))
+            return perr(p, v, "%s takes seconds (%s), not %s", scalar(k),
+                        d == &w->interval      ? "0.05 to 3600"
+                        : d == &w->flap_window ? "1 to 86400"
+                                               : "0 to 86400",
+                        scalar(v));
+    }
+    return 0;
+}
+
 static int parse_root(struct parse *p, yaml_node_t *root)
 {
-    static const char *const keys[] = { "cluster", "node_types", "nodes",  "rails",
-                                        "fabric",  "severity",   "ignore", NULL };
+    static const char *const keys[] = { "cluster",  "node_types", "nodes", "rails", "fabric",
+                                        "severity", "ignore",     "watch", NULL };
     struct topo_map *m = p->map;
     yaml_node_t *k, *v, *k2, *v2;
 
@@ -697,6 +758,8 @@ static int parse_root(struct parse *p, yaml_node_t *root)
             rc = parse_rails(p, v);
         else if (is_key(k, "fabric"))
             rc = parse_fabric(p, v);
+        else if (is_key(k, "watch"))
+            rc = parse_watch(p, v);
         else if (is_key(k, "severity"))
             rc = parse_severity(p, v, &m->severity, &m->nseverity);
         else if (is_key(k, "ignore"))
@@ -761,6 +824,8 @@ struct topo_map *topo_map_load_buffer(const char *buf, size_t len, const char *n
     p.map = xcalloc(1, sizeof(*p.map));
     p.map->path = xstrdup(name);
     p.map->fabric.interval = -1;
+    p.map->watch.interval = p.map->watch.flap_window = p.map->watch.grace = -1;
+    p.map->watch.down_after = p.map->watch.hold = -1;
     if (!yaml_parser_initialize(&parser)) {
         topo_map_destroy(p.map);
         ry_errorf(err, "%s: cannot initialise the YAML parser", name);

@@ -98,6 +98,23 @@ struct map_fabric {
     int line, col;
 };
 
+/* railyard watch's thresholds (railyard-watch(1)): <0 (flap_count 0) unset, the watch's
+ * default or its option. limits: a counter's rate a second above which it is a burst (or
+ * congestion), by the watch's counter names; the names are the watch's to check. */
+struct map_watch_limit {
+    char *name;
+    double per_s;
+    int line, col;
+};
+struct map_watch {
+    int present;
+    double interval, flap_window, grace, down_after, hold;
+    int flap_count;
+    struct map_watch_limit *limits;
+    size_t nlimits;
+    int line, col;
+};
+
 struct topo_map {
     char *path;
     char *cluster;
@@ -112,6 +129,7 @@ struct topo_map {
     char **ignore; /* cluster-wide ignore list: "nic", "nic:port", "host/nic[:port]" */
     size_t nignore;
     struct map_fabric fabric;
+    struct map_watch watch;
 };
 
 /* Parse the map at path. NULL with err ("FILE:LINE:COL: message") on any error: malformed

@@ -91,6 +91,9 @@ void topo_map_destroy(struct topo_map *map)
     for (size_t i = 0; i < map->fabric.ncounters; i++)
         free(map->fabric.counters[i].name);
     free(map->fabric.counters);
+    for (size_t i = 0; i < map->watch.nlimits; i++)
+        free(map->watch.limits[i].name);
+    free(map->watch.limits);
     free(map->fabric.expect);
     free(map->fabric.node_name_map);
     free(map->cluster);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/xmalloc.h"
+#include "topo/map.h"
 #include "watch/events.h"
 
 #define FLAPS_KEPT 64 /* the flaps a port remembers: more than any limit needs */
@@ -45,6 +46,38 @@ const char *watch_kind_name(enum watch_kind k)
     static const char *const names[WATCH_NKIND] = { "port.flapping", "port.down",
                                                     "port.errors.burst", "port.congestion" };
     return k < WATCH_NKIND ? names[k] : "?";
+}
+
+int watch_limits_from_map(struct watch_limits *l, double *interval, const struct map_watch *mw,
+                          const char *map_path, ry_error_t *err)
+{
+    if (!mw->present)
+        return 0;
+    if (mw->interval >= 0)
+        *interval = mw->interval;
+    if (mw->flap_count > 0)
+        l->flap_count = mw->flap_count;
+    if (mw->flap_window >= 0)
+        l->flap_window = mw->flap_window;
+    if (mw->grace >= 0)
+        l->grace = mw->grace;
+    if (mw->down_after >= 0)
+        l->down_after = mw->down_after;
+    if (mw->hold >= 0)
+        l->hold = mw->hold;
+    for (size_t i = 0; i < mw->nlimits; i++) {
+        int c = 0;
+        while (c < WATCH_NCTR && strcmp(ctr_names[c], mw->limits[i].name))
+            c++;
+        if (c == WATCH_NCTR || c == WATCH_CARRIER_CHANGES || c == WATCH_LINK_DOWNED)
+            return ry_errorf(err,
+                             "%s:%d:%d: watch: limits: '%s' is not a counter the watch judges by "
+                             "its rate (SymbolErrorCounter, PortRcvErrors, "
+                             "LinkErrorRecoveryCounter, np_cnp_sent, ...)",
+                             map_path, mw->limits[i].line, mw->limits[i].col, mw->limits[i].name);
+        l->burst_per_s[c] = mw->limits[i].per_s;
+    }
+    return 0;
 }
 
 void watch_limits_default(struct watch_limits *l)

@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include "common/error.h"
+
 /* The judging core of railyard watch: samples of a node's ports in, debounced events out. Pure:
  * no clock, no file, no device (the sampler gives each sample its time), so that a quiet hour,
  * a flap inside the boot-time grace or a burst of errors are tested on a fake clock
@@ -61,6 +63,12 @@ struct watch_limits {
 };
 
 void watch_limits_default(struct watch_limits *l);
+/* The map's watch: keys over l (and *interval): its counter limits by the names
+ * watch_ctr_name gives. 0, or -1 with err naming the map, line and column of a counter the
+ * watch does not read. */
+struct map_watch;
+int watch_limits_from_map(struct watch_limits *l, double *interval, const struct map_watch *mw,
+                          const char *map_path, ry_error_t *err);
 
 enum watch_kind {
     WATCH_EV_FLAPPING,   /* port.flapping */

@@ -223,6 +223,23 @@ static void print_map(struct out *o, const struct topo_map *map)
         out_u64(o, "counter_limits", " %s counter limits\n", fb->ncounters);
         out_obj_close(o);
     }
+    if (map->watch.present) {
+        const struct map_watch *w = &map->watch;
+        out_obj_open(o, "watch");
+        out_text(o, "  watch:");
+        out_double(o, "interval_s", w->interval >= 0 ? " interval %s s" : NULL, 2, w->interval,
+                   w->interval >= 0);
+        out_int_opt(o, "flap_count", w->flap_count > 0 ? " flaps %s" : NULL, w->flap_count,
+                    w->flap_count > 0);
+        out_double(o, "flap_window_s", w->flap_window >= 0 ? " within %s s" : NULL, 0,
+                   w->flap_window, w->flap_window >= 0);
+        out_double(o, "grace_s", w->grace >= 0 ? " grace %s s" : NULL, 0, w->grace, w->grace >= 0);
+        out_double(o, "down_after_s", w->down_after >= 0 ? " down after %s s" : NULL, 1,
+                   w->down_after, w->down_after >= 0);
+        out_double(o, "hold_s", w->hold >= 0 ? " hold %s s" : NULL, 0, w->hold, w->hold >= 0);
+        out_u64(o, "counter_limits", ", %s counter limits\n", w->nlimits);
+        out_obj_close(o);
+    }
 }
 
 /* map validate --json: the document of a map that loads */

@@ -16,6 +16,7 @@
 #include "reports/watch_json.h"
 #include "reports/watch_prom.h"
 #include "src/cmd/cmd.h"
+#include "topo/map.h"
 #include "watch/events.h"
 #include "watch/sysfs.h"
 
@@ -39,11 +40,12 @@ enum {
     OPT_SYSFS,
     OPT_LOG_BYTES,
     OPT_TEXTFILE,
+    OPT_MAP,
 };
 
 struct watch_cli {
     double interval, deadline;
-    const char *log, *state, *sysfs_root, *textfile;
+    const char *log, *state, *sysfs_root, *textfile, *map;
     const char *netdev[64];
     size_t nnetdev;
     long count;
@@ -94,6 +96,7 @@ static int on_opt(int opt, const char *arg, void *ctx)
     case OPT_LOG: c->log = arg; return 0;
     case OPT_STATE: c->state = arg; return 0;
     case OPT_TEXTFILE: c->textfile = strcmp(arg, "none") ? arg : NULL; return 0;
+    case OPT_MAP: c->map = arg; return 0;
     case OPT_SYSFS: c->sysfs_root = arg; return 0;
     case OPT_NETDEV:
         if (c->nnetdev == sizeof(c->netdev) / sizeof(*c->netdev)) {
@@ -233,6 +236,36 @@ static int textfile(const struct run *r, const struct watch_sample *s, char (*wh
     return 0;
 }
 
+/* the limits and the interval: the options given, else the map's watch: keys, else the
+ * defaults */
+static int limits(struct watch_cli *c, ry_error_t *err)
+{
+    struct watch_limits d;
+    struct topo_map *map = NULL;
+    double interval = 1;
+    int rc = 0;
+
+    watch_limits_default(&d);
+    if (c->map && (!(map = topo_map_load(c->map, err)) ||
+                   watch_limits_from_map(&d, &interval, &map->watch, c->map, err) < 0))
+        rc = -1;
+    topo_map_destroy(map);
+    if (c->interval < 0)
+        c->interval = interval;
+    if (c->l.flap_count < 0)
+        c->l.flap_count = d.flap_count;
+    if (c->l.flap_window < 0)
+        c->l.flap_window = d.flap_window;
+    if (c->l.grace < 0)
+        c->l.grace = d.grace;
+    if (c->l.down_after < 0)
+        c->l.down_after = d.down_after;
+    if (c->l.hold < 0)
+        c->l.hold = d.hold;
+    memcpy(c->l.burst_per_s, d.burst_per_s, sizeof(d.burst_per_s));
+    return rc;
+}
+
 /* the default place of the log and the state: the archive's watch/ folder */
 static const char *in_archive(const char *given, const char *file, char *buf, size_t len)
 {
@@ -266,9 +299,16 @@ static int run(int argc, char **argv)
         { "hold", required_argument, NULL, OPT_HOLD },
         { "sysfs-root", required_argument, NULL, OPT_SYSFS },
         { "textfile", required_argument, NULL, OPT_TEXTFILE },
+        { "map", required_argument, NULL, OPT_MAP },
         { NULL, 0, NULL, 0 },
     };
-    struct watch_cli c = { .interval = 1, .deadline = -1, .log_bytes = 16u << 20 };
+    /* -1: not given (the map's, else the default) */
+    struct watch_cli c = {
+        .interval = -1,
+        .deadline = -1,
+        .log_bytes = 16u << 20,
+        .l = { .flap_count = -1, .flap_window = -1, .grace = -1, .down_after = -1, .hold = -1 }
+    };
     struct run r = { .c = &c };
     struct cmd_common common;
     struct watch_src *ports = NULL;
@@ -282,11 +322,14 @@ static int run(int argc, char **argv)
     double started, textfile_at = -1e18;
     int idx, rc = RY_EXIT_OK;
 
-    watch_limits_default(&c.l);
     if ((idx = cmd_parse(&cmd_watch, argc, argv, &common, extra, "", on_opt, &c)) < 0)
         return idx == -2 ? RY_EXIT_OK : RY_EXIT_ERROR;
     if (idx < argc) {
         cmd_error("watch: unexpected argument '%s'", argv[idx]);
+        return RY_EXIT_ERROR;
+    }
+    if (limits(&c, &err) < 0) {
+        cmd_error("watch: %s", err.text);
         return RY_EXIT_ERROR;
     }
     if (c.deadline < 0)
@@ -418,6 +461,7 @@ const struct cmd_entry cmd_watch = {
         "  --log-bytes <n>      rotate the log past this size (default 16 MiB; 4 kept)\n"
         "  --state <file>       the state the health check reads (default\n"
         "                       /var/lib/railyard/watch/state.json for root; none: no state)\n"
+        "  --map <file>         the thresholds of the map's watch: keys (the options win)\n"
         "  --textfile <file>    node_exporter's textfile: ports, counters, events (every 10 s\n"
         "                       and at each event; default none)\n"
         "  --count <n>          stop after n samples (default: until SIGTERM)\n"

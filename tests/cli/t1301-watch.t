@@ -142,6 +142,43 @@ else
     skip "the shared fixtures are not here"
 fi
 
+# the map's watch: keys: its thresholds, the options over them, and its errors named
+cat >"$TMP/w.map" <<'EOF'
+cluster: t
+node_types:
+  n: {nics: [{name: mlx5_0, rail: 0, link_layer: InfiniBand, rate_gbps: 400}]}
+watch:
+  interval: 0.2
+  flap_count: 3
+  flap_window: 600
+  grace: 30
+  down_after: 12
+  limits: {SymbolErrorCounter: 5, np_cnp_sent: 20000}
+EOF
+hdr() { "$RAILYARD" watch --sysfs-root "$R" --count 1 --log none --state none "$@" 2>&1 | head -1; }
+is "$(hdr --map "$TMP/w.map")" \
+    "railyard watch: 4 ports every 0.2 s (flaps: 3 within 600 s, grace 30 s; down after 12 s), no log" \
+    "--map: the map's interval, flap count and window, grace and down limit"
+is "$(hdr --map "$TMP/w.map" --flap-count 2 --interval 0.5)" \
+    "railyard watch: 4 ports every 0.5 s (flaps: 2 within 600 s, grace 30 s; down after 12 s), no log" \
+    "...the options given win over the map"
+is "$(hdr)" "railyard watch: 4 ports every 1 s (flaps: 2 within 300 s, grace 120 s; down after 7 s), no log" \
+    "...and without a map, the defaults"
+is "$("$RAILYARD" map show --json "$TMP/w.map" | jq -c '.watch')" \
+    '{"interval_s":0.2,"flap_count":3,"flap_window_s":600,"grace_s":30,"down_after_s":12,"hold_s":null,"counter_limits":2}' \
+    "map show: the watch: keys"
+sed 's/SymbolErrorCounter: 5/LinkDownedCounter: 5/' "$TMP/w.map" >"$TMP/w2.map"
+"$RAILYARD" watch --sysfs-root "$R" --count 1 --log none --state none --map "$TMP/w2.map" >/dev/null 2>"$TMP/e"
+is "$?:$(head -1 "$TMP/e")" \
+    "2:railyard: watch: $TMP/w2.map:10:12: watch: limits: 'LinkDownedCounter' is not a counter the watch judges by its rate (SymbolErrorCounter, PortRcvErrors, LinkErrorRecoveryCounter, np_cnp_sent, ...)" \
+    "a counter the watch does not judge by its rate: refused, its line and column named"
+sed 's/flap_window: 600/flap_windw: 600/' "$TMP/w.map" >"$TMP/w3.map"
+"$RAILYARD" watch --sysfs-root "$R" --count 1 --log none --state none --map "$TMP/w3.map" >/dev/null 2>"$TMP/e"
+is "$?:$(grep -c "w3.map:7:3: .*flap_windw.*flap_window" "$TMP/e")" "2:1" "a misspelt key: refused, the nearest named ($(head -1 "$TMP/e"))"
+sed 's/interval: 0.2/interval: 0.01/' "$TMP/w.map" >"$TMP/w4.map"
+"$RAILYARD" watch --sysfs-root "$R" --count 1 --log none --state none --map "$TMP/w4.map" >/dev/null 2>"$TMP/e"
+is "$?:$(grep -c "w4.map:5:13: interval takes seconds (0.05 to 3600), not 0.01" "$TMP/e")" "2:1" "an interval under 0.05 s: refused ($(head -1 "$TMP/e"))"
+
 # bad usage: exit 2, said
 mkdir -p "$TMP/empty"
 for bad in "--interval 0" "--flap-count 0" "--count 2.5" "--netdev nosuch0" "--bogus" "extra"; do

@@ -481,6 +481,42 @@ static void test_words(void)
     if (m)
         ok(m->fabric.interval == 0.01, "...kept");
     topo_map_destroy(m);
+    /* the watch's thresholds: each at its edges, unset ones left unset */
+    m = good("node_types: {g: {}}\nwatch: {interval: 0.05, flap_count: 64, flap_window: 1, "
+             "grace: 0, limits: {SymbolErrorCounter: 0.5}}\n",
+             "watch: every key at its lower edge (flap_count at its upper)");
+    if (m)
+        ok(m->watch.present && m->watch.interval == 0.05 && m->watch.flap_count == 64 &&
+               m->watch.flap_window == 1 && m->watch.grace == 0 && m->watch.down_after < 0 &&
+               m->watch.hold < 0 && m->watch.nlimits == 1 && m->watch.limits[0].per_s == 0.5 &&
+               !strcmp(m->watch.limits[0].name, "SymbolErrorCounter"),
+           "...kept, down_after and hold unset");
+    topo_map_destroy(m);
+    m = good("node_types: {g: {}}\n", "no watch: section");
+    if (m)
+        ok(!m->watch.present && m->watch.interval < 0 && m->watch.flap_count == 0,
+           "...every watch threshold unset");
+    topo_map_destroy(m);
+    bad("node_types: {g: {}}\nwatch: {interval: 0.049}\n",
+        "t.map:2:19: interval takes seconds (0.05 to 3600), not 0.049",
+        "watch interval under 0.05");
+    bad("node_types: {g: {}}\nwatch: {interval: 3600.1}\n",
+        "t.map:2:19: interval takes seconds (0.05 to 3600), not 3600.1", "...past an hour");
+    bad("node_types: {g: {}}\nwatch: {flap_window: 0.9}\n",
+        "t.map:2:22: flap_window takes seconds (1 to 86400), not 0.9", "flap_window under 1 s");
+    bad("node_types: {g: {}}\nwatch: {down_after: 86401}\n",
+        "t.map:2:21: down_after takes seconds (0 to 86400), not 86401", "down_after past a day");
+    bad("node_types: {g: {}}\nwatch: {flap_count: 65}\n",
+        "t.map:2:21: flap_count must be between 1 and 64, not 65", "flap_count 65");
+    bad("node_types: {g: {}}\nwatch: {flap_count: 0}\n",
+        "t.map:2:21: flap_count must be between 1 and 64, not 0", "flap_count 0");
+    bad("node_types: {g: {}}\nwatch: {hold: -1}\n",
+        "t.map:2:15: hold must be a non-negative number, not '-1'", "hold negative");
+    bad("node_types: {g: {}}\nwatch: {limits: [SymbolErrorCounter]}\n",
+        "t.map:2:17: limits must be a mapping, not a list", "limits as a list");
+    bad("node_types: {g: {}}\nwatch: {grace_s: 5}\n",
+        "t.map:2:9: unknown key 'grace_s' in watch (did you mean 'grace'?)",
+        "a misspelt watch key");
     bad("node_types: {g: {}}\nfabric: {counters: {PortXmitWait: {total: 1}}}\n",
         "t.map:2:21: 'PortXmitWait' is not a PMA error counter (SymbolErrorCounter, "
         "LinkErrorRecoveryCounter, "
@@ -536,12 +572,12 @@ static void test_structure(void)
     bad("fabricwxyz: {}\nnode_types: {g: {}}\n",
         "t.map:1:1: unknown key 'fabricwxyz' in the map (valid keys: cluster, node_types, nodes, "
         "rails, fabric, "
-        "severity, ignore)",
+        "severity, ignore, watch)",
         "four edits away: the list of keys");
     bad("ab: {}\nnode_types: {g: {}}\n",
         "t.map:1:1: unknown key 'ab' in the map (valid keys: cluster, node_types, nodes, rails, "
         "fabric, severity, "
-        "ignore)",
+        "ignore, watch)",
         "as many edits as the key has letters: the list, not a guess");
     bad(GPUS("links: 18"), "t.map:3:12: unknown key 'links' in gpus (did you mean 'nvlink'?)",
         "links outside nvlink: nvlink suggested");
