@@ -277,6 +277,36 @@ else
     ok 1 "railyard-fabric (MPI) is not built or mpirun is missing"
 fi
 
+# railyard watch on the guest's real rdma_rxe ports: each found and sampled, rb0's cable
+# flapping twice gives port.flapping for rxe_b0/1 (its port state and its netdev's carrier) and
+# for rxe_a0/1 at the cable's other end, the check with the watch's state names both and no
+# other port; rb1 down past 2 s (below) gives port.down
+if "$RAILYARD" --version | grep -q "features:.* jansson"; then
+    "$RAILYARD" watch --interval 0.5 --grace 0 --down-after 2 --log "$T/wev.jsonl" \
+        --state "$T/wst.json" >"$T/wout" 2>"$T/werr" &
+    W=$!
+    for _ in $(seq 1 100); do [ -s "$T/wst.json" ] && break; sleep 0.1; done
+    [ "$(jq -r '[.ports[] | select(.sampled) | .subject] | sort | join(" ")' "$T/wst.json" 2>/dev/null)" = \
+        "rxe_a0/1 rxe_a1/1 rxe_b0/1 rxe_b1/1" ]
+    ok $? "railyard watch samples the four rxe ports ($(jq -c '[.ports[] | "\(.subject)=\(.sampled)"]' "$T/wst.json" 2>/dev/null))"
+    for _ in 1 2; do
+        ip link set rb0 down; port_state rxe_b0 DOWN; sleep 1
+        ip link set rb0 up; port_state rxe_b0 ACTIVE; sleep 1
+    done
+    for _ in $(seq 1 50); do grep -q '"port.flapping","phase":"open","subject":"rxe_b0/1"' "$T/wev.jsonl" 2>/dev/null && break; sleep 0.1; done
+    grep -q '"port.flapping","phase":"open","subject":"rxe_b0/1"' "$T/wev.jsonl"
+    ok $? "rb0 down and up twice: port.flapping for rxe_b0/1 ($(grep -m1 port.flapping "$T/wev.jsonl" | jq -r .figures 2>/dev/null))"
+    "$RAILYARD" check --map "$T/rxe.map" --watch-state "$T/wst.json" --json >"$T/wcheck.json"
+    rc=$?
+    fails=$(jq -r '[.findings[] | select(.severity == "fail") | "\(.check) \(.subject)"] | join(";")' "$T/wcheck.json" 2>/dev/null)
+    # both ends of the cable: ra0, rb0's veth peer, loses its carrier with it
+    [ $rc -eq 1 ] && [ "$fails" = "watch.port.flapping $(hostname)/rxe_a0:1;watch.port.flapping $(hostname)/rxe_b0:1" ]
+    ok $? "railyard check with the watch's state: rxe_b0:1 and its cable's other end rxe_a0:1 flapped, the node fails (exit $rc: $fails)"
+else
+    W=
+    skip "railyard watch on the rxe ports" "built without jansson: the watch keeps no state"
+fi
+
 ip link set rb1 down
 port_state rxe_b1 DOWN || echo "# rxe_b1 still reads $(cat /sys/class/infiniband/rxe_b1/ports/1/state) after 20 s"
 "$RAILYARD" check --map "$T/rxe.map" >"$T/check.out"
@@ -287,6 +317,14 @@ vp ra1 rb1 -1 1 >"$T/down" 2>&1
 rc=$?
 [ $rc -eq 1 ] && grep -q 'port 1 is down, not ACTIVE' "$T/down"
 ok $? "verbs transport to a port that is down: a clear error, no hang ($(head -c 80 "$T/down"))"
+if [ -n "$W" ]; then
+    for _ in $(seq 1 60); do grep -q '"port.down","phase":"open","subject":"rxe_b1/1"' "$T/wev.jsonl" 2>/dev/null && break; sleep 0.1; done
+    grep -q '"port.down","phase":"open","subject":"rxe_b1/1"' "$T/wev.jsonl"
+    ok $? "rb1 down past 2 s: port.down for rxe_b1/1"
+    kill -TERM "$W"
+    wait "$W"
+    ok $? "the watch ends on SIGTERM"
+fi
 rm -rf "$T"
 echo "$pass passed, $fail failed, $skipped skipped"
 [ "$fail" -eq 0 ]
