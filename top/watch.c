@@ -105,7 +105,8 @@ void top_watch_refresh(struct top_watch *w, struct top_model *m, const char *hos
     for (size_t i = 0; i < m->n; i++)
         m->p[i].watch[0] = '\0';
     if (!w->state[0]) {
-        snprintf(m->watch_why, sizeof(m->watch_why), "railyard watch: not read (--watch none)");
+        snprintf(m->watch_why, sizeof(m->watch_why),
+                 "railyard watch: not read (--watch none, or no archive: --watch DIR)");
         return;
     }
     read_log(w, m);
