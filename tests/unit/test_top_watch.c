@@ -91,6 +91,7 @@ static void view(void)
     top_model_free(&m);
 }
 
+#ifdef HAVE_JANSSON
 static void put(const char *path, const char *mode, const char *text)
 {
     FILE *fp = fopen(path, mode);
@@ -200,6 +201,7 @@ static void reading(void)
     unlink(log);
     rmdir(dir);
 }
+#endif
 
 int main(void)
 {

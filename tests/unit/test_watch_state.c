@@ -165,6 +165,7 @@ static void kinds(void)
     is_int((long long)u, 1, "...the other said not judged");
 }
 
+#ifdef HAVE_JANSSON
 static void write_file(const char *path, const char *text)
 {
     FILE *fp = fopen(path, "w");
@@ -273,6 +274,7 @@ static void reading(void)
     unlink(path);
     rmdir(dir);
 }
+#endif
 
 static char *slurp(const char *path)
 {
