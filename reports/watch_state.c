@@ -9,7 +9,7 @@
 #include "reports/watch_state.h"
 
 /* a kind that drains a node: the link went away (a job's connections with it) */
-static int drains(const char *kind)
+int ry_watch_kind_drains(const char *kind)
 {
     size_t n = strlen(kind);
 
@@ -98,7 +98,7 @@ void ry_watch_judge(const struct ry_watch_read *r, const char *path, const char 
                  e->counter[0] ? " (" : "", e->counter, e->counter[0] ? ")" : "",
                  e->open ? "still on at" : "ended", last);
         port_subject(host, e->subject, subject, sizeof(subject));
-        topo_findings_add(f, drains(e->kind) ? TOPO_SEV_FAIL : TOPO_SEV_WARN, check, subject, exp,
+        topo_findings_add(f, ry_watch_kind_drains(e->kind) ? TOPO_SEV_FAIL : TOPO_SEV_WARN, check, subject, exp,
                           obs, hint_of(e->kind));
         nflap += !strcmp(e->kind, "port.flapping");
         ndown += !strcmp(e->kind, "port.down");

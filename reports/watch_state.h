@@ -14,6 +14,10 @@
 #define RY_WATCH_STALE_INTERVALS 3
 #define RY_WATCH_STALE_SLACK     5.0
 
+/* 1 for an event kind that drains a node (its link went away: *.down, *.flapping), 0 for one
+ * that warns (bursts, congestion) */
+int ry_watch_kind_drains(const char *kind);
+
 /* 1 when the watch is running and its state fresh at now (as ry_watch_judge takes it), else 0 */
 int ry_watch_live(const struct ry_watch_read *r, double now);
 

@@ -35,9 +35,10 @@ void top_watch_init(struct top_watch *w, const char *dir)
     }
 }
 
+/* one classification with the node check: what drains there is red here */
 static enum top_sev sev_of(const char *kind)
 {
-    return strstr(kind, "flapping") || strstr(kind, ".down") ? TOP_FAIL : TOP_WARN;
+    return ry_watch_kind_drains(kind) ? TOP_FAIL : TOP_WARN;
 }
 
 /* the log's lines written since the last refresh */
