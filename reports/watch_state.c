@@ -45,19 +45,23 @@ static void port_subject(const char *host, const char *watched, char *buf, size_
         snprintf(buf, len, "%s/%s", host, watched);
 }
 
+/* a state older than this is a watch that no longer samples */
+static double stale_after(const struct ry_watch_read *r)
+{
+    return RY_WATCH_STALE_INTERVALS * r->interval_s + RY_WATCH_STALE_SLACK;
+}
+
 int ry_watch_live(const struct ry_watch_read *r, double now)
 {
     double age = now - r->updated_s;
 
-    return r->watching && age <= RY_WATCH_STALE_INTERVALS * r->interval_s + RY_WATCH_STALE_SLACK &&
-           age >= -RY_WATCH_STALE_SLACK;
+    return r->watching && age <= stale_after(r) && age >= -RY_WATCH_STALE_SLACK;
 }
 
 void ry_watch_judge(const struct ry_watch_read *r, const char *path, const char *host, double now,
                     struct topo_findings *f)
 {
-    double age = now - r->updated_s,
-           stale = RY_WATCH_STALE_INTERVALS * r->interval_s + RY_WATCH_STALE_SLACK;
+    double age = now - r->updated_s, stale = stale_after(r);
     char at[32], check[64], exp[64], obs[320];
     size_t nflap = 0, ndown = 0, nsampled = r->nports - r->nunsampled;
 
@@ -98,8 +102,8 @@ void ry_watch_judge(const struct ry_watch_read *r, const char *path, const char 
                  e->counter[0] ? " (" : "", e->counter, e->counter[0] ? ")" : "",
                  e->open ? "still on at" : "ended", last);
         port_subject(host, e->subject, subject, sizeof(subject));
-        topo_findings_add(f, ry_watch_kind_drains(e->kind) ? TOPO_SEV_FAIL : TOPO_SEV_WARN, check, subject, exp,
-                          obs, hint_of(e->kind));
+        topo_findings_add(f, ry_watch_kind_drains(e->kind) ? TOPO_SEV_FAIL : TOPO_SEV_WARN, check,
+                          subject, exp, obs, hint_of(e->kind));
         nflap += !strcmp(e->kind, "port.flapping");
         ndown += !strcmp(e->kind, "port.down");
     }
