@@ -13,7 +13,11 @@
 #include "watch/sysfs.h"
 
 /* the counters as sysfs names them: under counters/ (the PMA's, read by the driver) and under
- * hw_counters/ (RoCE's) */
+ * hw_counters/ (RoCE's). Where drivers name one differently, the first name there is read:
+ * mlx5's, then rdma_rxe's (Soft-RoCE: out_of_seq_request, the responder's go-back-N drops;
+ * rcvd_seq_err, the requester's sequence-error NAKs). rxe's hw_counters/link_downed is not
+ * read: rxe counts a down at each netdev event of one down (down, carrier off, up without
+ * carrier yet), which would count flaps that were not. */
 static const struct {
     enum watch_ctr c;
     const char *dir, *file;
@@ -25,7 +29,9 @@ static const struct {
     { WATCH_LOCAL_INTEGRITY, "counters", "local_link_integrity_errors" },
     { WATCH_BUFFER_OVERRUN, "counters", "excessive_buffer_overrun_errors" },
     { WATCH_OUT_OF_SEQUENCE, "hw_counters", "out_of_sequence" },
+    { WATCH_OUT_OF_SEQUENCE, "hw_counters", "out_of_seq_request" },
     { WATCH_SEQ_ERR, "hw_counters", "packet_seq_err" },
+    { WATCH_SEQ_ERR, "hw_counters", "rcvd_seq_err" },
     { WATCH_CNP_SENT, "hw_counters", "np_cnp_sent" },
     { WATCH_CNP_HANDLED, "hw_counters", "rp_cnp_handled" },
     { WATCH_ECN_MARKED, "hw_counters", "np_ecn_marked_roce_packets" },
@@ -122,8 +128,9 @@ int watch_sysfs_read(const char *root, const struct watch_src *p, double t, stru
                     : WATCH_DOWN;
         }
         for (size_t k = 0; k < sizeof(files) / sizeof(*files); k++)
-            s->ctr[files[k].c] = counter(root, "class/infiniband/%s/ports/%d/%s/%s", p->dev,
-                                         p->port, files[k].dir, files[k].file);
+            if (s->ctr[files[k].c] < 0) /* not read under an earlier name */
+                s->ctr[files[k].c] = counter(root, "class/infiniband/%s/ports/%d/%s/%s", p->dev,
+                                             p->port, files[k].dir, files[k].file);
     } else {
         if (ry_sysfs_read(root, buf, sizeof(buf), err, "class/net/%s/operstate", p->netdev) < 0)
             return -1;

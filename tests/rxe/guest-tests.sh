@@ -194,6 +194,12 @@ then
     # not by its counters) and, on a host busy beside the guest, as rail 0 not judged ("no
     # completion before the deadline"). Neither is what this checks: such a run is reported and
     # repeated, twice at most; the verdict of the last run is the one judged
+    # railyard watch's reading of the RoCE counters: rdma_rxe names them its own way
+    # (out_of_seq_request, rcvd_seq_err), read as out_of_sequence and packet_seq_err
+    ooo() { "$RAILYARD" watch --count 1 --log none --state none --textfile "$T/w.prom" >/dev/null 2>&1 &&
+        awk '/^railyard_watch_port_counter\{.*port="rxe_[ab]0\/1".*counter="(out_of_sequence|packet_seq_err)"\}/ {s += $NF; n++}
+            END {if (n) print s + 0}' "$T/w.prom"; }
+    ooo_before=$(ooo)
     for try in 1 2 3; do
         MAPF=$T/slow.map mpi_fabric "$T/loss"
         rc=$?
@@ -208,6 +214,9 @@ then
     sed -n 's/^  1  .*/# loss: &/p' "$T/loss.out"
     echo "# loss: $(nft list table netdev ry-loss | grep -o 'packets [0-9]*' | tr '\n' ' ')dropped"
     nft delete table netdev ry-loss
+    ooo_after=$(ooo)
+    [ -n "$ooo_before" ] && [ -n "$ooo_after" ] && [ "$ooo_after" -gt "$ooo_before" ]
+    ok $? "1% loss: railyard watch reads rdma_rxe's sequence counters on rail 0 rising (out_of_seq_request and rcvd_seq_err: ${ooo_before:-unread} before, ${ooo_after:-unread} after)"
     [ $rc -eq 1 ] && jq -e '[.findings[] | select(.severity == "fail") | "\(.check) \(.subject)"] as $f |
         ($f | index("link.goodput nodea->nodeb/rail0")) != null and
         ([$f[] | select(test("rail1"))] | length) == 0 and
@@ -215,6 +224,7 @@ then
         ([.links[] | select(.rail == 1)][0].goodput_ratio >= 0.995)' "$T/loss/results.json" >/dev/null
     ok $? "1% loss on rail 0: link.goodput nodea->nodeb/rail0 from the RDMA counters (exit $rc, ratios $(jq -c '[.links[].goodput_ratio]' "$T/loss/results.json" 2>/dev/null): $(why "$T/loss"))"
 else
+    skip "1% loss: railyard watch reads rdma_rxe's sequence counters" "no loss applied (as below)"
     skip "1% loss on rail 0: link.goodput from the RDMA counters" \
         "no railyard-fabric, mpirun or nftables in the guest ($(head -c 120 "$T/nft.err" 2>/dev/null))"
 fi

@@ -120,6 +120,29 @@ int main(void)
     ok(watch_sysfs_read(root, &v[4], 10, &s[4], &err) == 0 && s[4].state == WATCH_DOWN &&
            s[4].ctr[WATCH_CARRIER_CHANGES] == 9,
        "a netdev: operstate down, carrier_changes 9");
+    { /* Soft-RoCE names two counters its own way; mlx5's name is read where both are */
+        struct watch_src rxe = v[0];
+        ib_port("rxe_a0", 1, "4: ACTIVE\n", "5: LinkUp\n", 0);
+        put("class/infiniband/rxe_a0/ports/1/hw_counters/out_of_seq_request", "41\n");
+        put("class/infiniband/rxe_a0/ports/1/hw_counters/rcvd_seq_err", "5\n");
+        put("class/infiniband/rxe_a0/ports/1/hw_counters/link_downed", "6\n");
+        snprintf(rxe.dev, sizeof(rxe.dev), "rxe_a0");
+        rxe.netdev[0] = '\0';
+        ok(watch_sysfs_read(root, &rxe, 10, &s[5], &err) == 0 &&
+               s[5].ctr[WATCH_OUT_OF_SEQUENCE] == 41 && s[5].ctr[WATCH_SEQ_ERR] == 5,
+           "rdma_rxe's out_of_seq_request and rcvd_seq_err read as out_of_sequence and "
+           "packet_seq_err (%lld, %lld)",
+           s[5].ctr[WATCH_OUT_OF_SEQUENCE], s[5].ctr[WATCH_SEQ_ERR]);
+        ok(s[5].ctr[WATCH_LINK_DOWNED] == 0,
+           "... its hw_counters/link_downed not taken for LinkDownedCounter (%lld)",
+           s[5].ctr[WATCH_LINK_DOWNED]);
+        put("class/infiniband/mlx5_2/ports/1/hw_counters/out_of_sequence", "7\n");
+        put("class/infiniband/mlx5_2/ports/1/hw_counters/out_of_seq_request", "99\n");
+        ok(watch_sysfs_read(root, &v[0], 11, &s[6], &err) == 0 &&
+               s[6].ctr[WATCH_OUT_OF_SEQUENCE] == 7,
+           "both names there: mlx5's out_of_sequence is read (%lld)",
+           s[6].ctr[WATCH_OUT_OF_SEQUENCE]);
+    }
     {
         struct watch_src gone = v[0];
         snprintf(gone.dev, sizeof(gone.dev), "mlx5_9");
