@@ -395,13 +395,15 @@ void topo_nvml_links_close(struct topo_nvml_links *s)
     free(s);
 }
 
-struct topo_nvml_links *topo_nvml_links_open(char *why, size_t len)
+struct topo_nvml_links *topo_nvml_links_open(char *why, size_t len, int *failed)
 {
     struct topo_nvml_links *s = xcalloc(1, sizeof(*s));
     ry_error_t e = { "" };
     char *note = NULL;
     int rc = open_gpus(&s->api, &s->n, &s->devs, &s->busid, &note, &e);
 
+    if (failed)
+        *failed = rc < 0;
     if (rc != 0) {
         snprintf(why, len, "%s", rc > 0 ? note : e.text);
         free(note);

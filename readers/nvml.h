@@ -43,8 +43,9 @@ struct topo_nvlink_sample {
     unsigned long long errors[4]; /* replay, recovery, crc_flit, crc_data */
 };
 struct topo_nvml_links;
-/* NULL with why ("no NVIDIA driver (...)", "no GPU visible") when there is nothing to sample */
-struct topo_nvml_links *topo_nvml_links_open(char *why, size_t len);
+/* NULL with why ("no NVIDIA driver (...)", "no GPU visible") when there is nothing to sample;
+ * *failed (when not NULL) 1 when a driver is there but failed, 0 when there is none */
+struct topo_nvml_links *topo_nvml_links_open(char *why, size_t len, int *failed);
 /* every link of every GPU now; the array is the session's, valid until the next call */
 size_t topo_nvml_links_sample(struct topo_nvml_links *s, const struct topo_nvlink_sample **out);
 void topo_nvml_links_close(struct topo_nvml_links *s);

@@ -33,7 +33,7 @@ static json_t *event_json(enum watch_phase phase, const struct watch_event *e, d
     json_object_set_new(o, "event", json_string(watch_kind_name(e->kind)));
     json_object_set_new(o, "phase", json_string(phase_name(phase)));
     json_object_set_new(o, "subject", json_string(e->subject));
-    if (e->kind == WATCH_EV_BURST || e->kind == WATCH_EV_CONGESTION)
+    if (watch_kind_has_counter(e->kind))
         json_object_set_new(o, "counter", json_string(watch_ctr_name(e->ctr)));
     json_object_set_new(o, "first", when(e->first + off));
     json_object_set_new(o, "last", when(e->last + off));
@@ -85,12 +85,16 @@ int ry_watch_state_write(const char *path, const struct ry_watch_state *s, ry_er
     for (size_t i = 0; i < s->nports; i++) {
         json_t *p = json_object();
         json_object_set_new(p, "subject", json_string(s->ports[i].subject));
+        if (s->ports[i].nvlink)
+            json_object_set_new(p, "nvlink", json_true());
         json_object_set_new(p, "sampled", json_boolean(!s->why[i][0]));
         if (s->why[i][0])
             json_object_set_new(p, "why", json_string(s->why[i]));
         json_array_append_new(ports, p);
     }
     json_object_set_new(o, "ports", ports);
+    if (s->nvlink_why && s->nvlink_why[0])
+        json_object_set_new(o, "nvlinks_why", json_string(s->nvlink_why));
     for (size_t i = 0; i < s->nevents; i++)
         json_array_append_new(ev,
                               event_json(s->events[i].phase, &s->events[i].e, s->wall_minus_mono));
@@ -129,8 +133,10 @@ int ry_watch_state_read(const char *path, struct ry_watch_read *r, ry_error_t *e
 {
     json_error_t je;
     json_t *o, *v, *ports, *ev;
+    char last_why[160] = "";
     double pid = 0;
     size_t i;
+    int folded = 0; /* ports not sampled one after another for last_why, folded into one line */
 
     memset(r, 0, sizeof(*r));
     if (!(o = json_load_file(path, 0, &je))) {
@@ -160,17 +166,42 @@ int ry_watch_state_read(const char *path, struct ry_watch_read *r, ry_error_t *e
     r->pid = (long)pid;
     r->watching = json_is_true(json_object_get(o, "watching"));
     r->nports = json_array_size(ports);
-    r->unsampled = xcalloc(r->nports + 1, sizeof(*r->unsampled));
+    r->unsampled = xcalloc(r->nports + 2, sizeof(*r->unsampled));
     json_array_foreach(ports, i, v)
     {
-        char subject[96], why[160];
+        char subject[96], why[160], first[96] = "";
+        int nvlink;
         if (!json_is_object(v) || get_str(v, "subject", subject, sizeof(subject)) < 0 ||
             get_str(v, "why", why, sizeof(why)) < 0)
             goto bad;
-        if (json_is_false(json_object_get(v, "sampled")))
-            snprintf(r->unsampled[r->nunsampled++], sizeof(*r->unsampled), "%s: %s", subject,
-                     why[0] ? why : "not sampled");
+        nvlink = json_is_true(json_object_get(v, "nvlink"));
+        r->nnvlinks += nvlink;
+        if (!json_is_false(json_object_get(v, "sampled"))) {
+            r->nsampled[nvlink]++;
+            folded = 0;
+            continue;
+        }
+        if (!why[0])
+            snprintf(why, sizeof(why), "not sampled");
+        /* one reason for many (an NVML read that hung, for every link): one line */
+        if (folded && !strcmp(why, last_why) &&
+            sscanf(r->unsampled[r->nunsampled - 1], "%95s", first) == 1) {
+            first[strcspn(first, ":")] = '\0';
+            snprintf(r->unsampled[r->nunsampled - 1], sizeof(*r->unsampled), "%s and %d more: %s",
+                     first, folded++, why);
+        } else {
+            snprintf(r->unsampled[r->nunsampled++], sizeof(*r->unsampled), "%s: %s", subject, why);
+            folded = 1;
+        }
+        snprintf(last_why, sizeof(last_why), "%s", why);
     }
+    if (get_str(o, "nvlinks_why", last_why, sizeof(last_why)) < 0) {
+        json_decref(o);
+        ry_watch_read_free(r);
+        return ry_errorf(err, "%s: its nvlinks_why is not a string", path);
+    }
+    if (last_why[0])
+        snprintf(r->unsampled[r->nunsampled++], sizeof(*r->unsampled), "NVLinks: %s", last_why);
     r->events = xcalloc(json_array_size(ev) + 1, sizeof(*r->events));
     json_array_foreach(ev, i, v)
     {

@@ -30,8 +30,9 @@ struct ry_watch_state {
     double interval, window; /* the sampling interval; the window events stay in */
     int stopped;             /* the watch ended (SIGTERM): not watching any more */
     size_t nports;
-    const struct watch_src *ports;
-    const char (*why)[160];             /* per port: why it was not sampled last time ("" it was) */
+    const struct watch_src *ports; /* the ports, then the NVLinks (nvlink set) */
+    const char (*why)[160];        /* per port: why it was not sampled last time ("" it was) */
+    const char *nvlink_why;        /* NVML failed or hung before any link was seen (NULL, "": no) */
     const struct ry_watch_kept *events; /* open first, then closed within the window */
     size_t nevents;
     double wall_minus_mono;
@@ -57,9 +58,13 @@ struct ry_watch_read {
     long pid;
     double updated_s, interval_s, window_s;
     int watching;
-    size_t nports;
+    size_t nports;      /* the subjects: the ports ... */
+    size_t nnvlinks;    /* ... of which NVLinks */
+    size_t nsampled[2]; /* sampled last time: ports, NVLinks */
     size_t nunsampled;
-    char (*unsampled)[256]; /* "subject: why" of each port not sampled last time */
+    char (*unsampled)[256]; /* "subject: why" of each port not sampled last time; ports not
+                               sampled for one reason after another folded into one ("GPU0/nvlink0
+                               and 17 more: why"); "NVLinks: why" when NVML gave none */
     size_t nevents;
     struct ry_watch_seen *events;
 };

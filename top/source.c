@@ -460,7 +460,7 @@ int top_nvlink_open(struct top_source *s, struct top_model *m)
 {
     char why[200];
 
-    if (!(s->nvl = topo_nvml_links_open(why, sizeof(why)))) {
+    if (!(s->nvl = topo_nvml_links_open(why, sizeof(why), NULL))) {
         snprintf(m->nvlink_why, sizeof(m->nvlink_why), "NVLink: n/a, %s", why);
         return -1;
     }

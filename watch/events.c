@@ -24,6 +24,10 @@ static const char *const ctr_names[WATCH_NCTR] = {
     [WATCH_CNP_SENT] = "np_cnp_sent",
     [WATCH_CNP_HANDLED] = "rp_cnp_handled",
     [WATCH_ECN_MARKED] = "np_ecn_marked_roce_packets",
+    [WATCH_NVL_REPLAY] = "nvlink_replay_errors",
+    [WATCH_NVL_RECOVERY] = "nvlink_recovery_errors",
+    [WATCH_NVL_CRC_FLIT] = "nvlink_crc_flit_errors",
+    [WATCH_NVL_CRC_DATA] = "nvlink_crc_data_errors",
 };
 
 const char *watch_ctr_name(enum watch_ctr c)
@@ -33,7 +37,8 @@ const char *watch_ctr_name(enum watch_ctr c)
 
 int watch_ctr_is_error(enum watch_ctr c)
 {
-    return c >= WATCH_LINK_RECOVERY && c <= WATCH_SEQ_ERR;
+    return (c >= WATCH_LINK_RECOVERY && c <= WATCH_SEQ_ERR) ||
+           (c >= WATCH_NVL_REPLAY && c <= WATCH_NVL_CRC_DATA);
 }
 
 int watch_ctr_is_congestion(enum watch_ctr c)
@@ -43,9 +48,21 @@ int watch_ctr_is_congestion(enum watch_ctr c)
 
 const char *watch_kind_name(enum watch_kind k)
 {
-    static const char *const names[WATCH_NKIND] = { "port.flapping", "port.down",
-                                                    "port.errors.burst", "port.congestion" };
+    static const char *const names[WATCH_NKIND] = {
+        "port.flapping",   "port.down",   "port.errors.burst", "port.congestion",
+        "nvlink.flapping", "nvlink.down", "nvlink.errors",
+    };
     return k < WATCH_NKIND ? names[k] : "?";
+}
+
+int watch_kind_has_counter(enum watch_kind k)
+{
+    return k == WATCH_EV_BURST || k == WATCH_EV_CONGESTION || k == WATCH_EV_NVL_ERRORS;
+}
+
+int watch_kind_is_nvlink(enum watch_kind k)
+{
+    return k >= WATCH_EV_NVL_FLAPPING && k < WATCH_NKIND;
 }
 
 int watch_limits_from_map(struct watch_limits *l, double *interval, const struct map_watch *mw,
@@ -73,7 +90,7 @@ int watch_limits_from_map(struct watch_limits *l, double *interval, const struct
             return ry_errorf(err,
                              "%s:%d:%d: watch: limits: '%s' is not a counter the watch judges by "
                              "its rate (SymbolErrorCounter, PortRcvErrors, "
-                             "LinkErrorRecoveryCounter, np_cnp_sent, ...)",
+                             "LinkErrorRecoveryCounter, np_cnp_sent, nvlink_crc_flit_errors, ...)",
                              map_path, mw->limits[i].line, mw->limits[i].col, mw->limits[i].name);
         l->burst_per_s[c] = mw->limits[i].per_s;
     }
@@ -104,6 +121,12 @@ void watch_limits_default(struct watch_limits *l)
     l->burst_per_s[WATCH_CNP_SENT] = 5000;
     l->burst_per_s[WATCH_CNP_HANDLED] = 5000;
     l->burst_per_s[WATCH_ECN_MARKED] = 5000;
+    /* NVLink, DCGM's limits: CRC errors matter from 100 a second (the driver's advice), a replay
+     * or a recovery a second is a link in trouble */
+    l->burst_per_s[WATCH_NVL_CRC_FLIT] = 100;
+    l->burst_per_s[WATCH_NVL_CRC_DATA] = 100;
+    l->burst_per_s[WATCH_NVL_REPLAY] = 1;
+    l->burst_per_s[WATCH_NVL_RECOVERY] = 1;
 }
 
 struct slot { /* one event of a port: open or not */
@@ -114,11 +137,13 @@ struct slot { /* one event of a port: open or not */
 
 struct port {
     char *subject;
+    int nvlink;
     double first_seen;
     int have_prev;
     struct watch_sample prev;
     double down_since;        /* an open down episode: when it began (-1: the link is not down) */
     int down_counts;          /* ... and it began after the grace */
+    int down_from_start;      /* ... and it was down at the first sample */
     double flaps[FLAPS_KEPT]; /* when the counted flaps ended, oldest first */
     int nflaps;
     struct slot flapping, down, rate[WATCH_NCTR];
@@ -126,6 +151,7 @@ struct port {
 
 struct watch {
     struct watch_limits l;
+    int nvlink_active; /* an NVLink of the node has been seen active */
     struct port *p;
     size_t n, alloc;
 };
@@ -156,7 +182,7 @@ static void slot_init(struct slot *s, const struct port *p, enum watch_kind k, e
     s->e.ctr = c;
 }
 
-static struct port *port_of(struct watch *w, const char *subject, double t)
+static struct port *port_of(struct watch *w, const char *subject, double t, int nvlink)
 {
     struct port *p;
 
@@ -174,13 +200,16 @@ static struct port *port_of(struct watch *w, const char *subject, double t)
     p = &w->p[w->n++];
     memset(p, 0, sizeof(*p));
     p->subject = xstrdup(subject);
+    p->nvlink = nvlink;
     p->first_seen = t;
     p->down_since = -1;
-    slot_init(&p->flapping, p, WATCH_EV_FLAPPING, WATCH_NCTR);
-    slot_init(&p->down, p, WATCH_EV_DOWN, WATCH_NCTR);
+    slot_init(&p->flapping, p, nvlink ? WATCH_EV_NVL_FLAPPING : WATCH_EV_FLAPPING, WATCH_NCTR);
+    slot_init(&p->down, p, nvlink ? WATCH_EV_NVL_DOWN : WATCH_EV_DOWN, WATCH_NCTR);
     for (int c = 0; c < WATCH_NCTR; c++)
         slot_init(&p->rate[c], p,
-                  watch_ctr_is_congestion((enum watch_ctr)c) ? WATCH_EV_CONGESTION : WATCH_EV_BURST,
+                  nvlink                                       ? WATCH_EV_NVL_ERRORS
+                  : watch_ctr_is_congestion((enum watch_ctr)c) ? WATCH_EV_CONGESTION
+                                                               : WATCH_EV_BURST,
                   (enum watch_ctr)c);
     return p;
 }
@@ -236,23 +265,34 @@ static void judge_flapping(struct watch *w, struct port *p, double t, watch_even
     }
 }
 
+/* the down episode counts: it began after the grace, or (an NVLink) the link never trained and
+ * the grace is over while other NVLinks of the node are active */
+static int down_counts(const struct watch *w, const struct port *p, double t)
+{
+    if (p->down_counts)
+        return 1;
+    return p->nvlink && p->down_from_start && w->nvlink_active && t >= p->first_seen + w->l.grace;
+}
+
 static void judge_down(struct watch *w, struct port *p, double t, watch_event_fn fn, void *arg)
 {
     struct slot *s = &p->down;
+    const char *word = p->nvlink ? "inactive" : "down";
 
-    if (p->down_since >= 0 && p->down_counts && t - p->down_since > w->l.down_after) {
+    if (p->down_since >= 0 && down_counts(w, p, t) && t - p->down_since > w->l.down_after) {
         s->e.value = t - p->down_since;
         s->e.limit = w->l.down_after;
         s->e.last = t;
-        snprintf(s->e.figures, sizeof(s->e.figures), "down %.0f s (limit %.0f s)", s->e.value,
-                 w->l.down_after);
+        snprintf(s->e.figures, sizeof(s->e.figures), "%s %.0f s%s (limit %.0f s)", word, s->e.value,
+                 p->down_from_start ? " since first seen, never active" : "", w->l.down_after);
         if (!s->open) {
             s->e.first = p->down_since;
             emit(s, WATCH_OPEN, fn, arg);
         }
     } else if (s->open && p->down_since < 0) {
         s->e.last = t;
-        snprintf(s->e.figures, sizeof(s->e.figures), "down %.0f s, up again", t - s->e.first);
+        snprintf(s->e.figures, sizeof(s->e.figures), "%s %.0f s, %s again", word, t - s->e.first,
+                 p->nvlink ? "active" : "up");
         emit(s, WATCH_CLOSE, fn, arg);
     }
 }
@@ -298,10 +338,12 @@ static void judge_rates(struct watch *w, struct port *p, const struct watch_samp
 int watch_feed(struct watch *w, const char *subject, const struct watch_sample *s,
                watch_event_fn fn, void *arg)
 {
-    struct port *p = port_of(w, subject, s->t);
+    struct port *p = port_of(w, subject, s->t, s->nvlink);
 
     if (p->have_prev && s->t <= p->prev.t)
         return -1;
+    if (p->nvlink && s->state == WATCH_UP)
+        w->nvlink_active = 1;
     if (p->have_prev) {
         const struct watch_sample *q = &p->prev;
         int went_down = q->state == WATCH_UP && s->state == WATCH_DOWN;
@@ -327,13 +369,17 @@ int watch_feed(struct watch *w, const char *subject, const struct watch_sample *
         if (went_down) {
             p->down_since = s->t;
             p->down_counts = s->t >= p->first_seen + w->l.grace;
+            p->down_from_start = 0;
         }
-        if (s->state == WATCH_UP)
+        if (s->state == WATCH_UP) {
             p->down_since = -1;
+            p->down_from_start = 0;
+        }
         judge_rates(w, p, s, fn, arg);
     } else if (s->state == WATCH_DOWN) { /* first seen down: its training, or never up */
         p->down_since = s->t;
         p->down_counts = 0;
+        p->down_from_start = 1;
     }
     judge_flapping(w, p, s->t, fn, arg);
     judge_down(w, p, s->t, fn, arg);

@@ -17,7 +17,14 @@
  * from one sample to the next, and where the link went down and up between two samples, in the
  * counter of its downs (LinkDownedCounter; an Ethernet port: its netdev's carrier_changes, two
  * for each down and up). Flaps that begin within the grace after the port was first seen are
- * its training (the driver loaded, the node booted), not events. */
+ * its training (the driver loaded, the node booted), not events.
+ *
+ * An NVLink (a sample with nvlink set, its state active or not) is judged as a port is, with its
+ * own kinds (nvlink.flapping, nvlink.down, nvlink.errors), and one rule more: a link inactive
+ * from its first sample is down once the grace is over, when any NVLink of the node has been
+ * seen active (a link that never trained is not healthy; GPUs none of whose links is active are
+ * PCIe cards without a bridge, not a fault). A port first seen down is not judged: a port no
+ * cable is plugged into is common. */
 
 enum watch_state { WATCH_UNKNOWN = 0, WATCH_UP, WATCH_DOWN };
 
@@ -36,18 +43,23 @@ enum watch_ctr {
     WATCH_CNP_SENT,        /* RoCE: np_cnp_sent */
     WATCH_CNP_HANDLED,     /* RoCE: rp_cnp_handled */
     WATCH_ECN_MARKED,      /* RoCE: np_ecn_marked_roce_packets */
+    WATCH_NVL_REPLAY,      /* NVLink (NVML): data link replays */
+    WATCH_NVL_RECOVERY,    /* NVLink: link recoveries (retraining) */
+    WATCH_NVL_CRC_FLIT,    /* NVLink: flits with a CRC error */
+    WATCH_NVL_CRC_DATA,    /* NVLink: data with a CRC error (not on every GPU) */
     WATCH_NCTR
 };
 
 /* The counter's name as sysfs and the PMA give it ("SymbolErrorCounter", "np_cnp_sent"). */
 const char *watch_ctr_name(enum watch_ctr c);
-/* 1: an error counter (a burst is port.errors.burst); 0: congestion (port.congestion) or a
- * link event counter (carrier_changes, LinkDownedCounter: flaps). */
+/* 1: an error counter (a burst is port.errors.burst, an NVLink's nvlink.errors); 0: congestion
+ * (port.congestion) or a link event counter (carrier_changes, LinkDownedCounter: flaps). */
 int watch_ctr_is_error(enum watch_ctr c);
 int watch_ctr_is_congestion(enum watch_ctr c);
 
 struct watch_sample {
-    double t; /* seconds on the sampler's clock (monotonic) */
+    double t;   /* seconds on the sampler's clock (monotonic) */
+    int nvlink; /* an NVLink of a GPU (its state: active or not), not a NIC's port */
     enum watch_state state;
     long long ctr[WATCH_NCTR]; /* -1: not read */
 };
@@ -71,14 +83,21 @@ int watch_limits_from_map(struct watch_limits *l, double *interval, const struct
                           const char *map_path, ry_error_t *err);
 
 enum watch_kind {
-    WATCH_EV_FLAPPING,   /* port.flapping */
-    WATCH_EV_DOWN,       /* port.down */
-    WATCH_EV_BURST,      /* port.errors.burst (one event per counter) */
-    WATCH_EV_CONGESTION, /* port.congestion (one event per counter) */
+    WATCH_EV_FLAPPING,     /* port.flapping */
+    WATCH_EV_DOWN,         /* port.down */
+    WATCH_EV_BURST,        /* port.errors.burst (one event per counter) */
+    WATCH_EV_CONGESTION,   /* port.congestion (one event per counter) */
+    WATCH_EV_NVL_FLAPPING, /* nvlink.flapping */
+    WATCH_EV_NVL_DOWN,     /* nvlink.down */
+    WATCH_EV_NVL_ERRORS,   /* nvlink.errors (one event per counter) */
     WATCH_NKIND
 };
 
 const char *watch_kind_name(enum watch_kind k);
+/* 1 for a kind of one counter (a burst, congestion, an NVLink's errors): its event names it */
+int watch_kind_has_counter(enum watch_kind k);
+/* 1 for an NVLink's kind (nvlink.*), 0 for a port's */
+int watch_kind_is_nvlink(enum watch_kind k);
 
 enum watch_phase { WATCH_OPEN, WATCH_UPDATE, WATCH_CLOSE };
 
@@ -88,7 +107,7 @@ struct watch_event {
     enum watch_ctr ctr;  /* BURST, CONGESTION: the counter */
     double first, last;  /* when it began and when it was last seen so */
     double value;        /* FLAPPING: flaps in the window; DOWN: seconds down; BURST,
-                            CONGESTION: the highest rate seen (per second) */
+                            CONGESTION, NVL_ERRORS: the highest rate seen (per second) */
     double limit;        /* the limit it passed */
     char figures[200];   /* the figures in words: "3 flaps in 41 s (limit 2 in 300 s)" */
 };

@@ -18,6 +18,8 @@ struct watch_src {
     char dev[64];     /* the RDMA device, "" for a plain netdev */
     int port;
     char netdev[64]; /* its netdev ("" none) */
+    int nvlink;      /* an NVLink (watch/nvlink.h): subject "GPU3/nvlink5", dev the GPU's PCI
+                        address, port the link; not read from sysfs */
 };
 
 /* The RDMA ports under root (NULL: /sys, or $RAILYARD_SYSFS_ROOT), then each name of netdevs

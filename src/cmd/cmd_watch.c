@@ -15,15 +15,17 @@
 #include "reports/eventlog.h"
 #include "reports/watch_json.h"
 #include "reports/watch_prom.h"
+#include "reports/watch_state.h"
 #include "src/cmd/cmd.h"
 #include "topo/map.h"
 #include "watch/events.h"
+#include "watch/nvlink.h"
 #include "watch/sysfs.h"
 
 /* railyard watch: this node's ports sampled every interval (watch/sysfs.c, each read with a
- * deadline), judged into debounced events (watch/events.c), each event appended to the log and
- * printed, and the state file rewritten after every sample for the health check and the
- * preflight (railyard-watch(1)). */
+ * deadline) and its GPUs' NVLinks (watch/nvlink.c, NVML in a thread of its own, with one), judged
+ * into debounced events (watch/events.c), each event appended to the log and printed, and the state
+ * file rewritten after every sample for the health check and the preflight (railyard-watch(1)). */
 
 enum {
     OPT_INTERVAL = 1000,
@@ -41,6 +43,7 @@ enum {
     OPT_LOG_BYTES,
     OPT_TEXTFILE,
     OPT_MAP,
+    OPT_NVLINK,
 };
 
 struct watch_cli {
@@ -49,6 +52,7 @@ struct watch_cli {
     const char *netdev[64];
     size_t nnetdev;
     long count;
+    int nvlink; /* sample the GPUs' NVLinks (NVML) */
     struct watch_limits l;
     size_t log_bytes;
 };
@@ -97,6 +101,13 @@ static int on_opt(int opt, const char *arg, void *ctx)
     case OPT_STATE: c->state = arg; return 0;
     case OPT_TEXTFILE: c->textfile = strcmp(arg, "none") ? arg : NULL; return 0;
     case OPT_MAP: c->map = arg; return 0;
+    case OPT_NVLINK:
+        if (strcmp(arg, "auto") && strcmp(arg, "none")) {
+            cmd_error("watch: --nvlink takes auto or none, not '%s'", arg);
+            return -1;
+        }
+        c->nvlink = !strcmp(arg, "auto");
+        return 0;
     case OPT_SYSFS: c->sysfs_root = arg; return 0;
     case OPT_NETDEV:
         if (c->nnetdev == sizeof(c->netdev) / sizeof(*c->netdev)) {
@@ -140,46 +151,11 @@ struct run {
     char host[256];
     double off; /* wall - monotonic */
     int json, log_failed;
-    struct ry_watch_kept *kept; /* open events and those closed within the window */
-    size_t nkept, alloc;
-    const struct watch_src *ports;
-    size_t nports;
-    long (*opened)[WATCH_NKIND]; /* per port and kind: events opened since the start */
-    int changed;                 /* an event opened or closed since the textfile was written */
+    struct ry_watch_kept_list kept; /* open events and those closed within the window */
+    struct watch_subjects v;        /* the ports, then the NVLinks */
+    int changed;                    /* an event opened or closed since the textfile was written */
+    char nvl_failed[160];           /* NVML failed for good: why */
 };
-
-/* keep ev in the state's list: replaced where it is (same kind, subject and counter) */
-static void keep(struct run *r, enum watch_phase ph, const struct watch_event *e)
-{
-    struct ry_watch_kept *k = NULL;
-
-    for (size_t i = 0; i < r->nkept; i++)
-        if (r->kept[i].e.kind == e->kind && r->kept[i].e.ctr == e->ctr &&
-            !strcmp(r->kept[i].subject, e->subject) && r->kept[i].phase != WATCH_CLOSE)
-            k = &r->kept[i];
-    if (!k) {
-        xgrow(&r->kept, &r->alloc, r->nkept + 1, sizeof(*r->kept));
-        k = &r->kept[r->nkept++];
-    }
-    k->phase = ph;
-    k->e = *e;
-    snprintf(k->subject, sizeof(k->subject), "%s", e->subject);
-    for (size_t i = 0; i < r->nkept; i++) /* e.subject points into each one's own copy */
-        r->kept[i].e.subject = r->kept[i].subject;
-}
-
-/* closed events older than the window leave the state's list */
-static void expire(struct run *r, double now)
-{
-    size_t k = 0;
-
-    for (size_t i = 0; i < r->nkept; i++)
-        if (r->kept[i].phase != WATCH_CLOSE || r->kept[i].e.last >= now - r->c->l.flap_window)
-            r->kept[k++] = r->kept[i];
-    r->nkept = k;
-    for (size_t i = 0; i < r->nkept; i++)
-        r->kept[i].e.subject = r->kept[i].subject;
-}
 
 static void on_event(enum watch_phase ph, const struct watch_event *e, void *arg)
 {
@@ -188,10 +164,10 @@ static void on_event(enum watch_phase ph, const struct watch_event *e, void *arg
     char *line = ry_watch_event_line(ph, e, r->host, r->off, &err);
     struct ry_eventlog_limits l = { r->c->log_bytes, 4 };
 
-    keep(r, ph, e);
-    for (size_t i = 0; i < r->nports; i++)
-        if (ph == WATCH_OPEN && !strcmp(r->ports[i].subject, e->subject))
-            r->opened[i][e->kind]++;
+    ry_watch_keep(&r->kept, ph, e);
+    for (size_t i = 0; i < r->v.n; i++)
+        if (ph == WATCH_OPEN && !strcmp(r->v.ports[i].subject, e->subject))
+            r->v.opened[i][e->kind]++;
     r->changed |= ph != WATCH_UPDATE;
     if (line && r->c->log && ry_eventlog_append(r->c->log, line, &l, &err) < 0 && !r->log_failed) {
         cmd_error("watch: %s", err.text); /* said once; the events still go to the output */
@@ -214,19 +190,18 @@ static void on_event(enum watch_phase ph, const struct watch_event *e, void *arg
 
 /* node_exporter's textfile: each port's last sample, the events (the state's list) */
 #define TEXTFILE_EVERY 10.0
-static int textfile(const struct run *r, const struct watch_sample *s, char (*why)[160],
-                    int stopped, double now)
+static int textfile(const struct run *r, int stopped, double now)
 {
     struct ry_watch_textfile tf = { r->host,
                                     stopped,
                                     now,
-                                    r->nports,
-                                    r->ports,
-                                    s,
-                                    (const char(*)[160])why,
-                                    (const long(*)[WATCH_NKIND])r->opened,
-                                    r->kept,
-                                    r->nkept };
+                                    r->v.n,
+                                    r->v.ports,
+                                    r->v.s,
+                                    (const char(*)[160])r->v.why,
+                                    (const long(*)[WATCH_NKIND])r->v.opened,
+                                    r->kept.v,
+                                    r->kept.n };
     ry_error_t err = { "" };
 
     if (ry_watch_textfile_write(r->c->textfile, &tf, &err) < 0) {
@@ -282,12 +257,74 @@ static const char *in_archive(const char *given, const char *file, char *buf, si
     return buf;
 }
 
+/* the state file: the last sample's (stopped: the watch ends, a reader must not take its last
+ * state for a live one) */
+static int state(struct run *r, double started, double updated, int stopped, const char *nvl_why)
+{
+    struct ry_watch_state st = { .host = r->host,
+                                 .pid = (long)getpid(),
+                                 .started = started,
+                                 .updated = updated,
+                                 .interval = r->c->interval,
+                                 .window = r->c->l.flap_window,
+                                 .stopped = stopped,
+                                 .nports = r->v.n,
+                                 .ports = r->v.ports,
+                                 .why = (const char(*)[160])r->v.why,
+                                 .nvlink_why = nvl_why,
+                                 .events = r->kept.v,
+                                 .nevents = r->kept.n,
+                                 .wall_minus_mono = r->off };
+    ry_error_t err = { "" };
+
+    if (r->c->state && ry_watch_state_write(r->c->state, &st, &err) < 0) {
+        cmd_error("watch: %s", err.text);
+        return -1;
+    }
+    return 0;
+}
+
+/* NVML's links read with a deadline (its first open waits longer: seconds on a node without
+ * the persistence daemon); nvl_why: why there is none this time ("" there are; no driver: "").
+ * The reader is freed once there is nothing to sample. */
+#define NVML_OPEN_DEADLINE 15.0
+static void read_nvlinks(struct run *r, struct watch_nvl **nvl, double t, char *nvl_why, size_t len)
+{
+    const struct topo_nvlink_sample *v;
+    char why[160];
+    long got;
+
+    nvl_why[0] = '\0';
+    if (!*nvl)
+        return;
+    got = watch_nvl_read(*nvl, r->c->deadline, NVML_OPEN_DEADLINE, &v, why, sizeof(why));
+    if (got <= -2) { /* for good: said once */
+        if (!r->json)
+            printf("railyard watch: NVLinks not sampled: %s\n", why);
+        if (got == -3)
+            cmd_error("watch: NVLinks not sampled: %s", why);
+        watch_nvl_free(*nvl);
+        *nvl = NULL;
+        snprintf(r->nvl_failed, sizeof(r->nvl_failed), "%s", got == -3 ? why : "");
+    } else {
+        size_t active, added = watch_subjects_nvlinks(&r->v, got, v, why, t, &active);
+        if (added && !r->json)
+            printf("railyard watch: %zu NVLink%s (%zu active)\n", added, added == 1 ? "" : "s",
+                   active);
+    }
+    if (got == -1 && r->v.n == r->v.nsys) /* no link seen yet: the state says why */
+        snprintf(nvl_why, len, "%s", why);
+    else if (r->nvl_failed[0])
+        snprintf(nvl_why, len, "%s", r->nvl_failed);
+}
+
 static int run(int argc, char **argv)
 {
     static const struct option extra[] = {
         { "interval", required_argument, NULL, OPT_INTERVAL },
         { "deadline", required_argument, NULL, OPT_DEADLINE },
         { "netdev", required_argument, NULL, OPT_NETDEV },
+        { "nvlink", required_argument, NULL, OPT_NVLINK },
         { "log", required_argument, NULL, OPT_LOG },
         { "log-bytes", required_argument, NULL, OPT_LOG_BYTES },
         { "state", required_argument, NULL, OPT_STATE },
@@ -306,19 +343,18 @@ static int run(int argc, char **argv)
     struct watch_cli c = {
         .interval = -1,
         .deadline = -1,
+        .nvlink = 1,
         .log_bytes = 16u << 20,
         .l = { .flap_count = -1, .flap_window = -1, .grace = -1, .down_after = -1, .hold = -1 }
     };
     struct run r = { .c = &c };
     struct cmd_common common;
-    struct watch_src *ports = NULL;
-    struct watch_sample *s;
     struct watch_sampler *sampler;
+    struct watch_nvl *nvl = NULL;
     struct watch *w;
     struct sigaction sa;
-    char(*why)[160], logbuf[4096], statebuf[4096], (*said)[160];
+    char logbuf[4096], statebuf[4096], nvl_why[160] = "";
     ry_error_t err = { "" };
-    size_t n = 0;
     double started, textfile_at = -1e18;
     int idx, rc = RY_EXIT_OK;
 
@@ -339,68 +375,58 @@ static int run(int argc, char **argv)
     c.state = in_archive(c.state, "state.json", statebuf, sizeof(statebuf));
     if (gethostname(r.host, sizeof(r.host) - 1) < 0)
         snprintf(r.host, sizeof(r.host), "localhost");
-    if (watch_sysfs_ports(c.sysfs_root, c.netdev, c.nnetdev, &ports, &n, &err) < 0) {
+    if (watch_sysfs_ports(c.sysfs_root, c.netdev, c.nnetdev, &r.v.ports, &r.v.nsys, &err) < 0) {
         cmd_error("watch: %s", err.text);
         return RY_EXIT_ERROR;
     }
-    if (!n) {
-        cmd_error("watch: no port to watch under %s/class/infiniband (and no --netdev)",
-                  c.sysfs_root ? c.sysfs_root : "/sys");
-        free(ports);
-        return RY_EXIT_ERROR;
-    }
+    r.v.n = r.v.alloc[0] = r.v.nsys;
+    watch_subjects_grow(&r.v, r.v.nsys + 1);
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    s = xcalloc(n, sizeof(*s));
-    why = xcalloc(n, sizeof(*why));
-    said = xcalloc(n, sizeof(*said));
-    r.ports = ports;
-    r.nports = n;
-    r.opened = xcalloc(n, sizeof(*r.opened));
     w = watch_new(&c.l);
-    sampler = watch_sampler_new(c.sysfs_root, ports, n);
+    sampler = watch_sampler_new(c.sysfs_root, r.v.ports, r.v.nsys);
     started = clock_s(CLOCK_REALTIME);
     if (!r.json)
         printf("railyard watch: %zu port%s every %g s (flaps: %d within %g s, grace %g s; down "
                "after %g s)%s%s\n",
-               n, n == 1 ? "" : "s", c.interval, c.l.flap_count, c.l.flap_window, c.l.grace,
-               c.l.down_after, c.log ? ", log " : ", no log", c.log ? c.log : "");
+               r.v.nsys, r.v.nsys == 1 ? "" : "s", c.interval, c.l.flap_count, c.l.flap_window,
+               c.l.grace, c.l.down_after, c.log ? ", log " : ", no log", c.log ? c.log : "");
+    fflush(stdout);
+    if (c.nvlink) { /* NVML opened before the first sample, its links known */
+        nvl = watch_nvl_new(NULL);
+        read_nvlinks(&r, &nvl, clock_s(CLOCK_MONOTONIC), nvl_why, sizeof(nvl_why));
+    }
+    if (!r.v.n && !nvl) {
+        cmd_error("watch: no port to watch under %s/class/infiniband (and no --netdev), and no "
+                  "NVLink",
+                  c.sysfs_root ? c.sysfs_root : "/sys");
+        rc = RY_EXIT_ERROR;
+        goto done;
+    }
     fflush(stdout);
     for (long k = 0; !stop_signal && (!c.count || k < c.count); k++) {
         double t = clock_s(CLOCK_MONOTONIC), next = t + c.interval;
-        struct ry_watch_state st;
         r.off = clock_s(CLOCK_REALTIME) - t;
-        watch_sampler_read(sampler, t, c.deadline, s, why);
-        for (size_t i = 0; i < n; i++) {
-            if (!why[i][0])
-                watch_feed(w, ports[i].subject, &s[i], on_event, &r);
-            if (strcmp(why[i], said[i]) && why[i][0] && !strstr(why[i], "still hangs"))
-                cmd_error("watch: %s: not sampled: %s", ports[i].subject, why[i]);
-            memcpy(said[i], why[i], sizeof(said[i]));
+        watch_sampler_read(sampler, t, c.deadline, r.v.s, r.v.why);
+        read_nvlinks(&r, &nvl, t, nvl_why, sizeof(nvl_why));
+        for (size_t i = 0; i < r.v.n; i++) {
+            if (!r.v.why[i][0])
+                watch_feed(w, r.v.ports[i].subject, &r.v.s[i], on_event, &r);
+            if (strcmp(r.v.why[i], r.v.said[i]) && r.v.why[i][0] &&
+                !strstr(r.v.why[i], "still hangs"))
+                cmd_error("watch: %s: not sampled: %s", r.v.ports[i].subject, r.v.why[i]);
+            memcpy(r.v.said[i], r.v.why[i], sizeof(r.v.said[i]));
         }
-        expire(&r, t);
-        st = (struct ry_watch_state){ .host = r.host,
-                                      .pid = (long)getpid(),
-                                      .started = started,
-                                      .updated = t + r.off,
-                                      .interval = c.interval,
-                                      .window = c.l.flap_window,
-                                      .nports = n,
-                                      .ports = ports,
-                                      .why = (const char(*)[160])why,
-                                      .events = r.kept,
-                                      .nevents = r.nkept,
-                                      .wall_minus_mono = r.off };
-        if (c.state && ry_watch_state_write(c.state, &st, &err) < 0) {
-            cmd_error("watch: %s", err.text);
+        ry_watch_expire(&r.kept, t, c.l.flap_window);
+        if (state(&r, started, t + r.off, 0, nvl_why) < 0) {
             rc = RY_EXIT_ERROR;
             break;
         }
         /* the textfile: every 10 s at most, and when an event opened or closed */
         if (c.textfile && (r.changed || t - textfile_at >= TEXTFILE_EVERY)) {
-            if (textfile(&r, s, why, 0, t + r.off) < 0) {
+            if (textfile(&r, 0, t + r.off) < 0) {
                 rc = RY_EXIT_ERROR;
                 break;
             }
@@ -414,35 +440,16 @@ static int run(int argc, char **argv)
             nanosleep(&nap, NULL);
         }
     }
-    if (c.state) { /* the watch ends: a reader must not take its last state for a live one */
-        struct ry_watch_state st = { .host = r.host,
-                                     .pid = (long)getpid(),
-                                     .started = started,
-                                     .updated = clock_s(CLOCK_REALTIME),
-                                     .interval = c.interval,
-                                     .window = c.l.flap_window,
-                                     .stopped = 1,
-                                     .nports = n,
-                                     .ports = ports,
-                                     .why = (const char(*)[160])why,
-                                     .events = r.kept,
-                                     .nevents = r.nkept,
-                                     .wall_minus_mono = r.off };
-        if (ry_watch_state_write(c.state, &st, &err) < 0) {
-            cmd_error("watch: %s", err.text);
-            rc = RY_EXIT_ERROR;
-        }
-    }
-    if (c.textfile && textfile(&r, s, why, 1, clock_s(CLOCK_REALTIME)) < 0)
+    if (state(&r, started, clock_s(CLOCK_REALTIME), 1, nvl_why) < 0)
         rc = RY_EXIT_ERROR;
+    if (c.textfile && textfile(&r, 1, clock_s(CLOCK_REALTIME)) < 0)
+        rc = RY_EXIT_ERROR;
+done:
     watch_sampler_free(sampler);
+    watch_nvl_free(nvl);
     watch_free(w);
-    free(s);
-    free(why);
-    free(said);
-    free(r.kept);
-    free(r.opened);
-    free(ports);
+    watch_subjects_free(&r.v);
+    free(r.kept.v);
     return rc;
 }
 
@@ -456,6 +463,7 @@ const struct cmd_entry cmd_watch = {
         "  --deadline <s>       a port's read that takes longer is said to hang (default 0.8 of\n"
         "                       the interval, at most 2)\n"
         "  --netdev <name>      also watch this network interface (repeatable)\n"
+        "  --nvlink auto|none   the GPUs' NVLinks through NVML where there is a driver (auto)\n"
         "  --log <file>         append the events here, one JSON line each (default\n"
         "                       /var/lib/railyard/watch/events.jsonl for root; none: no log)\n"
         "  --log-bytes <n>      rotate the log past this size (default 16 MiB; 4 kept)\n"

@@ -16,8 +16,8 @@ up() { fake_ib_port "$R" "$1" "4: ACTIVE" "5: LinkUp"; }
 down() { fake_ib_port "$R" "$1" "1: DOWN" "2: Polling"; }
 now() { date +%s.%N; }
 wait_log() { # wait_log PATTERN SECONDS: the log has a line matching PATTERN
-    local i
-    for i in $(seq 1 $(($2 * 10))); do
+    local _
+    for _ in $(seq 1 $(($2 * 10))); do
         grep -q "$1" "$TMP/ev.jsonl" 2>/dev/null && return 0
         sleep 0.1
     done
@@ -170,7 +170,7 @@ is "$("$RAILYARD" map show --json "$TMP/w.map" | jq -c '.watch')" \
 sed 's/SymbolErrorCounter: 5/LinkDownedCounter: 5/' "$TMP/w.map" >"$TMP/w2.map"
 "$RAILYARD" watch --sysfs-root "$R" --count 1 --log none --state none --map "$TMP/w2.map" >/dev/null 2>"$TMP/e"
 is "$?:$(head -1 "$TMP/e")" \
-    "2:railyard: watch: $TMP/w2.map:10:12: watch: limits: 'LinkDownedCounter' is not a counter the watch judges by its rate (SymbolErrorCounter, PortRcvErrors, LinkErrorRecoveryCounter, np_cnp_sent, ...)" \
+    "2:railyard: watch: $TMP/w2.map:10:12: watch: limits: 'LinkDownedCounter' is not a counter the watch judges by its rate (SymbolErrorCounter, PortRcvErrors, LinkErrorRecoveryCounter, np_cnp_sent, nvlink_crc_flit_errors, ...)" \
     "a counter the watch does not judge by its rate: refused, its line and column named"
 sed 's/flap_window: 600/flap_windw: 600/' "$TMP/w.map" >"$TMP/w3.map"
 "$RAILYARD" watch --sysfs-root "$R" --count 1 --log none --state none --map "$TMP/w3.map" >/dev/null 2>"$TMP/e"
@@ -179,13 +179,69 @@ sed 's/interval: 0.2/interval: 0.01/' "$TMP/w.map" >"$TMP/w4.map"
 "$RAILYARD" watch --sysfs-root "$R" --count 1 --log none --state none --map "$TMP/w4.map" >/dev/null 2>"$TMP/e"
 is "$?:$(grep -c "w4.map:5:13: interval takes seconds (0.05 to 3600), not 0.01" "$TMP/e")" "2:1" "an interval under 0.05 s: refused ($(head -1 "$TMP/e"))"
 
+sed 's/np_cnp_sent: 20000/nvlink_crc_flit_errors: 50/' "$TMP/w.map" >"$TMP/w5.map"
+"$RAILYARD" watch --sysfs-root "$R" --count 1 --log none --state none --map "$TMP/w5.map" >/dev/null 2>"$TMP/e"
+is "$?:$(cat "$TMP/e")" "0:" "an NVLink counter's limit in the map: taken"
+
+# NVLinks: no driver on this machine (or none where RAILYARD_NVML_LIBRARY points): said once,
+# the ports watched all the same, the state with no NVLink and nothing said not judged
+RAILYARD_NVML_LIBRARY=$TMP/no-libnvidia-ml.so.1 "$RAILYARD" watch --sysfs-root "$R" --count 2 --interval 0.1 \
+    --log none --state "$TMP/nv.json" >"$TMP/nv.out" 2>"$TMP/nv.err"
+is "$?:$(grep -c '^railyard watch: NVLinks not sampled: no NVIDIA driver ' "$TMP/nv.out"):$(wc -c <"$TMP/nv.err")" "0:1:0" \
+    "no NVIDIA driver: NVLinks not sampled, said once on the output, nothing on stderr"
+is "$(jq -c '[(.ports | length), ([.ports[] | select(.nvlink)] | length), (.nvlinks_why // "none")]' "$TMP/nv.json")" '[4,0,"none"]' \
+    "...the four ports in the state, no NVLink, no reason to say they were not judged"
+"$RAILYARD" check --watch-state "$TMP/nv.json" --json >"$TMP/nvc.json" 2>/dev/null
+is "$(jq -r '[.findings[] | select(.check | startswith("watch.nvlink"))] | length' "$TMP/nvc.json")" 0 \
+    "...so the check says nothing of NVLinks (no GPU is not a pass)"
+RAILYARD_NVML_LIBRARY=libc.so.6 "$RAILYARD" watch --sysfs-root "$R" --count 1 --log none --state none >"$TMP/nv.out" 2>&1
+is "$?:$(grep -c 'NVLinks not sampled: .*libc.so.6 lacks nvmlInit' "$TMP/nv.out")" "0:1" \
+    "a library that is not NVML: NVLinks not sampled, the ports watched"
+"$RAILYARD" watch --sysfs-root "$R" --count 1 --nvlink none --log none --state none >"$TMP/nv.out" 2>&1
+is "$?:$(grep -c NVLink "$TMP/nv.out")" "0:0" "--nvlink none: NVML not opened, nothing said of it"
+
+# a quiet hour of the command on a fake clock (libfaketime, 240 times as fast): 3600 samples at
+# 1 s of four ports, one with a symbol error and 1000 CNPs a minute (under their limits), the
+# others still; no event, every port sampled to the end
+ft=$(ls /usr/lib/*/faketime/libfaketime.so.1 2>/dev/null | head -1)
+if [ -n "$ft" ]; then
+    echo 0 >"$R/class/infiniband/mlx5_3/ports/1/counters/symbol_error"
+    for d in mlx5_0 mlx5_1 mlx5_2 mlx5_3; do up $d; done
+    mkdir -p "$R/class/infiniband/mlx5_2/ports/1/hw_counters"
+    echo 0 >"$R/class/infiniband/mlx5_2/ports/1/hw_counters/np_cnp_sent"
+    # (a sanitizer build: ASan wants to be the first library loaded, libfaketime is)
+    LD_PRELOAD=$ft FAKETIME="+0 x240" ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 \
+        "$RAILYARD" watch --sysfs-root "$R" --count 3600 --interval 1 --deadline 100 \
+        --nvlink none --log "$TMP/quiet.jsonl" --state "$TMP/quiet.json" >"$TMP/quiet.out" 2>&1 &
+    Q=$!
+    k=0
+    while kill -0 $Q 2>/dev/null && [ $k -lt 600 ]; do # a minute of the fake clock: 0.25 s here
+        k=$((k + 1))
+        echo "$k" >"$R/class/infiniband/mlx5_2/ports/1/counters/symbol_error"
+        echo $((k * 1000)) >"$R/class/infiniband/mlx5_2/ports/1/hw_counters/np_cnp_sent"
+        sleep 0.25
+    done
+    wait $Q
+    rc=$?
+    span=$(jq -r '(.updated_s - (.started | fromdateiso8601)) | floor' "$TMP/quiet.json" 2>/dev/null)
+    is "$rc:$(cat "$TMP/quiet.jsonl" 2>/dev/null | wc -l)" "0:0" \
+        "a quiet hour on a fake clock ($span s of it, $k counter steps): no event"
+    awk -v s="${span:-0}" 'BEGIN {exit !(s >= 3590)}'
+    ok $? "...the fake clock ran an hour of samples or more: $span s from start to end (its start counted)"
+    is "$(jq -r '[.ports[] | select(.sampled)] | length' "$TMP/quiet.json")" 4 "...every port sampled to the end"
+else
+    skip "a quiet hour on a fake clock" "libfaketime is not installed"
+    skip "...an hour of samples" "as above"
+    skip "...every port sampled" "as above"
+fi
+
 # bad usage: exit 2, said
 mkdir -p "$TMP/empty"
-for bad in "--interval 0" "--flap-count 0" "--count 2.5" "--netdev nosuch0" "--bogus" "extra"; do
+for bad in "--interval 0" "--flap-count 0" "--count 2.5" "--netdev nosuch0" "--nvlink yes" "--bogus" "extra"; do
     # shellcheck disable=SC2086
     "$RAILYARD" watch --sysfs-root "$R" $bad --count 1 --log none --state none >/dev/null 2>"$TMP/e"
     is "$?:$(grep -c '^railyard: ' "$TMP/e")" "2:1" "refused: $bad ($(head -1 "$TMP/e"))"
 done
 "$RAILYARD" watch --sysfs-root "$TMP/empty" --count 1 --log none --state none >/dev/null 2>"$TMP/e"
-is "$?:$(grep -c 'no port to watch' "$TMP/e")" "2:1" "no port: refused ($(head -1 "$TMP/e"))"
+is "$?:$(grep -c 'no port to watch.*and no NVLink' "$TMP/e")" "2:1" "no port and no NVLink: refused ($(head -1 "$TMP/e"))"
 done_testing

@@ -45,5 +45,11 @@ step map-capture 0 "$RY" map capture -o "$out/map.yaml"
 step check-map-live 0 "$RY" check --no-archive --map "$out/map.yaml"
 step check-map-replay 0 "$RY" check --no-archive --map "$out/map.yaml" --bundle "$out/gather.tar.gz"
 sed 's/^/  /' "$out/check-map-live.out"
+# railyard watch on this node's NVLinks (NVML, in its own thread with a deadline), with lo as
+# a port so that a node without NVLinks runs too: the links it sampled against nvidia-smi's
+step watch 0 "$RY" watch --netdev lo --count 5 --interval 1 --grace 0 \
+    --state "$out/watch-state.json" --log "$out/watch-events.jsonl" --textfile "$out/watch.prom"
+sed 's/^/  /' "$out/watch.out" | head -8
+echo "  NVLinks: nvidia-smi lists $(grep -c 'Link [0-9]*:' "$out/nvidia-smi-nvlink-status.txt"), the watch sampled $(grep -c '"nvlink": true' "$out/watch-state.json" 2>/dev/null)"
 echo "run-discovery: exit $rc"
 exit $rc

@@ -34,6 +34,7 @@ static struct watch_sample at(double t, enum watch_state st)
 {
     struct watch_sample x;
 
+    memset(&x, 0, sizeof(x));
     x.t = t;
     x.state = st;
     for (int c = 0; c < WATCH_NCTR; c++)
@@ -54,6 +55,160 @@ static void feed(struct watch *w, const char *port, double t, enum watch_state s
 {
     struct watch_sample x = at(t, st);
     watch_feed(w, port, &x, on_event, s);
+}
+
+/* an NVLink's sample at t: active or not, its CRC flit errors (-1 unread) */
+static struct watch_sample nvl(double t, int active, long long crc)
+{
+    struct watch_sample x = at(t, active ? WATCH_UP : WATCH_DOWN);
+
+    x.nvlink = 1;
+    x.ctr[WATCH_NVL_CRC_FLIT] = crc;
+    return x;
+}
+
+/* NVLinks: their own kinds (the node check's watch.nvlink.flapping, watch.nvlink.down and
+ * watch.nvlink.errors); training after boot is not an event; a link that never trained is
+ * down once the grace is over, where other NVLinks are active; none active anywhere (PCIe
+ * cards without a bridge) is not a fault */
+static void nvlinks(void)
+{
+    struct watch_limits l;
+    struct watch *w;
+    struct seen s;
+    char name[32];
+
+    watch_limits_default(&l);
+    ok(l.burst_per_s[WATCH_NVL_CRC_FLIT] == 100 && l.burst_per_s[WATCH_NVL_CRC_DATA] == 100 &&
+           l.burst_per_s[WATCH_NVL_REPLAY] == 1 && l.burst_per_s[WATCH_NVL_RECOVERY] == 1,
+       "NVLink limits: CRC 100/s, replay and recovery 1/s");
+    ok(watch_ctr_is_error(WATCH_NVL_CRC_DATA) && !watch_ctr_is_congestion(WATCH_NVL_REPLAY) &&
+           watch_kind_is_nvlink(WATCH_EV_NVL_ERRORS) && !watch_kind_is_nvlink(WATCH_EV_DOWN) &&
+           watch_kind_has_counter(WATCH_EV_NVL_ERRORS) &&
+           !watch_kind_has_counter(WATCH_EV_NVL_DOWN),
+       "NVLink counters are errors; their kinds are NVLink kinds");
+
+    /* boot: 18 links of 2 GPUs inactive, trained one by one up to 119 s (grace 120): nothing;
+     * then an hour active */
+    memset(&s, 0, sizeof(s));
+    w = watch_new(&l);
+    for (int t = 0; t < 3600; t++)
+        for (int g = 0; g < 2; g++)
+            for (int k = 0; k < 18; k++) {
+                struct watch_sample x = nvl(t, t >= 60 + k * 3 + g, 0);
+                snprintf(name, sizeof(name), "GPU%d/nvlink%d", g, k);
+                watch_feed(w, name, &x, on_event, &s);
+            }
+    is_int(s.n, 0, "36 NVLinks training for up to 119 s after boot, then an hour: no event (%s)",
+           s.log);
+    watch_free(w);
+
+    /* no NVLink active anywhere for an hour (PCIe GPUs without a bridge): nothing */
+    memset(&s, 0, sizeof(s));
+    w = watch_new(&l);
+    for (int t = 0; t < 3600; t += 10)
+        for (int k = 0; k < 12; k++) {
+            struct watch_sample x = nvl(t, 0, -1);
+            snprintf(name, sizeof(name), "GPU0/nvlink%d", k);
+            watch_feed(w, name, &x, on_event, &s);
+        }
+    is_int(s.n, 0, "no NVLink ever active (no bridge): no event in an hour (%s)", s.log);
+    watch_free(w);
+
+    /* one link never trains while the other is active: the grace binding (120 s > 7 s) ... */
+    for (int which = 0; which < 2; which++) {
+        struct watch_limits m = l;
+        double opens = which ? 31 : 120;
+        if (which) { /* ... then the limit binding: grace 5 s, down after 30 s */
+            m.grace = 5;
+            m.down_after = 30;
+        }
+        memset(&s, 0, sizeof(s));
+        w = watch_new(&m);
+        for (int t = 0; t < opens; t++) {
+            struct watch_sample a = nvl(t, 1, 0), b = nvl(t, 0, 0);
+            watch_feed(w, "GPU6/nvlink0", &a, on_event, &s);
+            watch_feed(w, "GPU6/nvlink1", &b, on_event, &s);
+        }
+        is_int(s.n, 0, "never-trained link, %s binding: nothing at %.0f s (%s)",
+               which ? "its down limit" : "the grace", opens - 1, s.log);
+        {
+            struct watch_sample a = nvl(opens, 1, 0), b = nvl(opens, 0, 0);
+            watch_feed(w, "GPU6/nvlink0", &a, on_event, &s);
+            watch_feed(w, "GPU6/nvlink1", &b, on_event, &s);
+        }
+        is_str(s.log, "open nvlink.down GPU6/nvlink1", "...nvlink.down at %.0f s", opens);
+        ok(s.last.first == 0 && strstr(s.last.figures, "never active") &&
+               strstr(s.last.figures, "inactive"),
+           "...since its first sample, never active: %s", s.last.figures);
+        watch_free(w);
+    }
+
+    /* a link that was active goes inactive after the grace: down past 7 s, then active again */
+    memset(&s, 0, sizeof(s));
+    w = watch_new(&l);
+    for (int t = 0; t < 400; t++) {
+        struct watch_sample x = nvl(t, !(t >= 200 && t < 210), 0);
+        watch_feed(w, "GPU2/nvlink4", &x, on_event, &s);
+        if (t == 207)
+            is_int(s.n, 0, "inactive 7 s: nothing yet (%s)", s.log);
+        if (t == 208)
+            is_str(s.log, "open nvlink.down GPU2/nvlink4", "inactive 8 s: nvlink.down");
+    }
+    ok(s.closed == 1 && strstr(s.last.figures, "active again") && s.last.kind == WATCH_EV_NVL_DOWN,
+       "...closed when active again: %s", s.last.figures);
+    watch_free(w);
+
+    /* flaps: inactive for a sample, twice after the grace */
+    memset(&s, 0, sizeof(s));
+    w = watch_new(&l);
+    for (int t = 0; t < 300; t++) {
+        struct watch_sample x = nvl(t, t != 200 && t != 250, 0);
+        watch_feed(w, "GPU3/nvlink17", &x, on_event, &s);
+    }
+    is_str(s.log, "open nvlink.flapping GPU3/nvlink17", "two flaps: nvlink.flapping");
+    watch_free(w);
+
+    /* CRC flit errors: 100/s is the limit itself, 101/s above it */
+    for (int rate = 100; rate <= 101; rate++) {
+        memset(&s, 0, sizeof(s));
+        w = watch_new(&l);
+        for (int t = 0; t < 200; t++) {
+            struct watch_sample x = nvl(t, 1, t >= 150 ? (long long)(t - 150) * rate : 0);
+            watch_feed(w, "GPU1/nvlink2", &x, on_event, &s);
+        }
+        if (rate == 100)
+            is_int(s.n, 0, "CRC flit errors at 100/s: nothing (%s)", s.log);
+        else
+            ok(!strcmp(s.log, "open nvlink.errors GPU1/nvlink2") &&
+                   s.last.ctr == WATCH_NVL_CRC_FLIT && strstr(s.last.figures, "nvlink_crc_flit"),
+               "at 101/s: nvlink.errors naming the counter (%s: %s)", s.log, s.last.figures);
+        watch_free(w);
+    }
+    /* replays: 2/s past their limit of 1, 1/s not */
+    for (int rate = 1; rate <= 2; rate++) {
+        memset(&s, 0, sizeof(s));
+        w = watch_new(&l);
+        for (int t = 0; t < 200; t++) {
+            struct watch_sample x = nvl(t, 1, -1);
+            x.ctr[WATCH_NVL_REPLAY] = t >= 150 ? (long long)(t - 150) * rate : 0;
+            watch_feed(w, "GPU1/nvlink2", &x, on_event, &s);
+        }
+        is_int(s.opened, rate - 1, "replays at %d/s: %s", rate, s.log[0] ? s.log : "nothing");
+        watch_free(w);
+    }
+
+    /* the never-trained rule is the NVLinks' own: a port first seen down, beside active
+     * NVLinks, is an empty port */
+    memset(&s, 0, sizeof(s));
+    w = watch_new(&l);
+    for (int t = 0; t < 400; t++) {
+        struct watch_sample a = nvl(t, 1, 0), b = at(t, WATCH_DOWN);
+        watch_feed(w, "GPU0/nvlink0", &a, on_event, &s);
+        watch_feed(w, "mlx5_7/1", &b, on_event, &s);
+    }
+    is_int(s.n, 0, "a port down from its first sample beside active NVLinks: nothing (%s)", s.log);
+    watch_free(w);
 }
 
 int main(void)
@@ -295,5 +450,6 @@ int main(void)
                "a sample older than the last: refused");
     }
     watch_free(w);
+    nvlinks();
     return done_testing();
 }

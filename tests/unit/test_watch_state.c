@@ -24,6 +24,7 @@ static struct ry_watch_read state(double interval, double window)
     r.window_s = window;
     r.watching = 1;
     r.nports = 4;
+    r.nsampled[0] = 4;
     return r;
 }
 
@@ -132,14 +133,14 @@ static void kinds(void)
 
     ev[0] = seen("port.errors.burst", "mlx5_0/1", 1, NOW);
     ev[1] = seen("port.congestion", "eth2", 0, NOW - 1);
-    ev[2] = seen("nvlink.down", "GPU0/3", 1, NOW);
-    ev[3] = seen("nvlink.errors", "GPU1", 1, NOW);
+    ev[2] = seen("nvlink.down", "GPU0/nvlink3", 1, NOW);
+    ev[3] = seen("nvlink.errors", "GPU1/nvlink0", 1, NOW);
     ev[4] = seen("port.flapping", "a/b/x", 1, NOW);
     r.events = ev;
     r.nevents = 5;
     is_str(judge(&r, NOW, &u),
            "warn watch.port.errors.burst node7/mlx5_0:1;warn watch.port.congestion node7/eth2;"
-           "fail watch.nvlink.down node7/GPU0:3;warn watch.nvlink.errors node7/GPU1;"
+           "fail watch.nvlink.down node7/GPU0/nvlink3;warn watch.nvlink.errors node7/GPU1/nvlink0;"
            "fail watch.port.flapping node7/a/b/x;ok watch.port.down node7",
            "bursts and congestion warn, downs and flaps fail; ports named as the check names "
            "them");
@@ -158,11 +159,71 @@ static void kinds(void)
     r.nports = 2;
     r.unsampled = why;
     r.nunsampled = 2;
+    r.nsampled[0] = 0;
     is_str(judge(&r, NOW, &u), "", "no port sampled: nothing passed");
     is_int((long long)u, 2, "...each said not judged");
     r.nunsampled = 1;
+    r.nsampled[0] = 1;
     is_str(judge(&r, NOW, &u), QUIET, "one of two sampled: judged");
     is_int((long long)u, 1, "...the other said not judged");
+}
+
+/* NVLinks: the events of one kind on several links of a GPU are one finding, their links
+ * listed; one link alone is named; what passes is said for ports and NVLinks apart */
+static void nvlink_judge(void)
+{
+    struct ry_watch_seen ev[20];
+    struct ry_watch_read r = state(1, 300);
+    struct topo_findings f = { 0 };
+    size_t n = 0, u;
+
+    r.nports = 4 + 36;
+    r.nnvlinks = 36;
+    r.nsampled[1] = 36;
+    is_str(judge(&r, NOW, &u), QUIET ";ok watch.nvlink.flapping node7;ok watch.nvlink.down node7",
+           "NVLinks sampled, no event: their own checks pass");
+    r.nsampled[1] = 0;
+    is_str(judge(&r, NOW, &u), QUIET, "NVLinks not sampled: nothing said of them passes");
+    r.nsampled[1] = 36;
+    /* GPU6: links 0-11 down (one closed before the window: left out), GPU2: link 4 alone */
+    for (int k = 0; k < 13; k++) {
+        char sub[32];
+        snprintf(sub, sizeof(sub), "GPU6/nvlink%d", k == 12 ? 15 : k);
+        ev[n++] = seen("nvlink.down", sub, k != 12, k == 12 ? NOW - 301 : NOW);
+    }
+    ev[n++] = seen("nvlink.down", "GPU2/nvlink4", 1, NOW);
+    ev[n++] = seen("nvlink.flapping", "GPU6/nvlink3", 0, NOW - 10);
+    r.events = ev;
+    r.nevents = n;
+    is_str(judge(&r, NOW, &u),
+           "fail watch.nvlink.down node7/GPU6;fail watch.nvlink.down node7/GPU2/nvlink4;"
+           "fail watch.nvlink.flapping node7/GPU6/nvlink3;" QUIET,
+           "12 links of GPU6 down: one finding; GPU2's link on its own; another kind apart");
+    ry_watch_judge(&r, "state.json", "node7", NOW, &f);
+    ok(f.n >= 2 && strstr(f.v[0].observed, "NVLinks 0-11: figures of nvlink.down") &&
+           !strstr(f.v[1].observed, "NVLinks"),
+       "...the links listed as a range (%s), the lone one not (%s)", f.n ? f.v[0].observed : "-",
+       f.n > 1 ? f.v[1].observed : "-");
+    topo_findings_free(&f);
+    /* links apart, and errors per counter */
+    n = 0;
+    ev[n++] = seen("nvlink.down", "GPU1/nvlink5", 1, NOW);
+    ev[n++] = seen("nvlink.down", "GPU1/nvlink0", 1, NOW);
+    ev[n++] = seen("nvlink.down", "GPU1/nvlink1", 1, NOW);
+    ev[n++] = seen("nvlink.down", "GPU1/nvlink3", 1, NOW);
+    ev[n] = seen("nvlink.errors", "GPU1/nvlink0", 1, NOW);
+    snprintf(ev[n++].counter, sizeof(ev[0].counter), "nvlink_crc_flit_errors");
+    ev[n] = seen("nvlink.errors", "GPU1/nvlink1", 1, NOW);
+    snprintf(ev[n++].counter, sizeof(ev[0].counter), "nvlink_replay_errors");
+    r.nevents = n;
+    ry_watch_judge(&r, "state.json", "node7", NOW, &f);
+    ok(f.n >= 3 && !strcmp(f.v[0].subject, "node7/GPU1") &&
+           strstr(f.v[0].observed, "NVLinks 0-1, 3, 5: ") &&
+           !strcmp(f.v[1].subject, "node7/GPU1/nvlink0") &&
+           !strcmp(f.v[2].subject, "node7/GPU1/nvlink1") && f.v[1].sev == TOPO_SEV_WARN,
+       "links 0, 1, 3, 5 listed as 0-1, 3, 5 (%s); errors of two counters apart",
+       f.n ? f.v[0].observed : "-");
+    topo_findings_free(&f);
 }
 
 #ifdef HAVE_JANSSON
@@ -189,8 +250,13 @@ static void reading(void)
     }
     snprintf(path, sizeof(path), "%s/state.json", dir);
     {
-        struct watch_src ports[2] = { { "mlx5_0/1", "mlx5_0", 1, "" }, { "eth2", "", 0, "eth2" } };
-        char why[2][160] = { "", "its operstate read hung past 0.8 s" };
+        struct watch_src ports[5] = { { "mlx5_0/1", "mlx5_0", 1, "", 0 },
+                                      { "eth2", "", 0, "eth2", 0 },
+                                      { "GPU0/nvlink0", "0000:18:00.0", 0, "", 1 },
+                                      { "GPU0/nvlink1", "0000:18:00.0", 1, "", 1 },
+                                      { "GPU0/nvlink2", "0000:18:00.0", 2, "", 1 } };
+        char why[5][160] = { "", "its operstate read hung past 0.8 s", "NVML hung", "NVML hung",
+                             "" };
         struct ry_watch_kept kept[2];
         struct ry_watch_state s = { .host = "n1",
                                     .pid = 42,
@@ -198,9 +264,10 @@ static void reading(void)
                                     .updated = NOW,
                                     .interval = 1,
                                     .window = 300,
-                                    .nports = 2,
+                                    .nports = 5,
                                     .ports = ports,
                                     .why = (const char(*)[160])why,
+                                    .nvlink_why = "NVML failed",
                                     .events = kept,
                                     .nevents = 2,
                                     .wall_minus_mono = NOW - 1000 };
@@ -223,10 +290,14 @@ static void reading(void)
     }
     is_int(ry_watch_state_read(path, &r, &err), 0, "...read back: %s", err.text);
     ok(r.watching && r.pid == 42 && !strcmp(r.host, "n1") && r.updated_s == NOW &&
-           r.interval_s == 1 && r.window_s == 300 && r.nports == 2,
-       "...its watch: watching, pid, host, updated, interval, window, ports");
-    ok(r.nunsampled == 1 && !strcmp(r.unsampled[0], "eth2: its operstate read hung past 0.8 s"),
+           r.interval_s == 1 && r.window_s == 300 && r.nports == 5 && r.nnvlinks == 3 &&
+           r.nsampled[0] == 1 && r.nsampled[1] == 1,
+       "...its watch: watching, pid, host, updated, interval, window, ports and NVLinks");
+    ok(r.nunsampled == 3 && !strcmp(r.unsampled[0], "eth2: its operstate read hung past 0.8 s"),
        "...the port not sampled, and why: %s", r.nunsampled ? r.unsampled[0] : "none");
+    is_str(r.nunsampled > 1 ? r.unsampled[1] : "", "GPU0/nvlink0 and 1 more: NVML hung",
+           "...two links not sampled for one reason: one line");
+    is_str(r.nunsampled > 2 ? r.unsampled[2] : "", "NVLinks: NVML failed", "...NVML's own failure");
     ok(r.nevents == 2 && !strcmp(r.events[0].kind, "port.flapping") && r.events[0].open &&
            r.events[0].last_s == NOW - 1 && !strcmp(r.events[0].figures, "3 flaps in 9 s") &&
            !strcmp(r.events[1].kind, "port.errors.burst") && !r.events[1].open &&
@@ -234,7 +305,7 @@ static void reading(void)
        "...its events: kind, phase, times, figures, counter");
     is_str(judge(&r, NOW + 1, NULL),
            "fail watch.port.flapping node7/mlx5_0:1;warn watch.port.errors.burst node7/mlx5_0:1;"
-           "ok watch.port.down node7",
+           "ok watch.port.down node7;ok watch.nvlink.flapping node7;ok watch.nvlink.down node7",
            "...judged");
     ry_watch_read_free(&r);
 
@@ -261,6 +332,9 @@ static void reading(void)
           "\"subject\": \"x/1\", \"first_s\": 1, \"last_s\": 2}, {\"event\": \"port.down\", "
           "\"subject\": \"x/1\", \"first_s\": 1}]}",
           "event 2 of the state file" },
+        { "{\"schema_version\": 1, \"updated_s\": 1, \"interval_s\": 1, \"window_s\": 300, "
+          "\"watching\": true, \"ports\": [], \"events\": [], \"nvlinks_why\": 7}",
+          "nvlinks_why is not a string" },
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         unlink(path);
@@ -296,13 +370,15 @@ static char *slurp(const char *path)
 static void textfile(void)
 {
     char dir[] = "/tmp/test_watch_prom.XXXXXX", path[128], *t;
-    struct watch_src ports[3] = { { "mlx5_0/1", "mlx5_0", 1, "" },
-                                  { "mlx5_1/1", "mlx5_1", 1, "" },
-                                  { "eth\"2\n", "", 0, "eth2" } };
-    struct watch_sample s[3];
-    char why[3][160] = { "", "", "its operstate read hung" };
-    long opened[3][WATCH_NKIND] = { { 0 }, { 2, 1, 0, 0 }, { 0 } };
-    struct ry_watch_kept kept[2];
+    struct watch_src ports[5] = { { "mlx5_0/1", "mlx5_0", 1, "", 0 },
+                                  { "mlx5_1/1", "mlx5_1", 1, "", 0 },
+                                  { "eth\"2\n", "", 0, "eth2", 0 },
+                                  { "GPU0/nvlink3", "0000:18:00.0", 3, "", 1 },
+                                  { "GPU1/nvlink0", "0000:2a:00.0", 0, "", 1 } };
+    struct watch_sample s[5];
+    char why[5][160] = { "", "", "its operstate read hung", "", "" };
+    long opened[5][WATCH_NKIND] = { { 0 }, { 2, 1, 0, 0 }, { 0 }, { 0 }, { 0 } };
+    struct ry_watch_kept kept[3];
     ry_error_t err = { "" };
 
     if (!mkdtemp(dir)) {
@@ -312,9 +388,16 @@ static void textfile(void)
     snprintf(path, sizeof(path), "%s/railyard_watch.prom", dir);
     memset(s, 0, sizeof(s));
     memset(kept, 0, sizeof(kept));
-    for (int p = 0; p < 3; p++)
+    for (int p = 0; p < 5; p++)
         for (int c = 0; c < WATCH_NCTR; c++)
             s[p].ctr[c] = -1;
+    s[3].state = WATCH_UP;
+    s[3].ctr[WATCH_NVL_CRC_FLIT] = 12;
+    s[4].state = WATCH_DOWN;
+    opened[4][WATCH_EV_NVL_DOWN] = 1;
+    kept[2].phase = WATCH_OPEN;
+    kept[2].e.kind = WATCH_EV_NVL_DOWN;
+    kept[2].e.subject = "GPU1/nvlink0";
     s[0].state = WATCH_UP;
     s[0].ctr[WATCH_LINK_DOWNED] = 7;
     s[1].state = WATCH_DOWN;
@@ -327,8 +410,8 @@ static void textfile(void)
     kept[1].e.kind = WATCH_EV_DOWN;
     kept[1].e.subject = "mlx5_1/1";
     struct ry_watch_textfile tf = {
-        "n1", 0, NOW, 3, ports, s, (const char(*)[160])why, (const long(*)[WATCH_NKIND])opened,
-        kept, 2
+        "n1", 0, NOW, 5, ports, s, (const char(*)[160])why, (const long(*)[WATCH_NKIND])opened,
+        kept, 3
     };
     is_int(ry_watch_textfile_write(path, &tf, &err), 0, "textfile written: %s", err.text);
     t = slurp(path);
@@ -354,6 +437,23 @@ static void textfile(void)
                  "flapping\"} 1\n") &&
            !strstr(t, "event_open{host=\"n1\",port=\"mlx5_1/1\",event=\"port.down"),
        "textfile: the open event a gauge, the closed one not");
+    ok(strstr(t, "railyard_watch_nvlink_up{host=\"n1\",gpu=\"0\",link=\"3\"} 1\n") &&
+           strstr(t, "railyard_watch_nvlink_up{host=\"n1\",gpu=\"1\",link=\"0\"} 0\n") &&
+           strstr(t, "railyard_watch_nvlink_counter{host=\"n1\",gpu=\"0\",link=\"3\",counter="
+                     "\"nvlink_crc_flit_errors\"} 12\n") &&
+           strstr(t, "railyard_watch_nvlink_sampled{host=\"n1\",gpu=\"1\",link=\"0\"} 1\n"),
+       "textfile: NVLinks by GPU and link, active or not, their counters");
+    ok(!strstr(t, "railyard_watch_port_up{host=\"n1\",port=\"GPU") &&
+           !strstr(t, "railyard_watch_nvlink_up{host=\"n1\",port="),
+       "textfile: NVLinks are not ports, ports not NVLinks");
+    ok(strstr(t, "railyard_watch_events_total{host=\"n1\",gpu=\"1\",link=\"0\",event=\"nvlink."
+                 "down\"} 1\n") &&
+           !strstr(t, "events_total{host=\"n1\",gpu=\"1\",link=\"0\",event=\"port.") &&
+           !strstr(t, "events_total{host=\"n1\",port=\"mlx5_0/1\",event=\"nvlink."),
+       "textfile: events opened per NVLink, of the NVLinks' kinds only");
+    ok(strstr(t, "railyard_watch_event_open{host=\"n1\",gpu=\"1\",link=\"0\",event=\"nvlink."
+                 "down\"} 1\n") != NULL,
+       "textfile: an NVLink's open event");
     tf.stopped = 1;
     ry_watch_textfile_write(path, &tf, &err);
     ok(strstr(slurp(path), "railyard_watch_up{host=\"n1\"} 0\n") != NULL,
@@ -372,6 +472,7 @@ int main(void)
     freshness();
     window();
     kinds();
+    nvlink_judge();
 #ifdef HAVE_JANSSON
     reading();
 #endif
