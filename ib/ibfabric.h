@@ -138,4 +138,22 @@ int ibf_live_available(void);
 int ibf_mad_open(struct ibf_live_opts *o, ry_error_t *err);
 void ibf_mad_close(struct ibf_live_opts *o);
 
+/* A port of this node read through MADs, as railyard watch reads a port whose sysfs has no
+ * counters (libumad2sim's view of an ibsim HCA; a driver that leaves them to the PMA): its state
+ * and physical state from its own PortInfo (a directed-route SMP with no hop), its error
+ * counters from its PMA's PortCounters (LID-routed: unread, -1, while no subnet manager has
+ * given it a LID). The MAD port is opened once (timeout_ms for each MAD, one retry) and kept
+ * for the reads. Without libibmad, the open says so. */
+struct ibf_port_read {
+    int state; /* PortState: 1 Down, 2 Init, 3 Armed, 4 Active */
+    int phys;  /* PortPhysicalState: 5 LinkUp */
+    long long link_downed, link_recovery, symbol, rcv_errors, local_integrity, buffer_overrun;
+};
+/* NULL with err when it cannot be opened */
+void *ibf_port_mad_open(const char *ca, int port, int timeout_ms, ry_error_t *err);
+/* 0, or -1 with err when the port did not answer */
+int ibf_port_mad_read(void *mad, const char *ca, int port, struct ibf_port_read *r,
+                      ry_error_t *err);
+void ibf_port_mad_close(void *mad);
+
 #endif

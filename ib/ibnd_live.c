@@ -229,6 +229,57 @@ int ibf_mad_open(struct ibf_live_opts *o, ry_error_t *err)
     return 0;
 }
 
+void *ibf_port_mad_open(const char *ca, int port, int timeout_ms, ry_error_t *err)
+{
+    int classes[] = { IB_SMI_DIRECT_CLASS, IB_PERFORMANCE_CLASS };
+    struct ibmad_port *mad = mad_rpc_open_port((char *)ca, port, classes, 2);
+
+    if (!mad) {
+        ry_errorf(err, "%s port %d: cannot open its MAD port (ib_umad not loaded?)", ca, port);
+        return NULL;
+    }
+    mad_rpc_set_timeout(mad, timeout_ms);
+    mad_rpc_set_retries(mad, 1);
+    return mad;
+}
+
+int ibf_port_mad_read(void *mad, const char *ca, int port, struct ibf_port_read *r, ry_error_t *err)
+{
+    uint8_t pi[IB_SMP_DATA_SIZE] = { 0 }, pc[1024] = { 0 }; /* (a whole MAD: what is copied) */
+    ib_portid_t self, lid;
+    unsigned mylid;
+
+    memset(r, 0, sizeof(*r));
+    r->link_downed = r->link_recovery = r->symbol = r->rcv_errors = r->local_integrity =
+        r->buffer_overrun = -1;
+    /* its own PortInfo: directed route, no hop */
+    memset(&self, 0, sizeof(self));
+    if (str2drpath(&self.drpath, (char *)"0", 0, 0) < 0 ||
+        !smp_query_via(pi, &self, IB_ATTR_PORT_INFO, (unsigned)port, 0, mad))
+        return ry_errorf(err, "%s port %d: its PortInfo did not answer", ca, port);
+    r->state = (int)mad_get_field(pi, 0, IB_PORT_STATE_F);
+    r->phys = (int)mad_get_field(pi, 0, IB_PORT_PHYS_STATE_F);
+    mylid = mad_get_field(pi, 0, IB_PORT_LID_F);
+    if (!mylid || mylid >= 0xc000)
+        return 0; /* no LID yet: the PMA cannot be asked */
+    ib_portid_set(&lid, (int)mylid, 0, 0);
+    if (!pma_query_via(pc, &lid, port, 0, IB_GSI_PORT_COUNTERS, mad))
+        return 0; /* the state is known; the counters unread this time */
+    r->link_downed = mad_get_field(pc, 0, IB_PC_LINK_DOWNED_F);
+    r->link_recovery = mad_get_field(pc, 0, IB_PC_LINK_RECOVERS_F);
+    r->symbol = mad_get_field(pc, 0, IB_PC_ERR_SYM_F);
+    r->rcv_errors = mad_get_field(pc, 0, IB_PC_ERR_RCV_F);
+    r->local_integrity = mad_get_field(pc, 0, IB_PC_ERR_LOCALINTEG_F);
+    r->buffer_overrun = mad_get_field(pc, 0, IB_PC_ERR_EXCESS_OVR_F);
+    return 0;
+}
+
+void ibf_port_mad_close(void *mad)
+{
+    if (mad)
+        mad_rpc_close_port(mad);
+}
+
 void ibf_mad_close(struct ibf_live_opts *o)
 {
     if (o->mad)

@@ -47,3 +47,25 @@ void ibf_mad_close(struct ibf_live_opts *o)
 {
     (void)o;
 }
+
+void *ibf_port_mad_open(const char *ca, int port, int timeout_ms, ry_error_t *err)
+{
+    (void)timeout_ms;
+    ry_errorf(err,
+              "%s port %d has no counters in sysfs, and this railyard was built without libibmad "
+              "to ask its PMA",
+              ca, port);
+    return NULL;
+}
+
+int ibf_port_mad_read(void *mad, const char *ca, int port, struct ibf_port_read *r, ry_error_t *err)
+{
+    (void)mad;
+    (void)r;
+    return ry_errorf(err, "%s port %d: no libibmad", ca, port);
+}
+
+void ibf_port_mad_close(void *mad)
+{
+    (void)mad;
+}

@@ -94,6 +94,23 @@ rig_lock() {
     flock -w 1800 8 || rig_taken "another test held rig $1 for 30 minutes"
     echo "# rig $1: waited $(($(date +%s) - rig_t0)) s"
 }
+# ibsim_rig [COMMAND...]: a simulated InfiniBand fabric for this test (scripts/ibsim-fabric, set
+# as SIM): skips unless ibsim, opensm, timeout, libumad2sim and the commands given are there;
+# keeps its state under $TMP/sim; in a sanitizer build, the simulator's preload comes before the
+# ASan runtime, and two libraries that are not railyard's have known faults (tests/asan.supp,
+# tests/lsan.supp)
+ibsim_rig() {
+    local p
+    # shellcheck disable=SC2034 # (the test uses it)
+    SIM=$RAILYARD_SRCDIR/scripts/ibsim-fabric
+    for p in ibsim opensm timeout "$@"; do
+        command -v "$p" >/dev/null || skip_all "$p is not installed (scripts/install-deps)"
+    done
+    ls /usr/lib/*/umad2sim/libumad2sim.so >/dev/null 2>&1 || skip_all "libumad2sim.so is not installed"
+    export IBSIM_FABRIC_DIR=$TMP/sim
+    export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:suppressions=$RAILYARD_SRCDIR/tests/asan.supp
+    export LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$RAILYARD_SRCDIR/tests/lsan.supp
+}
 # demo_rig [COMMAND...]: the demo cluster for this test (railyard-fabric on namespaces): skips
 # unless railyard-fabric is built, root, JSON and the commands (beyond the rig's own) are there;
 # takes the rig's lock, reaps a rig left over by a killed run, keeps the state under $TMP. Sets

@@ -10,6 +10,7 @@
 
 #include "common/sysfs.h"
 #include "common/xmalloc.h"
+#include "ib/ibfabric.h"
 #include "watch/sysfs.h"
 
 /* the counters as sysfs names them: under counters/ (the PMA's, read by the driver) and under
@@ -99,8 +100,58 @@ static long long counter(const char *root, const char *fmt, const char *a, int p
     return (long long)v;
 }
 
-int watch_sysfs_read(const char *root, const struct watch_src *p, double t, struct watch_sample *s,
-                     ry_error_t *err)
+/* a port with no counters in sysfs, and not RoCE's (whose link layer says Ethernet): its state
+ * and counters are asked of it through MADs (libumad2sim's view of an ibsim HCA has a state
+ * file that never changes and no counters) */
+static int through_mad(const char *root, const struct watch_src *p)
+{
+    char ll[32];
+
+    if (ry_sysfs_exists(root, "class/infiniband/%s/ports/%d/counters", p->dev, p->port))
+        return 0;
+    return ry_sysfs_read(root, ll, sizeof(ll), NULL, "class/infiniband/%s/ports/%d/link_layer",
+                         p->dev, p->port) < 0 ||
+           strcmp(ll, "Ethernet") != 0;
+}
+
+#define MAD_TIMEOUT_MS 200
+#define MAD_REOPEN_S   60.0 /* a MAD port that could not be opened is tried again after this */
+
+struct mad { /* a port's MAD port, kept by its reader */
+    void *h;
+    double retry_at; /* could not be opened: not before this */
+};
+
+static int mad_read(const struct watch_src *p, double t, struct watch_sample *s, struct mad *m,
+                    ry_error_t *err)
+{
+    struct ibf_port_read r;
+
+    if (!m->h && t < m->retry_at)
+        return ry_errorf(err,
+                         "%s port %d: its MAD port could not be opened (tried again %.0f s "
+                         "after)",
+                         p->dev, p->port, MAD_REOPEN_S);
+    if (!m->h && !(m->h = ibf_port_mad_open(p->dev, p->port, MAD_TIMEOUT_MS, err))) {
+        m->retry_at = t + MAD_REOPEN_S;
+        return -1;
+    }
+    if (ibf_port_mad_read(m->h, p->dev, p->port, &r, err) < 0)
+        return -1;
+    /* as from sysfs: ACTIVE up; trained but not yet active (no subnet manager) up too */
+    s->state = r.state == 4 || r.phys == 5 ? WATCH_UP : WATCH_DOWN;
+    s->ctr[WATCH_LINK_DOWNED] = r.link_downed;
+    s->ctr[WATCH_LINK_RECOVERY] = r.link_recovery;
+    s->ctr[WATCH_SYMBOL_ERRORS] = r.symbol;
+    s->ctr[WATCH_RCV_ERRORS] = r.rcv_errors;
+    s->ctr[WATCH_LOCAL_INTEGRITY] = r.local_integrity;
+    s->ctr[WATCH_BUFFER_OVERRUN] = r.buffer_overrun;
+    return 0;
+}
+
+/* a port read now; *mad: its MAD port where it is read through MADs, kept for the next read */
+static int read_port(const char *root, const struct watch_src *p, double t, struct watch_sample *s,
+                     struct mad *mad, ry_error_t *err)
 {
     char buf[64];
     uint64_t v;
@@ -114,6 +165,8 @@ int watch_sysfs_read(const char *root, const struct watch_src *p, double t, stru
         if (ry_sysfs_read(root, buf, sizeof(buf), err, "class/infiniband/%s/ports/%d/state", p->dev,
                           p->port) < 0)
             return -1; /* gone */
+        if (through_mad(root, p))
+            return mad_read(p, t, s, mad, err);
         /* "4: ACTIVE"; a link trained but not yet active (INIT, ARMED: no subnet manager yet) is
          * up as far as its cable goes: the physical state says so */
         if (strstr(buf, "ACTIVE"))
@@ -145,6 +198,16 @@ int watch_sysfs_read(const char *root, const struct watch_src *p, double t, stru
     return 0;
 }
 
+int watch_sysfs_read(const char *root, const struct watch_src *p, double t, struct watch_sample *s,
+                     ry_error_t *err)
+{
+    struct mad mad = { NULL, -1e18 };
+    int rc = read_port(root, p, t, s, &mad, err);
+
+    ibf_port_mad_close(mad.h);
+    return rc;
+}
+
 /* ---- reads with a deadline ---- */
 
 /* One thread a port, made at its first read and kept: a read is asked for (want) and answered
@@ -165,6 +228,7 @@ struct job { /* one port's reader; freed by the sampler, or by its thread if stu
     int rc;
     struct watch_sample s;
     ry_error_t err;
+    struct mad mad; /* its MAD port, where the port is read through MADs; the thread's own */
 };
 
 struct watch_sampler {
@@ -218,10 +282,11 @@ static void *reader(void *arg)
         gen = j->want;
         t = j->t;
         pthread_mutex_unlock(&w->mu);
-        rc = watch_sysfs_read(root, &j->src, t, &s, &err);
+        rc = read_port(root, &j->src, t, &s, &j->mad, &err);
         pthread_mutex_lock(&w->mu);
         if (j->orphan) { /* the sampler ended while this read hung */
             pthread_mutex_unlock(&w->mu);
+            ibf_port_mad_close(j->mad.h);
             free(j);
             return NULL;
         }
@@ -233,6 +298,8 @@ static void *reader(void *arg)
         pthread_cond_broadcast(&w->cv);
     }
     pthread_mutex_unlock(&w->mu);
+    ibf_port_mad_close(j->mad.h);
+    j->mad.h = NULL;
     return NULL;
 }
 

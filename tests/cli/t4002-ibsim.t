@@ -5,18 +5,9 @@
 # judges the same live and offline; ibsim dying mid-query gives exit 2, not a hang;
 # railyard check --fabric keeps the node's own cables.
 . "$RAILYARD_SRCDIR/tests/lib.sh"
-SIM=$RAILYARD_SRCDIR/scripts/ibsim-fabric
 have_feature ibnetdisc || skip_all "built without libibnetdisc/libibmad"
 have_feature yaml || skip_all "built without libyaml: the rig's maps need it"
-for p in ibsim opensm ibnetdiscover jq timeout; do
-    command -v $p >/dev/null || skip_all "$p is not installed (scripts/install-deps)"
-done
-ls /usr/lib/*/umad2sim/libumad2sim.so >/dev/null 2>&1 || skip_all "libumad2sim.so is not installed"
-export IBSIM_FABRIC_DIR=$TMP/sim
-# in a sanitizer build: the simulator's preload comes before the ASan runtime, and two libraries
-# that are not railyard's have known faults (tests/asan.supp, tests/lsan.supp)
-export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:suppressions=$RAILYARD_SRCDIR/tests/asan.supp
-export LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$RAILYARD_SRCDIR/tests/lsan.supp
+ibsim_rig ibnetdiscover jq
 trap '"$SIM" stop >/dev/null 2>&1; rm -rf "$TMP"' EXIT
 cd "$TMP" || exit 1 # libumad2sim writes its sysfs view into the current directory
 

@@ -120,6 +120,24 @@ int main(void)
     ok(watch_sysfs_read(root, &v[4], 10, &s[4], &err) == 0 && s[4].state == WATCH_DOWN &&
            s[4].ctr[WATCH_CARRIER_CHANGES] == 9,
        "a netdev: operstate down, carrier_changes 9");
+    { /* no counters in sysfs: RoCE's port read from sysfs all the same; an InfiniBand one is
+       * asked through MADs (there is no HCA here: its read fails, naming it) */
+        struct watch_src p = v[0];
+        put("class/infiniband/roce_x/ports/1/state", "4: ACTIVE\n");
+        put("class/infiniband/roce_x/ports/1/phys_state", "5: LinkUp\n");
+        put("class/infiniband/roce_x/ports/1/link_layer", "Ethernet\n");
+        put("class/infiniband/ibsim_x/ports/1/state", "4: ACTIVE\n");
+        put("class/infiniband/ibsim_x/ports/1/phys_state", "5: LinkUp\n");
+        snprintf(p.dev, sizeof(p.dev), "roce_x");
+        p.netdev[0] = '\0';
+        ok(watch_sysfs_read(root, &p, 10, &s[5], &err) == 0 && s[5].state == WATCH_UP &&
+               s[5].ctr[WATCH_SYMBOL_ERRORS] == -1,
+           "a RoCE port without counters/: its state from sysfs, its counters unread");
+        snprintf(p.dev, sizeof(p.dev), "ibsim_x");
+        err.text[0] = '\0';
+        ok(watch_sysfs_read(root, &p, 10, &s[5], &err) < 0 && strstr(err.text, "ibsim_x port 1"),
+           "an InfiniBand port without counters/: asked through MADs, none here: %s", err.text);
+    }
     { /* Soft-RoCE names two counters its own way; mlx5's name is read where both are */
         struct watch_src rxe = v[0];
         ib_port("rxe_a0", 1, "4: ACTIVE\n", "5: LinkUp\n", 0);
