@@ -556,8 +556,13 @@ static size_t distinct(size_t *v, size_t n)
  * leaf is not the spine's), at least three, or three pairs of nodes where any failed: the fault is
  * above the leaves (a spine switch, a leaf-spine cable), a switch's, not a node's. Two hosts that
  * hung mid-round fail two pairs. leaf_lat: per rail, the latency that parts same-leaf peers from
- * the others, <= 0 unknown. The link.path and link.unreachable findings of those pairs are folded
- * under it (it counts them; each link stays in the run's links). */
+ * the others, <= 0 unknown. A slow pair within a leaf is not the spine's: it vetoes the spine,
+ * unless pairs failed behind it and the spine's pairs are at least SPINE_OVER_OTHER times as many
+ * (a port moved to another leaf, whose pair now crosses the slow spine, is one such beside the
+ * hundreds of pairs that failed behind it; slow paths alone are no such weight). The link.path
+ * and link.unreachable findings of those pairs are folded under it (it counts them; each link
+ * stays in the run's links). */
+#define SPINE_OVER_OTHER 4
 static int spine_layer(struct ctx *c, const double *leaf_lat)
 {
     const struct fabric_input *in = c->in;
@@ -590,7 +595,8 @@ static int spine_layer(struct ctx *c, const double *leaf_lat)
             rails |= 1u << l->rail;
     }
     npaths = far + dead;
-    if (other > 0 || !(far >= 3 || (dead > 0 && distinct(pairs, npaths) >= 3))) {
+    if ((other > 0 && (dead == 0 || other * SPINE_OVER_OTHER > npaths)) ||
+        !(far >= 3 || (dead > 0 && distinct(pairs, npaths) >= 3))) {
         for (size_t i = 0; i < npaths; i++)
             free(paths[i]);
         free(paths);

@@ -1143,6 +1143,44 @@ static void rule_edges(void)
                     is_str(fails_in(&in), dc[t].fails, "...its findings");
             }
         }
+        /* a slow pair within a leaf is not the spine's: it vetoes the spine unless the spine's
+         * pairs are four times as many (a port on another leaf crossing the slow spine, beside
+         * the pairs that failed behind it): four failed pairs and one slow pair within a leaf
+         * (n2<->n3) name the spine, three do not */
+        for (int pairs = 3; pairs <= 4; pairs++) {
+            struct fabric_port ports[24];
+            struct topo_findings f = { 0 };
+            const char *s = "none";
+            k = two_leaves(v, 3, 1, 5, 0);
+            for (size_t i = 0; i < k; i++) {
+                if (v[i].rail == 0 && v[i].b == v[i].a + 4 && v[i].a < pairs) {
+                    v[i].ok = 0;
+                    v[i].bw_gbps = 0;
+                    strcpy(v[i].error,
+                           "n1 rank 0: the first window did not finish by the deadline");
+                } else if (v[i].rail == 0 && v[i].a == 1 && v[i].b == 2)
+                    v[i].bw_gbps = .2;
+            }
+            for (int i = 0; i < 24; i++)
+                ports[i].carrier = 1;
+            struct fabric_input in = { 8, 3, names, ports, NULL, v, k, NULL, 0, NULL, 0, 0, 0 };
+            fabric_analyze(&in, &f);
+            for (size_t i = 0; i < f.n; i++)
+                if (f.v[i].sev == TOPO_SEV_FAIL && !strcmp(f.v[i].check, "fabric.spine"))
+                    s = f.v[i].observed;
+            is_str(s,
+                   pairs == 4 ? "4 paths unreachable between ports fine elsewhere, 4 pairs of "
+                                "nodes (rails 0)"
+                              : "none",
+                   "spine, %d failed pairs beside a slow pair within a leaf: %s", pairs,
+                   pairs == 4 ? "named (four times as many)" : "not named");
+            topo_findings_free(&f);
+            is_str(fails_in(&in),
+                   pairs == 4 ? "fabric.spine spine layer;link.path n2<->n3/rail0"
+                              : "link.path n2<->n3/rail0;link.unreachable n1<->n5/rail0;"
+                                "link.unreachable n2<->n6/rail0;link.unreachable n3<->n7/rail0",
+                   "...the slow pair within the leaf named on its own either way");
+        }
         /* one rail: its leaves part by latency as well, a slow spine layer is named */
         k = two_leaves(v, 1, 3, 60, 1);
         is_str(said(v, k, 8, 1, NULL, TOPO_SEV_FAIL, "fabric.spine", "spine layer"),
