@@ -67,6 +67,9 @@ ok $? "the run checks the node live and from its gather bundle: they agree"
 grep -q '^run-discovery exit 0$' "$TMP/out/rc" && [ -s "$TMP/out/discovery/gather.tar.gz" ] &&
     [ -s "$TMP/out/discovery/map.yaml" ] && grep -q '^check-map-live: exit 0$' "$TMP/ran"
 ok $? "...keeps the bundle and a map captured here, which this node passes"
+grep -q '^watch: exit 0$' "$TMP/ran" && grep -q '^  NVLinks: nvidia-smi lists [0-9]*, the watch sampled [0-9]*$' "$TMP/ran" &&
+    [ -s "$TMP/out/discovery/watch-state.json" ]
+ok $? "...and runs railyard watch on its NVLinks, beside nvidia-smi's count ($(grep -m1 '^  NVLinks:' "$TMP/ran"))"
 # a library the image lacks: said, and the probe cannot start (never a pass)
 if command -v patchelf >/dev/null; then
     cp -r "$B" "$TMP/broken"
