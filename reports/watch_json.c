@@ -133,7 +133,7 @@ int ry_watch_state_read(const char *path, struct ry_watch_read *r, ry_error_t *e
 {
     json_error_t je;
     json_t *o, *v, *ports, *ev;
-    char last_why[160] = "";
+    char last_why[160] = "", first[96] = ""; /* the first port of the line being folded */
     double pid = 0;
     size_t i;
     int folded = 0; /* ports not sampled one after another for last_why, folded into one line */
@@ -169,7 +169,7 @@ int ry_watch_state_read(const char *path, struct ry_watch_read *r, ry_error_t *e
     r->unsampled = xcalloc(r->nports + 2, sizeof(*r->unsampled));
     json_array_foreach(ports, i, v)
     {
-        char subject[96], why[160], first[96] = "";
+        char subject[96], why[160];
         int nvlink;
         if (!json_is_object(v) || get_str(v, "subject", subject, sizeof(subject)) < 0 ||
             get_str(v, "why", why, sizeof(why)) < 0)
@@ -184,13 +184,12 @@ int ry_watch_state_read(const char *path, struct ry_watch_read *r, ry_error_t *e
         if (!why[0])
             snprintf(why, sizeof(why), "not sampled");
         /* one reason for many (an NVML read that hung, for every link): one line */
-        if (folded && !strcmp(why, last_why) &&
-            sscanf(r->unsampled[r->nunsampled - 1], "%95s", first) == 1) {
-            first[strcspn(first, ":")] = '\0';
+        if (folded && !strcmp(why, last_why))
             snprintf(r->unsampled[r->nunsampled - 1], sizeof(*r->unsampled), "%s and %d more: %s",
                      first, folded++, why);
-        } else {
+        else {
             snprintf(r->unsampled[r->nunsampled++], sizeof(*r->unsampled), "%s: %s", subject, why);
+            snprintf(first, sizeof(first), "%s", subject);
             folded = 1;
         }
         snprintf(last_why, sizeof(last_why), "%s", why);

@@ -5,14 +5,14 @@
 #include "common/file.h"
 #include "reports/prom.h"
 #include "reports/watch_prom.h"
+#include "watch/nvlink.h"
 
 /* a subject's labels after the host: port="mlx5_0/1", or an NVLink's gpu="3",link="5" */
 static void subject_labels(FILE *fp, const char *subject)
 {
     unsigned g, l;
-    char tail;
 
-    if (sscanf(subject, "GPU%u/nvlink%u%c", &g, &l, &tail) == 2)
+    if (watch_nvl_subject_parse(subject, &g, &l))
         fprintf(fp, ",gpu=\"%u\",link=\"%u\"", g, l);
     else
         ry_prom_label(fp, "port", subject, 0);

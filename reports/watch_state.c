@@ -8,6 +8,7 @@
 #include "common/xmalloc.h"
 #include "reports/archive.h"
 #include "reports/watch_state.h"
+#include "watch/nvlink.h"
 
 void ry_watch_keep(struct ry_watch_kept_list *l, enum watch_phase ph, const struct watch_event *e)
 {
@@ -113,10 +114,8 @@ static int in_window(const struct ry_watch_read *r, const struct ry_watch_seen *
 static int nvlink_of(const struct ry_watch_seen *e, unsigned *link)
 {
     unsigned g;
-    char tail;
 
-    if (strncmp(e->kind, "nvlink.", 7) ||
-        sscanf(e->subject, "GPU%u/nvlink%u%c", &g, link, &tail) != 2)
+    if (strncmp(e->kind, "nvlink.", 7) || !watch_nvl_subject_parse(e->subject, &g, link))
         return -1;
     return (int)g;
 }

@@ -234,6 +234,13 @@ void watch_nvl_subject(const struct topo_nvlink_sample *x, char *buf, size_t len
     snprintf(buf, len, "GPU%u/nvlink%u", x->gpu, x->link);
 }
 
+int watch_nvl_subject_parse(const char *subject, unsigned *gpu, unsigned *link)
+{
+    char tail;
+
+    return sscanf(subject, "GPU%u/nvlink%u%c", gpu, link, &tail) == 2;
+}
+
 void watch_nvl_sample(const struct topo_nvlink_sample *x, double t, struct watch_sample *s)
 {
     memset(s, 0, sizeof(*s));

@@ -41,6 +41,8 @@ void watch_nvl_free(struct watch_nvl *r);
 
 /* The link's name in the watch: "GPU3/nvlink5" (the GPU's index as nvidia-smi numbers it). */
 void watch_nvl_subject(const struct topo_nvlink_sample *x, char *buf, size_t len);
+/* 1 with its GPU and link when subject is such a name, else 0 (a port's) */
+int watch_nvl_subject_parse(const char *subject, unsigned *gpu, unsigned *link);
 
 /* The link as the events engine takes it at time t: its state (active: up) and its error
  * counters (replay, recovery, CRC flit, CRC data; -1 where the driver gives none). */

@@ -106,6 +106,15 @@ int main(void)
     watch_nvl_subject(&v[5], name, sizeof(name));
     is_str(name, "GPU1/nvlink2", "a link's name: GPU and link as nvidia-smi numbers them");
     {
+        unsigned g = 9, l = 9;
+        ok(watch_nvl_subject_parse(name, &g, &l) && g == 1 && l == 2,
+           "...read back: GPU 1, link 2");
+        ok(!watch_nvl_subject_parse("GPU1/nvlink2x", &g, &l) &&
+               !watch_nvl_subject_parse("mlx5_0/1", &g, &l) &&
+               !watch_nvl_subject_parse("GPU1", &g, &l),
+           "...and nothing else: trailing text, a port, a GPU alone");
+    }
+    {
         struct watch_sample s;
         watch_nvl_sample(&v[5], 42, &s);
         ok(s.nvlink && s.t == 42 && s.state == WATCH_DOWN && s.ctr[WATCH_NVL_CRC_FLIT] == 50 &&
