@@ -57,6 +57,17 @@ grep -q '^campaign: seed 28, 64 x 8 .*4 scenarios from 2 files: 1-4$' "$TMP/merg
 ok $? "...naming the seed and the scenarios: $(head -1 "$TMP/merged")"
 is "$(sed -n '/^default/,/^default:/p' "$TMP/merged")" "$(sed -n '/^default/,/^default:/p' "$TMP/out")" \
    "...and the default mode's confusion matrix, as the campaign printed it"
+src=$(jq -r '[.scenarios[].source] | unique | join(",")' "$TMP/c.json")
+case $src in "" | *,* | null) false ;; *) true ;; esac
+ok $? "...each scenario saved with the tree that ran it, one for the whole campaign: '$src'"
+grep -qxF "campaign: source $src: 1-4" "$TMP/merged"
+ok $? "...the source printed with its scenarios: $(grep '^campaign: source' "$TMP/merged")"
+grep -q 'warning' "$TMP/merged"
+is "$?" 1 "...and no warning: one tree ran every part"
+jq '.scenarios |= map(if .scenario >= 3 then .source = "0123abc-dirty" else . end)' "$TMP/part2.json" >"$TMP/part2b.json"
+"$CAMP" --from-json "$TMP/part1.json" "$TMP/part2b.json" >"$TMP/mixed" 2>&1
+is "$?:$(grep -c -e "^campaign: source $src: 1-2\$" -e '^campaign: source 0123abc-dirty: 3-4$' "$TMP/mixed"):$(grep -c '^fault-campaign: warning: the parts were run by 2 trees' "$TMP/mixed")" \
+   "0:2:1" "...parts run by two trees: each tree's scenarios, and a warning"
 jq '.scenarios |= map(select(.scenario == 1 | not)) | .scenarios[0].runs[1].exact = false' "$TMP/c.json" >"$TMP/bad1.json"
 "$CAMP" --from-json "$TMP/bad1.json" >"$TMP/merged1" 2>&1
 is "$?:$(tail -1 "$TMP/merged1")" "1:campaign: 3 scenarios, exact 2, missed 0, extra 0" \
