@@ -37,7 +37,10 @@ int fabric_run_poll_until(void *request, double deadline)
 
 /* The same where the request is every rank's own business: under SMPI simulated ranks cannot
  * hang, and a poll costs simulated time (and real time, times thousands of ranks): the wait
- * blocks, and a deadline passed is found once it returns. Rank 0's collection polls. */
+ * blocks, and a deadline passed is found once it returns. Rank 0's collection waits so too: SMPI
+ * keeps each request that a test found done in the rank's list of requests under way, which it
+ * walks whole at each of the rank's messages (a round's results, 8191 at 1024 x 8, polled were
+ * each walked at every later message: a third of the CPU of a simulation). */
 int fabric_run_wait_until(void *request, double deadline)
 {
 #ifdef RAILYARD_SMPI
@@ -49,26 +52,44 @@ int fabric_run_wait_until(void *request, double deadline)
 }
 
 /* rank 0: each live rank's part of the round (or the end) from r->gos; a rank has taken its
- * last message before rank 0 writes the next (it sends its result first) */
+ * last message before rank 0 writes the next (it sends its result first). The sends of a round
+ * are kept until its results are in (go_done); the last ones are waited for here. */
 void fabric_run_send_go(struct fabric_run *r, int last)
 {
-    MPI_Request *reqs = last ? xcalloc((size_t)r->size, sizeof(*reqs)) : NULL;
+    MPI_Request *reqs;
 
-    for (int k = 1; k < r->size; k++)
-        if (!r->rank_lost[k]) {
-            MPI_Request sreq;
+    if (!r->go_reqs)
+        r->go_reqs = xcalloc((size_t)r->size, sizeof(MPI_Request));
+    reqs = r->go_reqs;
+    for (int k = 1; k < r->size; k++) {
+        reqs[k] = MPI_REQUEST_NULL;
+        if (!r->rank_lost[k])
             MPI_Isend(&r->gos[k], (int)sizeof(r->gos[k]), MPI_BYTE, k, FABRIC_TAG_GO,
-                      MPI_COMM_WORLD, &sreq);
-            if (last)
-                reqs[k] = sreq;
-            else
-                MPI_Request_free(&sreq);
-        }
+                      MPI_COMM_WORLD, &reqs[k]);
+    }
     /* the last word is taken before rank 0 leaves (a simulated rank's sends end with it) */
     for (int k = 1; last && k < r->size; k++)
         if (!r->rank_lost[k] && !fabric_run_wait_until(&reqs[k], fabric_now() + 10))
             MPI_Cancel(&reqs[k]);
-    free(reqs);
+}
+
+/* rank 0, a round's results in: the round's go messages completed. A rank that answered took
+ * its go first: its send is waited for (done already); another's is let go (MPI_Request_free).
+ * Never freed unwaited where it can be waited for: SimGrid's SMPI keeps a request freed (or found
+ * done by a test) in the rank's list of requests under way, and walks that list whole at each of
+ * the rank's messages (see fabric_run_wait_until). */
+static void go_done(struct fabric_run *r)
+{
+    MPI_Request *reqs = r->go_reqs;
+
+    for (int k = 1; reqs && k < r->size; k++) {
+        if (reqs[k] == MPI_REQUEST_NULL)
+            continue;
+        if (r->got[k])
+            MPI_Wait(&reqs[k], MPI_STATUS_IGNORE);
+        else
+            MPI_Request_free(&reqs[k]);
+    }
 }
 
 /* wait for rank 0's word: the next round, or the end with the verdict */
@@ -124,7 +145,7 @@ void fabric_run_collect(struct fabric_run *r, const char *what, double timeout,
         int n;
         if (r->rank_lost[k])
             continue;
-        if (fabric_run_poll_until(&reqs[k], deadline)) {
+        if (fabric_run_wait_until(&reqs[k], deadline)) {
             r->got[k] = 1;
             continue;
         }
@@ -138,6 +159,7 @@ void fabric_run_collect(struct fabric_run *r, const char *what, double timeout,
         r->failed[r->nfailed++] = n;
     }
     free(reqs);
+    go_done(r);
 }
 
 static void collect_round(struct fabric_run *r, size_t round, const struct fabric_result *mine)
@@ -243,6 +265,8 @@ int fabric_run_finish(struct fabric_run *r, int code)
             r->gos[k].verdict = code;
         }
         fabric_run_send_go(r, 1);
+        free(r->go_reqs);
+        r->go_reqs = NULL;
     }
     if (code & 0x100) {
         fflush(NULL);

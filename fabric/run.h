@@ -172,7 +172,9 @@ struct fabric_run {
     char **names;
     struct fabric_rank_info *info; /* per world rank */
     struct fabric_go *gos;         /* per world rank: its part of the round being run */
-    int *rank_of;                  /* nodes*rails -> world rank */
+    void *go_reqs; /* per world rank: the MPI_Request of its go message, until the round's results
+                      are in (fabric_run_collect) */
+    int *rank_of;  /* nodes*rails -> world rank */
     struct fabric_schedule sched;
     double *expect;              /* per rail */
     double goodput_min, ecn_max; /* fabric_input's: 0 the defaults, <0 none */
