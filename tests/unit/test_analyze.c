@@ -173,20 +173,20 @@ static char **names64(void)
     return nm;
 }
 
-/* 64 nodes on two leaves (n1-n32, n33-n64), every pair on 3 rails, 0.5 us within a leaf and 2.0
- * between (a gap of 4: the boundary is 1.0 us exactly, and a rail of 1,960 latencies takes its
- * gap across 8 of them, so 7 may stray into it). n1's rail-1 port reads near to 3 peers of the
- * other leaf (n33-n35: they differ) and was measured on rail 1 with 4 more peers only, each at
- * latency stray: n2-n5 (its own leaf) or n36-n39 (the other one). With tie, two of rail 1's
- * latencies within the leaves read 0.55 and all but two of those between read 2.2: the gap of 4
- * is then also 0.55 to 2.2 (a boundary of 1.1), and the first of the two widest gaps is the
- * one. Returns the number of warnings, their subjects in what. */
-static size_t band_case(double stray, int other_leaf, int tie, const char **what)
+/* Every pair of 64 nodes on 3 rails, bandwidth fine, each latency lat(a, b, r) (links in the
+ * order a < b, then rail) analyzed: the rail.cabling warnings, how many and *what the last one's
+ * port. */
+struct lat64 {
+    double (*lat)(struct lat64 *, int a, int b, int r);
+    int nhigh, nlow, n055, n20, other_leaf, tie;
+    double high, low, stray;
+};
+
+static size_t analyze64(struct lat64 *m, const char **what)
 {
     size_t nb = 64 * 63 / 2 * 3, k = 0, nw;
     struct fabric_link *v = calloc(nb, sizeof(*v));
     struct fabric_port ports[64 * 3];
-    int n055 = 0, n20 = 0;
     struct topo_findings f = { 0 };
 
     for (int i = 0; i < 64 * 3; i++)
@@ -194,22 +194,8 @@ static size_t band_case(double stray, int other_leaf, int tie, const char **what
     for (int a = 0; a < 64; a++)
         for (int b = a + 1; b < 64; b++)
             for (int r = 0; r < 3; r++) {
-                int across = a / 32 != b / 32;
-                double lat = across ? 2.0 : 0.5;
-                if (r == 1 && a == 0) {
-                    int lo = other_leaf ? 35 : 1;
-                    if (b >= 32 && b < 35)
-                        lat = 0.5;
-                    else if (b >= lo && b < lo + 4)
-                        lat = stray;
-                    else
-                        lat = -1;
-                } else if (r == 1 && tie && !across && n055 < 2)
-                    lat = 0.55, n055++;
-                else if (r == 1 && tie && across)
-                    lat = n20++ < 2 ? 2.0 : 2.2;
                 v[k] = L((int)k / 3, r, a, b, .95);
-                v[k].lat_p50_us = v[k].lat_p99_us = lat;
+                v[k].lat_p50_us = v[k].lat_p99_us = m->lat(m, a, b, r);
                 k++;
             }
     struct fabric_input in = { 64, 3, names64(), ports, NULL, v, k, NULL, 0, NULL, 0, 0, 0 };
@@ -218,6 +204,57 @@ static size_t band_case(double stray, int other_leaf, int tie, const char **what
     topo_findings_free(&f);
     free(v);
     return nw;
+}
+
+/* two leaves per rail (n1..n48, n49..n64), 1.2 us within a leaf and 2.7 us across (2,016
+ * latencies a rail: 15 of them may stray beyond either group); n1's rail-1 port on another rail's
+ * leaf, 3.0 us from every peer of its rail. nhigh of n1's rail-1 pings at high us (queued), nlow
+ * rail-1 latencies within leaf 0 (not n1's) at low us. */
+static double astray_lat(struct lat64 *m, int a, int b, int r)
+{
+    if (r == 1 && a == 0)
+        return m->nhigh-- > 0 ? m->high : 3.0;
+    if (r == 1 && b < 48 && m->nlow-- > 0)
+        return m->low;
+    return a / 48 == b / 48 ? 1.2 : 2.7;
+}
+
+static size_t leaves_astray(int nhigh, double high, int nlow, double low, const char **what)
+{
+    struct lat64 m = { .lat = astray_lat, .nhigh = nhigh, .high = high, .nlow = nlow, .low = low };
+
+    return analyze64(&m, what);
+}
+
+/* two leaves (n1-n32, n33-n64), 0.5 us within a leaf and 2.0 between (a gap of 4: the boundary is
+ * 1.0 us exactly, and a rail of 1,960 latencies takes its gap across 8 of them, so 7 may stray
+ * into it). n1's rail-1 port reads near to 3 peers of the other leaf (n33-n35: they differ) and
+ * was measured on rail 1 with 4 more peers only, each at latency stray: n2-n5 (its own leaf) or
+ * n36-n39 (the other one). With tie, two of rail 1's latencies within the leaves read 0.55 and
+ * all but two of those between read 2.2: the gap of 4 is then also 0.55 to 2.2 (a boundary of
+ * 1.1), and the first of the two widest gaps is the one. */
+static double band_lat(struct lat64 *m, int a, int b, int r)
+{
+    int across = a / 32 != b / 32;
+
+    if (r == 1 && a == 0) {
+        int lo = m->other_leaf ? 35 : 1;
+        if (b >= 32 && b < 35)
+            return 0.5;
+        return b >= lo && b < lo + 4 ? m->stray : -1;
+    }
+    if (r == 1 && m->tie && !across && m->n055 < 2)
+        return m->n055++, 0.55;
+    if (r == 1 && m->tie && across)
+        return m->n20++ < 2 ? 2.0 : 2.2;
+    return across ? 2.0 : 0.5;
+}
+
+static size_t band_case(double stray, int other_leaf, int tie, const char **what)
+{
+    struct lat64 m = { .lat = band_lat, .stray = stray, .other_leaf = other_leaf, .tie = tie };
+
+    return analyze64(&m, what);
 }
 
 /* 8 nodes on two leaves on 3 rails (3 and 60 us), rail 0's latencies only those of n1 to the
@@ -2041,6 +2078,38 @@ int main(void)
                nw, what);
             topo_findings_free(&f);
             free(big);
+        }
+        /* latencies astray beyond the two groups, as at 256 x 8 (a port on another rail's leaf,
+         * two of its pings queued behind a slow spine's traffic): up to 15 of 2,016 are left out
+         * of a side's spread, and a side of 15 or fewer is no group; the leaves still part, and
+         * only n1/rail1 is warned about */
+        {
+            static const struct {
+                int nhigh;
+                double high;
+                int nlow;
+                double low;
+                const char *what;
+            } astray[] = {
+                { 0, 0, 0, 0, "a port on another rail's leaf, 3.0 us from its rail" },
+                { 2, 7.6, 0, 0,
+                  "...two of its pings at 7.6 us, which spread the upper side wider "
+                  "than the gap" },
+                { 15, 7.6, 0, 0, "...15 of its pings at 7.6 us, as many as a side may leave out" },
+                { 2, 20, 0, 0, "...two of its pings at 20 us, a wider gap above two links only" },
+                { 0, 0, 2, 0.4,
+                  "...two latencies within a leaf at 0.4 us, a wider gap below two "
+                  "links only" },
+                { 0, 0, 15, 0.5,
+                  "...15 latencies within a leaf at 0.5 us, a side of as many as "
+                  "it may leave out" },
+            };
+            for (size_t i = 0; i < sizeof(astray) / sizeof(astray[0]); i++) {
+                nw = leaves_astray(astray[i].nhigh, astray[i].high, astray[i].nlow, astray[i].low,
+                                   &what);
+                ok(nw == 1 && !strcmp(what, "n1/rail1"), "%s: one rail.cabling warning (%zu, %s)",
+                   astray[i].what, nw, what);
+            }
         }
         /* the spine layer: every pair between the two leaves slow on every rail, within a leaf
          * fine: one fabric.spine failure, no port named, no node at fault */
