@@ -771,13 +771,14 @@ static void vote_leaves(struct ctx *c, const double *leaf_lat, int spine_slow)
             continue;
         }
         for (int r = 0; r < rails; r++) {
-            int differs = 0, agree = 0;
+            int differs = 0, agree = 0, near_here = 0;
             /* (a culprit port has no vote: its links were left out of near above) */
             for (int q = 0; q < nodes; q++) {
                 unsigned char mine = near[((size_t)n * nodes + q) * rails + r];
                 int others_near = 0, others_far = 0;
                 if (!mine)
                     continue;
+                near_here += mine == 2;
                 for (int s = 0; s < rails; s++) {
                     unsigned char x = near[((size_t)n * nodes + q) * rails + s];
                     if (s == r || !x)
@@ -793,7 +794,11 @@ static void vote_leaves(struct ctx *c, const double *leaf_lat, int spine_slow)
             }
             /* a leaf is judged from at least 3 peers that disagree, more than agree: a port on
              * another leaf flips all its peers of one leaf; a latency or two taken on a busy
-             * host is no evidence */
+             * host is no evidence. A port near none of its peers (on another rail's leaf) flips
+             * only those of its own leaf, and the far peers it measured too agree without
+             * telling a leaf: there the peers that disagree outvote those near on both */
+            if (differs >= 3 && !near_here)
+                agree = 0;
             if (differs >= 3 && differs > agree && pv(c, n, r)->culprit_bw) {
                 spine_slowed(c, n, r);
                 finding(c, TOPO_SEV_WARN, "rail.cabling", "the same leaf peers as its other rails",

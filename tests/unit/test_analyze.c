@@ -1274,20 +1274,37 @@ static void rule_edges(void)
                nw0, what, f.nfail, f.nunjudged, f.nunjudged ? f.unjudged[0] : "");
         }
         topo_findings_free(&f);
-        /* three peers that disagree on n1's rail 1 (n2-n4 far there), against three that agree
-         * (n5-n7; n8 not measured there): not judged; against none (n5-n8 not measured): the
-         * warning */
+        /* three peers that disagree on n1's rail 1 (n5-n7 near there), against three that
+         * agree (n2-n4 near on every rail; n8 not measured there): not judged; against none
+         * (n2-n4 not measured): the warning */
         for (int g = 0; g < 2; g++) {
             in.nlinks = k = two_leaves(v, 3, 3, 60, 0);
             for (size_t i = 0; i < k; i++)
-                if (v[i].a == 0 && v[i].rail == 1 && v[i].b < 4)
-                    v[i].lat_p50_us = v[i].lat_p99_us = 60;
+                if (v[i].a == 0 && v[i].rail == 1 && v[i].b >= 4 && v[i].b < 7)
+                    v[i].lat_p50_us = v[i].lat_p99_us = 3;
                 else if (v[i].a == 0 && v[i].rail == 1 && (v[i].b == 7 || g == 1))
                     v[i].lat_p50_us = v[i].lat_p99_us = -1;
             memset(&f, 0, sizeof(f));
             fabric_analyze(&in, &f);
             is_int((long long)warnings(&f, &what), g, "leaves: 3 peers disagree, %s agree: %s",
                    g ? "none" : "3", g ? "n1/rail1 warned" : "not judged");
+            topo_findings_free(&f);
+        }
+        /* n1's rail-1 port near none of its peers (on another rail's leaf): n2-n4 far there
+         * disagree, and n5-n7, far on every rail, agree without telling a leaf: warned; with
+         * two that disagree (n4 not measured there), not judged */
+        for (int g = 0; g < 2; g++) {
+            in.nlinks = k = two_leaves(v, 3, 3, 60, 0);
+            for (size_t i = 0; i < k; i++)
+                if (v[i].a == 0 && v[i].rail == 1 && v[i].b < 4)
+                    v[i].lat_p50_us = v[i].lat_p99_us = g && v[i].b == 3 ? -1 : 60;
+                else if (v[i].a == 0 && v[i].rail == 1 && v[i].b == 7)
+                    v[i].lat_p50_us = v[i].lat_p99_us = -1;
+            memset(&f, 0, sizeof(f));
+            fabric_analyze(&in, &f);
+            is_int((long long)warnings(&f, &what), !g,
+                   "leaves: a port near none of its peers, %s disagree, 3 far agree: %s",
+                   g ? "2" : "3", g ? "not judged" : "n1/rail1 warned");
             topo_findings_free(&f);
         }
         /* four rails, n2's rail 0 reaching nobody: its three other rails still outvote each
