@@ -37,10 +37,10 @@ int fabric_run_poll_until(void *request, double deadline)
 
 /* The same where the request is every rank's own business: under SMPI simulated ranks cannot
  * hang, and a poll costs simulated time (and real time, times thousands of ranks): the wait
- * blocks, and a deadline passed is found once it returns. Rank 0's collection waits so too: SMPI
- * keeps each request that a test found done in the rank's list of requests under way, which it
- * walks whole at each of the rank's messages (a round's results, 8191 at 1024 x 8, polled were
- * each walked at every later message: a third of the CPU of a simulation). */
+ * blocks, and a deadline passed is found once it returns. SMPI keeps each request that a test
+ * found done in the rank's list of requests under way, which it walks whole at the end of each
+ * of the rank's messages (a round's results, 8191 at 1024 x 8, polled were each walked at every
+ * later message: a third of the CPU of a simulation); a request waited for leaves it. */
 int fabric_run_wait_until(void *request, double deadline)
 {
 #ifdef RAILYARD_SMPI
@@ -51,6 +51,70 @@ int fabric_run_wait_until(void *request, double deadline)
 #endif
 }
 
+#ifdef RAILYARD_SMPI
+/* Under SimGrid's SMPI a rank's requests under way are a list that SMPI walks whole at the end of
+ * each of the rank's messages: rank 0 with a go message and a result under way per rank (16,382
+ * at 1024 x 8) walked them at each of the 16,382 ends of every round, half of the CPU of a
+ * simulation. Rank 0 keeps at most SMPI_WINDOW of each under way instead: the go messages in
+ * windows, each waited for whole; the results (and the start-up messages) into a sliding window
+ * of receives from any rank (fabric_run_smpi_gather). Simulated ranks cannot hang
+ * (fabric_run_wait_until), so neither waits with a deadline: a result that comes after its
+ * deadline is late, and its rank lost, as a polled one would be. */
+#define SMPI_WINDOW 256
+
+static void smpi_send_go(struct fabric_run *r)
+{
+    MPI_Request reqs[SMPI_WINDOW];
+
+    for (int k = 1; k < r->size;) {
+        int n = 0;
+        for (; k < r->size && n < SMPI_WINDOW; k++)
+            if (!r->rank_lost[k])
+                MPI_Isend(&r->gos[k], (int)sizeof(r->gos[k]), MPI_BYTE, k, FABRIC_TAG_GO,
+                          MPI_COMM_WORLD, &reqs[n++]);
+        MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+    }
+}
+
+/* rank 0, simulated: from each rank k (1..size-1) not lost (lost: NULL, or lost[k] == 0), one
+ * message of `size` bytes tagged `tag` into base + k * size; got[k]: it came by the deadline. A
+ * sliding window of receives from any rank: SMPI_WINDOW under way at most. A message of a rank
+ * lost before (its result of an earlier round, late) is read and let go. */
+void fabric_run_smpi_gather(struct fabric_run *r, int tag, void *base, size_t size, const int *lost,
+                            int *got, double deadline)
+{
+    MPI_Request reqs[SMPI_WINDOW];
+    unsigned char *in = xcalloc(SMPI_WINDOW, size);
+    int want = 0, stale = 0, posted = 0, have = 0;
+
+    for (int k = 1; k < r->size; k++)
+        want += !lost || !lost[k];
+    for (int i = 0; i < SMPI_WINDOW; i++)
+        reqs[i] = MPI_REQUEST_NULL;
+    for (; posted < want && posted < SMPI_WINDOW; posted++)
+        MPI_Irecv(in + (size_t)posted * size, (int)size, MPI_BYTE, MPI_ANY_SOURCE, tag,
+                  MPI_COMM_WORLD, &reqs[posted]);
+    while (have < want) {
+        MPI_Status st;
+        int i, k;
+        MPI_Waitany(SMPI_WINDOW, reqs, &i, &st);
+        k = st.MPI_SOURCE;
+        if (k > 0 && k < r->size && (!lost || !lost[k]) && !got[k]) {
+            have++;
+            memcpy((unsigned char *)base + (size_t)k * size, in + (size_t)i * size, size);
+            got[k] = fabric_now() <= deadline;
+        } else
+            stale++;
+        if (posted < want + stale) {
+            MPI_Irecv(in + (size_t)i * size, (int)size, MPI_BYTE, MPI_ANY_SOURCE, tag,
+                      MPI_COMM_WORLD, &reqs[i]);
+            posted++;
+        }
+    }
+    free(in);
+}
+#endif
+
 /* rank 0: each live rank's part of the round (or the end) from r->gos; a rank has taken its
  * last message before rank 0 writes the next (it sends its result first). The sends of a round
  * are kept until its results are in (go_done); the last ones are waited for here. */
@@ -58,6 +122,12 @@ void fabric_run_send_go(struct fabric_run *r, int last)
 {
     MPI_Request *reqs;
 
+#ifdef RAILYARD_SMPI
+    /* simulated ranks take their word in windows, each waited for (SMPI_WINDOW) */
+    (void)last;
+    smpi_send_go(r);
+    return;
+#endif
     if (!r->go_reqs)
         r->go_reqs = xcalloc((size_t)r->size, sizeof(MPI_Request));
     reqs = r->go_reqs;
@@ -75,9 +145,7 @@ void fabric_run_send_go(struct fabric_run *r, int last)
 
 /* rank 0, a round's results in: the round's go messages completed. A rank that answered took
  * its go first: its send is waited for (done already); another's is let go (MPI_Request_free).
- * Never freed unwaited where it can be waited for: SimGrid's SMPI keeps a request freed (or found
- * done by a test) in the rank's list of requests under way, and walks that list whole at each of
- * the rank's messages (see fabric_run_wait_until). */
+ * (Simulated, rank 0 waits for its go messages as it sends them: SMPI_WINDOW.) */
 static void go_done(struct fabric_run *r)
 {
     MPI_Request *reqs = r->go_reqs;
@@ -137,18 +205,28 @@ void fabric_run_collect(struct fabric_run *r, const char *what, double timeout,
     r->res[0] = *mine;
     memset(r->got, 0, (size_t)r->size * sizeof(*r->got));
     r->got[0] = 1;
+#ifdef RAILYARD_SMPI
+    fabric_run_smpi_gather(r, FABRIC_TAG_RESULT, r->res, sizeof(*r->res), r->rank_lost, r->got,
+                           deadline);
+#else
     for (int k = 1; k < r->size; k++)
         if (!r->rank_lost[k])
             MPI_Irecv(&r->res[k], (int)sizeof(r->res[k]), MPI_BYTE, k, FABRIC_TAG_RESULT,
                       MPI_COMM_WORLD, &reqs[k]);
+#endif
     for (int k = 1; k < r->size; k++) {
         int n;
         if (r->rank_lost[k])
             continue;
+#ifdef RAILYARD_SMPI
+        if (r->got[k])
+            continue;
+#else
         if (fabric_run_wait_until(&reqs[k], deadline)) {
             r->got[k] = 1;
             continue;
         }
+#endif
         r->rank_lost[k] = 1;
         for (n = 0; n < r->nodes; n++)
             if (!strcmp(r->names[n], r->info[k].host))

@@ -302,6 +302,11 @@ int fabric_run_poll_until(void *req, double deadline);
 int fabric_run_wait_until(void *req, double deadline);
 /* rank 0: each live rank's part from r->gos (last: the end, each taken before it returns) */
 void fabric_run_send_go(struct fabric_run *r, int last);
+#ifdef RAILYARD_SMPI
+/* rank 0, simulated: one message tagged tag from each rank not lost, into base + k * size */
+void fabric_run_smpi_gather(struct fabric_run *r, int tag, void *base, size_t size, const int *lost,
+                            int *got, double deadline);
+#endif
 /* rank 0: every live rank's result into r->res, r->got within timeout (+ 5 s); a rank that
  * misses it is lost and its node named; what: "round 3" */
 void fabric_run_collect(struct fabric_run *r, const char *what, double timeout,
