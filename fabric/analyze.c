@@ -771,14 +771,13 @@ static void vote_leaves(struct ctx *c, const double *leaf_lat, int spine_slow)
             continue;
         }
         for (int r = 0; r < rails; r++) {
-            int differs = 0, agree = 0, near_here = 0;
+            int differs = 0, agree = 0;
             /* (a culprit port has no vote: its links were left out of near above) */
             for (int q = 0; q < nodes; q++) {
                 unsigned char mine = near[((size_t)n * nodes + q) * rails + r];
                 int others_near = 0, others_far = 0;
                 if (!mine)
                     continue;
-                near_here += mine == 2;
                 for (int s = 0; s < rails; s++) {
                     unsigned char x = near[((size_t)n * nodes + q) * rails + s];
                     if (s == r || !x)
@@ -789,16 +788,15 @@ static void vote_leaves(struct ctx *c, const double *leaf_lat, int spine_slow)
                 if ((mine == 2 && others_far && !others_near) ||
                     (mine == 1 && others_near && !others_far))
                     differs++;
-                else if (others_near || others_far)
+                else if (others_near && mine == 2)
                     agree++;
             }
             /* a leaf is judged from at least 3 peers that disagree, more than agree: a port on
              * another leaf flips all its peers of one leaf; a latency or two taken on a busy
-             * host is no evidence. A port near none of its peers (on another rail's leaf) flips
-             * only those of its own leaf, and the far peers it measured too agree without
-             * telling a leaf: there the peers that disagree outvote those near on both */
-            if (differs >= 3 && !near_here)
-                agree = 0;
+             * host is no evidence. A peer agrees where it is near on this rail and on another; one
+             * far here and on another rail has no vote: it is on another leaf, or its own port is
+             * astray, which tells nothing of this one (far on every rail, they outvoted a port on
+             * another leaf of its rail with a near peer there: 256 x 8 campaign, scenario 60) */
             if (differs >= 3 && differs > agree && pv(c, n, r)->culprit_bw) {
                 spine_slowed(c, n, r);
                 finding(c, TOPO_SEV_WARN, "rail.cabling", "the same leaf peers as its other rails",

@@ -238,9 +238,9 @@ static double band_lat(struct lat64 *m, int a, int b, int r)
     int across = a / 32 != b / 32;
 
     if (r == 1 && a == 0) {
-        int lo = m->other_leaf ? 35 : 1;
-        if (b >= 32 && b < 35)
-            return 0.5;
+        int lo = m->other_leaf == 1 ? 35 : 1;
+        if (b >= 32 && b < 35) /* 2: no peer of the other leaf measured */
+            return m->other_leaf == 2 ? -1 : 0.5;
         return b >= lo && b < lo + 4 ? m->stray : -1;
     }
     if (r == 1 && m->tie && !across && m->n055 < 2)
@@ -846,8 +846,15 @@ static void leaf_band_edges(void)
         { 1.0, 0, 0, 1, "at the boundary (1.0 us, within the band): no vote, n1/rail1 warned" },
         { 1.0 / 1.15, 0, 0, 0,
           "at the band's lower edge exactly: near, they agree, nothing warned" },
-        { 1.15, 1, 0, 0, "at its upper edge exactly (peers of the other leaf): far, they agree" },
+        { 1.15, 1, 0, 1,
+          "at its upper edge exactly (peers of the other leaf): far on every rail, no vote, "
+          "n1/rail1 warned" },
         { 1.1, 1, 0, 1, "inside its upper edge: no vote, n1/rail1 warned" },
+        { 1.15, 2, 0, 1,
+          "at its upper edge exactly (peers of its own leaf, alone): far, they disagree, "
+          "n1/rail1 warned" },
+        { 1.1, 2, 0, 0,
+          "inside its upper edge (peers of its own leaf, alone): no vote, nothing warned" },
         { 0, 0, 0, 1, "reading 0 (not measured): no vote, n1/rail1 warned" },
         { 0.9, 0, 1, 1,
           "two gaps of 4 (0.5 to 2.0, 0.55 to 2.2): the first is the boundary, 0.9 within its "
@@ -1306,6 +1313,31 @@ static void rule_edges(void)
                    "leaves: a port near none of its peers, %s disagree, 3 far agree: %s",
                    g ? "2" : "3", g ? "not judged" : "n1/rail1 warned");
             topo_findings_free(&f);
+        }
+        /* n1's rail-1 port on another leaf of its rail, near one peer there: the peers far on
+         * every rail have no vote, those near on every rail do. 0: n3, n4 far there, n5 near
+         * disagree, n6-n8 far on every rail: warned; 1: n4, n5, n6 disagree, n2, n3 near on
+         * every rail, n7, n8 far on every rail: warned; 2: n5-n7 disagree, n2-n4 near on every
+         * rail, n8 far on every rail: not judged */
+        {
+            static const double lat1[3][7] = { { -1, 60, 60, 3, 60, 60, 60 },
+                                               { 3, 3, 60, 3, 3, 60, 60 },
+                                               { 3, 3, 3, 3, 3, 3, 60 } };
+            for (int g = 0; g < 3; g++) {
+                in.nlinks = k = two_leaves(v, 3, 3, 60, 0);
+                for (size_t i = 0; i < k; i++)
+                    if (v[i].a == 0 && v[i].rail == 1)
+                        v[i].lat_p50_us = v[i].lat_p99_us = lat1[g][v[i].b - 1];
+                memset(&f, 0, sizeof(f));
+                fabric_analyze(&in, &f);
+                is_int((long long)warnings(&f, &what), g < 2,
+                       "leaves: a port near a peer of another leaf, %s: %s",
+                       g == 0   ? "3 disagree, 3 far on every rail"
+                       : g == 1 ? "3 disagree, 2 near and 2 far on every rail"
+                                : "3 disagree, 3 near and 1 far on every rail",
+                       g < 2 ? "n1/rail1 warned" : "not judged");
+                topo_findings_free(&f);
+            }
         }
         /* four rails, n2's rail 0 reaching nobody: its three other rails still outvote each
          * other, so its rail 3 on the other leaf is warned about */
