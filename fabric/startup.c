@@ -341,7 +341,8 @@ static int hello(struct fabric_run *r, int placed)
     idx = xcalloc((size_t)r->size, sizeof(*idx));
 #ifdef RAILYARD_SMPI
     /* simulated ranks all send it: taken as they come (SMPI keeps a receive that a test found
-     * done among the rank's requests under way for the whole run: fabric/protocol.c) */
+     * done among the rank's requests under way for the whole run: fabric/protocol.c); idx,
+     * unused here, holds each rank's came-in-time flag, and every rank's message is read */
     fabric_run_smpi_gather(r, FABRIC_TAG_HELLO, r->info, sizeof(*r->info), NULL, idx, deadline);
     missing = 0;
 #else
