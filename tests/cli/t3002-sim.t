@@ -97,6 +97,12 @@ is "$(jq '[.findings[] | select(.check == "link.path")] | length' "$(res)")" 0 \
    "... no link.path finding beside it (each slow path kept in the links)"
 is "$(grep -c '^drain ' "$TMP/culprits" 2>/dev/null)" 0 "... no node to drain in the culprits"
 [ "$rc" = 1 ]; ok $? "... exit 1: the fabric is faulty"
+# the spine's ports at 100 Gb/s: each of its cables at a quarter (8 ports of 400 Gb/s a cable),
+# the other spines' cables as built, and the spine no link of its own
+cable() { sed -n "s/.*<link id=\"$1\" bandwidth=\"\([^\"]*\)\".*/\1/p" "$TMP/run/platform.xml"; }
+is "$(cable r0-l0-s1) $(cable r7-l1-s1) $(cable r0-l0-s0) $(cable r7-l1-s3)" \
+   "800Gbps 800Gbps 3200Gbps 3200Gbps" "... its cables, of every rail and leaf, at a quarter; the others' not"
+grep -q 'id="spine' "$TMP/run/platform.xml"; is $? 1 "... and no spine link"
 
 sim --nodes 128 --rails 8 --degrade 5:3:200 --down 9:1 --miscable 70:2:5 --slow-spine 1:100 -- \
     --latency-sweep 2 --retest
@@ -114,6 +120,9 @@ is "$rc" 0 "a slow spine 0 of 4 on a cluster of one leaf per rail (no path cross
 sim --nodes 4 --rails 2 --spines 2 --slow-spine 2:100
 is "$rc" 3 "spine 2 of 2: refused (status 3)"
 grep -q 'spine 2 is not in 0..1' "$TMP/err"; ok $? "... naming the spine and the range"
+sim --nodes 4 --rails 2 --spines 2 --slow-spine 1:0
+is "$rc:$(cat "$TMP/err")" "3:sim-cluster: the ports of a slow spine run above 0 Gb/s, not 0" \
+   "a spine's ports at 0 Gb/s: refused, naming the rate"
 # --other-leaf: a leaf of the rail other than the node's own
 sim --nodes 64 --rails 2 --other-leaf 40:1:1
 is "$rc:$(cat "$TMP/err")" "3:sim-cluster: leaf 1 is node 40's own leaf" "--other-leaf onto the node's own leaf: refused"
