@@ -117,6 +117,11 @@ grep -q 'node 9 is not in 1..4' "$TMP/err"; ok $? "... naming the node"
 # spines are counted from 0, nodes from 1: spine 0 is one, spine S is not
 sim --nodes 4 --rails 2 --slow-spine 0:100
 is "$rc" 0 "a slow spine 0 of 4 on a cluster of one leaf per rail (no path crosses it): run, exit 0"
+is "$(cable r0-l0-s0) $(cable r1-l0-s0) $(cable r0-l0-s1)" "800Gbps 800Gbps 3200Gbps" \
+   "... its cables still at a quarter, the other spines' not"
+sim --nodes 4 --rails 2 --slow-spine 0:800
+is "$rc $(cable r0-l0-s0) $(cable r1-l0-s3)" "0 3200Gbps 3200Gbps" \
+   "a spine's ports at 800 Gb/s, faster than the 400 Gb/s NICs: its cables as built, no faster"
 sim --nodes 4 --rails 2 --spines 2 --slow-spine 2:100
 is "$rc" 3 "spine 2 of 2: refused (status 3)"
 grep -q 'spine 2 is not in 0..1' "$TMP/err"; ok $? "... naming the spine and the range"
