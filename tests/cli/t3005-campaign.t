@@ -68,6 +68,18 @@ jq '.scenarios |= map(if .scenario >= 3 then .source = "0123abc-dirty" else . en
 "$CAMP" --from-json "$TMP/part1.json" "$TMP/part2b.json" >"$TMP/mixed" 2>&1
 is "$?:$(grep -c -e "^campaign: source $src: 1-2\$" -e '^campaign: source 0123abc-dirty: 3-4$' "$TMP/mixed"):$(grep -c '^fault-campaign: warning: the parts were run by 2 trees' "$TMP/mixed")" \
    "0:2:1" "...parts run by two trees: each tree's scenarios, and a warning"
+# scenario 2 in both parts, saved apart with other results (run again after a change): the first
+# file named counts, and a warning names the scenario and both files
+jq '.scenarios |= map(if .scenario == 2 then .runs[0].rounds += 1 | .runs[0].exact = false else . end)' \
+    "$TMP/part2.json" >"$TMP/part2c.json"
+"$CAMP" --from-json "$TMP/part1.json" "$TMP/part2c.json" >"$TMP/twice" 2>&1
+is "$?:$(tail -1 "$TMP/twice")" "0:campaign: 4 scenarios, exact 4, missed 0, extra 0" \
+   "...a scenario in two parts with other results: the first file's counted"
+grep -qF "warning: scenario 2 differs between $TMP/part1.json and $TMP/part2c.json: $TMP/part1.json's is counted" "$TMP/twice"
+ok $? "...and a warning naming it and both files: $(grep 'differs' "$TMP/twice")"
+"$CAMP" --from-json "$TMP/part2c.json" "$TMP/part1.json" >"$TMP/twice2" 2>&1
+is "$?:$(tail -1 "$TMP/twice2"):$(grep -c "warning: scenario 2 differs between $TMP/part2c.json and" "$TMP/twice2")" \
+   "1:campaign: 4 scenarios, exact 3, missed 0, extra 0:1" "...named first, the other part's record counts: not exact, exit 1"
 jq '.scenarios |= map(select(.scenario == 1 | not)) | .scenarios[0].runs[1].exact = false' "$TMP/c.json" >"$TMP/bad1.json"
 "$CAMP" --from-json "$TMP/bad1.json" >"$TMP/merged1" 2>&1
 is "$?:$(tail -1 "$TMP/merged1")" "1:campaign: 3 scenarios, exact 2, missed 0, extra 0" \
